@@ -1,0 +1,28 @@
+// Element types of tensors, with PyTorch's promotion rules.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace torchtv {
+
+enum class DType { Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64 };
+
+// Text spelling used by .tvir and the capture JSON: bool, u8, i8 ... f64.
+std::string_view dtypeName(DType t);
+std::optional<DType> parseDType(std::string_view name);
+
+bool isFloating(DType t);
+bool isIntegral(DType t);  // excludes bool
+int dtypeBits(DType t);
+
+// PyTorch's category of a dtype for promotion: bool < integral < floating.
+enum class DTypeCategory { Bool, Integral, Floating };
+DTypeCategory categoryOf(DType t);
+
+// torch.promote_types: the smallest type both convert to without losing the
+// category (u8 with i8 gives i16; f16 with bf16 gives f32).
+DType promoteTypes(DType a, DType b);
+
+}  // namespace torchtv

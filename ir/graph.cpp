@@ -1,0 +1,69 @@
+#include "ir/graph.h"
+
+#include <stdexcept>
+
+namespace torchtv {
+
+const Attribute &Node::attr(const std::string &name) const {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) throw std::logic_error("node " + op + " has no attribute '" + name + "'");
+  return it->second;
+}
+
+Value *Graph::newValue(const std::string &name, TensorType type) {
+  auto v = std::make_unique<Value>();
+  v->name = name;
+  v->type = std::move(type);
+  v->id = static_cast<int>(values_.size());
+  nameUse_[name]++;
+  values_.push_back(std::move(v));
+  return values_.back().get();
+}
+
+std::string Graph::freshName(const std::string &hint) {
+  std::string base = hint.empty() ? "v" : hint;
+  if (!nameUse_.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string candidate = base + "_" + std::to_string(i);
+    if (!nameUse_.count(candidate)) return candidate;
+  }
+}
+
+Value *Graph::addInput(const std::string &name, TensorType type) {
+  Value *v = newValue(name, std::move(type));
+  inputs_.push_back(v);
+  return v;
+}
+
+Node *Graph::addNode(std::string op, std::shared_ptr<const OpSchema> schema,
+                     std::vector<Value *> inputs, AttributeMap attrs,
+                     const std::vector<std::pair<std::string, TensorType>> &outputs,
+                     SourceLoc loc) {
+  auto node = std::make_unique<Node>();
+  node->op = std::move(op);
+  node->schema = std::move(schema);
+  node->inputs = std::move(inputs);
+  node->attrs = std::move(attrs);
+  node->loc = std::move(loc);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Value *v = newValue(outputs[i].first, outputs[i].second);
+    v->producer = node.get();
+    v->outputIndex = static_cast<int>(i);
+    node->outputs.push_back(v);
+  }
+  nodes_.push_back(std::move(node));
+  return nodes_.back().get();
+}
+
+void Graph::addOutput(Value *v, std::string name) {
+  outputs_.push_back(v);
+  outputNames_.push_back(name.empty() ? v->name : std::move(name));
+}
+
+Graph *Module::find(const std::string &name) const {
+  for (const auto &g : graphs)
+    if (g->name() == name) return g.get();
+  return nullptr;
+}
+
+}  // namespace torchtv

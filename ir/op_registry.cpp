@@ -1,0 +1,189 @@
+// The built-in op table. Schemas are ATen's, as torch 1.13 prints them
+// (torch.ops.aten.OP.OVERLOAD._schema); the shape rule names the family.
+#include "ir/op_registry.h"
+
+#include <map>
+
+namespace torchtv {
+
+namespace {
+
+struct OpEntry {
+  const char *schema;
+  ShapeRule rule;
+};
+
+// clang-format off
+const OpEntry kOps[] = {
+    // A literal tensor; `data` holds every element in row-major order.
+    {R"(prim::constant(float[] data) -> Tensor)", ShapeRule::Constant},
+    {R"(aten::abs(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::neg(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::exp(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::log(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::log1p(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::expm1(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::sqrt(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::rsqrt(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::tanh(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::sigmoid(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::relu(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::sin(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::cos(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::erf(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::reciprocal(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::sign(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::floor(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::ceil(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::round(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::gelu(Tensor self, *, str approximate="none") -> Tensor)", ShapeRule::Same},
+    {R"(aten::silu(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::Same},
+    {R"(aten::detach(Tensor(a) self) -> Tensor(a))", ShapeRule::Same},
+    {R"(aten::alias(Tensor(a) self) -> Tensor(a))", ShapeRule::Same},
+    {R"(aten::lift_fresh_copy(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::logical_not(Tensor self) -> Tensor)", ShapeRule::SameBool},
+    {R"(aten::isnan(Tensor self) -> Tensor)", ShapeRule::SameBool},
+    {R"(aten::bitwise_not(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a))", ShapeRule::Same},
+    {R"(aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::mul.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::div.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::BroadcastFloat},
+    {R"(aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::maximum(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::minimum(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::atan2(Tensor self, Tensor other) -> Tensor)", ShapeRule::BroadcastFloat},
+    {R"(aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::mul.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::div.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::BroadcastFloat},
+    {R"(aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor)", ShapeRule::Same},
+    {R"(aten::clamp_min(Tensor self, Scalar min) -> Tensor)", ShapeRule::Same},
+    {R"(aten::clamp_max(Tensor self, Scalar max) -> Tensor)", ShapeRule::Same},
+    {R"(aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor)", ShapeRule::Same},
+    {R"(aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor)", ShapeRule::Same},
+    {R"(aten::eq.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::ne.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::lt.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::le.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::gt.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::ge.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::eq.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::ne.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::lt.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::le.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::gt.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::ge.Scalar(Tensor self, Scalar other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::logical_and(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::logical_or(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::logical_xor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Compare},
+    {R"(aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor)", ShapeRule::Where},
+    {R"(aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor)", ShapeRule::Same},
+    {R"(aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor)", ShapeRule::Same},
+    {R"(aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
+    {R"(aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::Reduce},
+    {R"(aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
+    {R"(aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::Reduce},
+    {R"(aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor)", ShapeRule::Reduce},
+    {R"(aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor)", ShapeRule::Reduce},
+    {R"(aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor)", ShapeRule::Reduce},
+    {R"(aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor)", ShapeRule::Reduce},
+    {R"(aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor)", ShapeRule::Reduce},
+    {R"(aten::any(Tensor self) -> Tensor)", ShapeRule::ReduceAll},
+    {R"(aten::all(Tensor self) -> Tensor)", ShapeRule::ReduceAll},
+    {R"(aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
+    {R"(aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor)", ShapeRule::ReduceOneDim},
+    {R"(aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor)", ShapeRule::ReduceOneDim},
+    {R"(aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))", ShapeRule::MaxDim},
+    {R"(aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))", ShapeRule::MaxDim},
+    {R"(aten::mm(Tensor self, Tensor mat2) -> Tensor)", ShapeRule::Mm},
+    {R"(aten::bmm(Tensor self, Tensor mat2) -> Tensor)", ShapeRule::Bmm},
+    {R"(aten::matmul(Tensor self, Tensor other) -> Tensor)", ShapeRule::Matmul},
+    {R"(aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor)", ShapeRule::Addmm},
+    {R"(aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor)", ShapeRule::Linear},
+    {R"(aten::t(Tensor(a) self) -> Tensor(a))", ShapeRule::T},
+    {R"(aten::dot(Tensor self, Tensor tensor) -> Tensor)", ShapeRule::Dot},
+    {R"(aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a))", ShapeRule::View},
+    {R"(aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a))", ShapeRule::View},
+    {R"(aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor)", ShapeRule::View},
+    {R"(aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a))", ShapeRule::Expand},
+    {R"(aten::permute(Tensor(a) self, int[] dims) -> Tensor(a))", ShapeRule::Permute},
+    {R"(aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a))", ShapeRule::Transpose},
+    {R"(aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a))", ShapeRule::Unsqueeze},
+    {R"(aten::squeeze(Tensor(a) self) -> Tensor(a))", ShapeRule::Squeeze},
+    {R"(aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a))", ShapeRule::SqueezeDim},
+    {R"(aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a))", ShapeRule::Slice},
+    {R"(aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a))", ShapeRule::Select},
+    {R"(aten::cat(Tensor[] tensors, int dim=0) -> Tensor)", ShapeRule::Cat},
+    {R"(aten::stack(Tensor[] tensors, int dim=0) -> Tensor)", ShapeRule::Stack},
+    {R"(aten::flip(Tensor self, int[] dims) -> Tensor)", ShapeRule::Same},
+    {R"(aten::tril(Tensor self, int diagonal=0) -> Tensor)", ShapeRule::Same},
+    {R"(aten::triu(Tensor self, int diagonal=0) -> Tensor)", ShapeRule::Same},
+    {R"(aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::ToCopy},
+    {R"(aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a))", ShapeRule::ToDType},
+    {R"(aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::LikeFactory},
+    {R"(aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::LikeFactory},
+    {R"(aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::LikeFactory},
+    {R"(aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::LikeFactory},
+    {R"(aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
+    {R"(aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
+    {R"(aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
+    {R"(aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::ScalarTensor},
+    {R"(aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::LayerNorm},
+    {R"(aten::native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor))", ShapeRule::LayerNormBackward},
+    {R"(aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor)", ShapeRule::Same},
+    {R"(aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor)", ShapeRule::Same},
+    {R"(aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor)", ShapeRule::SoftmaxBackward},
+    {R"(aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor)", ShapeRule::SoftmaxBackward},
+    {R"(aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor)", ShapeRule::Same},
+    {R"(aten::silu_backward(Tensor grad_output, Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor)", ShapeRule::Same},
+    {R"(aten::tanh_backward(Tensor grad_output, Tensor output) -> Tensor)", ShapeRule::Same},
+    {R"(aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor)", ShapeRule::Same},
+    {R"(aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor)", ShapeRule::Same},
+    {R"(aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight))", ShapeRule::NllLossForward},
+    {R"(aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor)", ShapeRule::NllLossBackward},
+    {R"(aten::mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor)", ShapeRule::MseLoss},
+    {R"(aten::mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor)", ShapeRule::MseLossBackward},
+    {R"(aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor)", ShapeRule::Embedding},
+    {R"(aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor)", ShapeRule::EmbeddingBackward},
+};
+// clang-format on
+
+struct Registry {
+  std::vector<OpInfo> ops;
+  std::map<std::string, size_t, std::less<>> byName;
+
+  Registry() {
+    for (const OpEntry &e : kOps) {
+      auto schema = std::make_shared<const OpSchema>(parseSchema(e.schema));
+      byName.emplace(schema->name, ops.size());
+      ops.push_back(OpInfo{schema, e.rule});
+    }
+  }
+};
+
+const Registry &registry() {
+  static const Registry r;
+  return r;
+}
+
+}  // namespace
+
+const OpInfo *lookupOp(std::string_view name) {
+  const Registry &r = registry();
+  auto it = r.byName.find(name);
+  return it == r.byName.end() ? nullptr : &r.ops[it->second];
+}
+
+const std::vector<OpInfo> &allOps() { return registry().ops; }
+
+}  // namespace torchtv

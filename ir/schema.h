@@ -1,0 +1,64 @@
+// Operator signatures in ATen's schema language, e.g.
+//   aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/attribute.h"
+
+namespace torchtv {
+
+// What an argument carries. Tensor kinds become node inputs (SSA values); all
+// others become node attributes.
+enum class ArgKind {
+  Tensor,
+  TensorList,  // Tensor[] and Tensor?[]
+  Int,         // int, SymInt
+  IntList,     // int[], int[N], SymInt[]
+  Float,
+  FloatList,
+  Bool,
+  BoolList,    // stored as ints (0/1)
+  Scalar,      // a number whose int/float kind matters for promotion
+  ScalarType,
+  String,
+  Device,
+  Layout,
+  MemoryFormat,
+  Other,       // Generator, Dimname, ...: accepted only as None
+};
+
+struct ArgSpec {
+  std::string name;
+  ArgKind kind = ArgKind::Tensor;
+  bool optional = false;    // `T?`: may be None
+  bool kwargOnly = false;   // after `*`
+  bool mutates = false;     // `Tensor(a!)`: in-place or out= argument
+  std::optional<Attribute> defaultValue;
+  std::string typeText;     // as written, for messages
+
+  bool isTensor() const { return kind == ArgKind::Tensor || kind == ArgKind::TensorList; }
+};
+
+struct OpSchema {
+  std::string name;      // "aten::mean.dim"; the overload "default" is dropped
+  std::vector<ArgSpec> args;
+  int numReturns = 1;    // tensors returned
+  bool returnsList = false;  // `-> Tensor[]`
+  std::string text;      // the schema as parsed
+
+  const ArgSpec *findArg(std::string_view argName) const;
+  std::vector<const ArgSpec *> tensorArgs() const;
+  bool mutatesInput() const;
+};
+
+// Parses an ATen schema string; throws InputError with the column on failure.
+OpSchema parseSchema(std::string_view text);
+
+// "aten::add" + "Tensor" -> "aten::add.Tensor"; overload "" or "default" -> "aten::add".
+std::string canonicalOpName(std::string_view qualifiedName, std::string_view overload);
+
+}  // namespace torchtv

@@ -1,0 +1,527 @@
+// Shape and dtype inference, one function per ShapeRule family.
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "ir/op_registry.h"
+
+namespace torchtv {
+
+namespace {
+
+[[noreturn]] void fail(const std::string &message) { throw ShapeError(message); }
+
+const TensorType &input(const ShapeQuery &q, size_t i) {
+  if (i >= q.inputs.size() || q.inputs[i] == nullptr)
+    fail("missing tensor operand " + std::to_string(i));
+  return *q.inputs[i];
+}
+
+const Attribute &attr(const ShapeQuery &q, const std::string &name) {
+  auto it = q.attrs.find(name);
+  if (it == q.attrs.end()) fail("missing attribute '" + name + "'");
+  return it->second;
+}
+
+bool hasAttr(const ShapeQuery &q, const std::string &name) {
+  auto it = q.attrs.find(name);
+  return it != q.attrs.end() && !it->second.isNone();
+}
+
+int64_t intAttr(const ShapeQuery &q, const std::string &name) {
+  const Attribute &a = attr(q, name);
+  if (!a.isInt()) fail("attribute '" + name + "' must be an int, got " + a.str());
+  return a.asInt();
+}
+
+std::vector<int64_t> intsAttr(const ShapeQuery &q, const std::string &name) {
+  const Attribute &a = attr(q, name);
+  if (a.isInt()) return {a.asInt()};
+  if (!a.isInts()) fail("attribute '" + name + "' must be a list of ints, got " + a.str());
+  return a.asInts();
+}
+
+std::optional<DType> dtypeAttr(const ShapeQuery &q, const std::string &name = "dtype") {
+  auto it = q.attrs.find(name);
+  if (it == q.attrs.end() || it->second.isNone()) return std::nullopt;
+  if (!it->second.isDType()) fail("attribute '" + name + "' must be a dtype");
+  return it->second.asDType();
+}
+
+int64_t wrap(int64_t dim, int64_t rank) {
+  auto d = wrapDim(dim, rank);
+  if (!d) fail("dim " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
+  return *d;
+}
+
+DType floatIfIntegral(DType t) { return isFloating(t) ? t : DType::F32; }
+
+// Note [Result type]
+// PyTorch's at::result_type: operands are ranked as dimensioned tensors, then
+// zero-dim tensors, then wrapped Python numbers. A lower rank only matters
+// when it brings a higher category (bool < integral < floating). A wrapped
+// float is the default dtype (f32); a wrapped int is i64.
+std::optional<DType> promoteOpt(std::optional<DType> a, std::optional<DType> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return promoteTypes(*a, *b);
+}
+
+std::optional<DType> combineCategories(std::optional<DType> higher, std::optional<DType> lower) {
+  if (higher && isFloating(*higher)) return higher;
+  if ((higher && *higher == DType::Bool) || (lower && isFloating(*lower)))
+    return promoteOpt(higher, lower);
+  return higher ? higher : lower;
+}
+
+DType resultType(const std::vector<const TensorType *> &tensors,
+                 const std::vector<const Attribute *> &scalars) {
+  std::optional<DType> dimR, zeroR, wrappedR;
+  for (const TensorType *t : tensors) {
+    if (!t) continue;
+    if (t->rank() > 0) dimR = promoteOpt(dimR, t->dtype);
+    else zeroR = promoteOpt(zeroR, t->dtype);
+  }
+  for (const Attribute *s : scalars) {
+    DType t = s->isBool() ? DType::Bool : s->isInt() ? DType::I64 : DType::F32;
+    wrappedR = promoteOpt(wrappedR, t);
+  }
+  auto r = combineCategories(dimR, combineCategories(zeroR, wrappedR));
+  if (!r) fail("no operands to compute a result type from");
+  return *r;
+}
+
+// Scalar arguments that take part in type promotion (alpha does not).
+std::vector<const Attribute *> promotingScalars(const ShapeQuery &q) {
+  std::vector<const Attribute *> out;
+  for (const ArgSpec &a : q.schema.args) {
+    if (a.kind != ArgKind::Scalar || a.name == "alpha") continue;
+    auto it = q.attrs.find(a.name);
+    if (it == q.attrs.end() || it->second.isNone()) continue;
+    if (!it->second.isScalar()) fail("argument '" + a.name + "' must be a number");
+    out.push_back(&it->second);
+  }
+  return out;
+}
+
+Shape broadcastAll(const ShapeQuery &q) {
+  Shape out;
+  bool first = true;
+  for (const TensorType *t : q.inputs) {
+    if (!t) continue;
+    out = first ? t->shape : broadcastShapes(out, t->shape);
+    first = false;
+  }
+  return out;
+}
+
+Shape reduceShape(const Shape &in, const std::vector<int64_t> &dims, bool keepdim) {
+  int64_t rank = static_cast<int64_t>(in.size());
+  std::set<int64_t> reduced;
+  if (dims.empty()) {
+    for (int64_t i = 0; i < rank; ++i) reduced.insert(i);
+  }
+  for (int64_t d : dims)
+    if (!reduced.insert(wrap(d, rank)).second) fail("dim " + std::to_string(d) + " repeated");
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced.count(i)) out.push_back(in[i]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+void requireSameDim(const Dim &a, const Dim &b, const std::string &what) {
+  if (a != b) fail(what + ": " + a.str() + " vs " + b.str());
+}
+
+void requireSameDType(const TensorType &a, const TensorType &b, const std::string &op) {
+  if (a.dtype != b.dtype)
+    fail(op + " expects operands of one dtype, got " + a.str() + " and " + b.str());
+}
+
+TensorType matmulType(const TensorType &a, const TensorType &b) {
+  requireSameDType(a, b, "matmul");
+  if (a.rank() == 0 || b.rank() == 0) fail("matmul needs operands of rank >= 1");
+  Shape sa = a.shape, sb = b.shape;
+  bool aVec = sa.size() == 1, bVec = sb.size() == 1;
+  if (aVec) sa.insert(sa.begin(), 1);
+  if (bVec) sb.push_back(1);
+  requireSameDim(sa.back(), sb[sb.size() - 2], "matmul contraction dims differ");
+  Shape batchA(sa.begin(), sa.end() - 2), batchB(sb.begin(), sb.end() - 2);
+  Shape out = broadcastShapes(batchA, batchB);
+  if (!aVec) out.push_back(sa[sa.size() - 2]);
+  if (!bVec) out.push_back(sb.back());
+  return {a.dtype, out};
+}
+
+Shape viewShape(const Shape &in, const std::vector<int64_t> &size) {
+  Shape out;
+  int inferred = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == -1) {
+      if (inferred >= 0) fail("only one dimension can be inferred");
+      inferred = static_cast<int>(i);
+      out.push_back(0);
+    } else if (size[i] < 0) {
+      fail("invalid size " + std::to_string(size[i]));
+    } else {
+      known *= size[i];
+      out.push_back(size[i]);
+    }
+  }
+  auto total = numel(in);
+  if (!total) {
+    if (inferred >= 0) fail("cannot infer a -1 size from a shape with symbolic dims");
+    return out;  // symbolic: trust the requested sizes
+  }
+  if (inferred >= 0) {
+    if (known == 0 || *total % known != 0)
+      fail("shape " + shapeStr(in) + " is invalid for a view with an inferred size");
+    out[inferred] = *total / known;
+  } else if (known != *total) {
+    fail("shape " + shapeStr(out) + " is invalid for input of shape " + shapeStr(in));
+  }
+  return out;
+}
+
+Shape expandShape(const Shape &in, const std::vector<int64_t> &size) {
+  if (size.size() < in.size()) fail("expand cannot reduce the number of dims");
+  size_t lead = size.size() - in.size();
+  Shape out;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (i < lead) {
+      if (size[i] < 0) fail("expand: -1 is not allowed for a new leading dim");
+      out.push_back(size[i]);
+      continue;
+    }
+    const Dim &d = in[i - lead];
+    if (size[i] == -1 || (d.isConcrete() && d.size() == size[i])) out.push_back(d);
+    else if (d.isConcrete() && d.size() == 1 && size[i] >= 0) out.push_back(size[i]);
+    else fail("cannot expand " + shapeStr(in) + " to the requested size");
+  }
+  return out;
+}
+
+int64_t clampSliceIndex(int64_t idx, int64_t size) {
+  if (idx < 0) idx += size;
+  return std::clamp<int64_t>(idx, 0, size);
+}
+
+Shape sliceShape(const ShapeQuery &q, const Shape &in) {
+  int64_t dim = wrap(intAttr(q, "dim"), static_cast<int64_t>(in.size()));
+  int64_t step = intAttr(q, "step");
+  if (step <= 0) fail("slice step must be positive");
+  bool fromStart = !hasAttr(q, "start"), toEnd = !hasAttr(q, "end");
+  Shape out = in;
+  const Dim &d = in[dim];
+  if (!d.isConcrete()) {
+    bool whole = (fromStart || intAttr(q, "start") == 0) &&
+                 (toEnd || intAttr(q, "end") == INT64_MAX) && step == 1;
+    if (!whole) fail("cannot slice a symbolic dim");
+    return out;
+  }
+  int64_t start = fromStart ? 0 : clampSliceIndex(intAttr(q, "start"), d.size());
+  int64_t end = toEnd ? d.size() : clampSliceIndex(intAttr(q, "end"), d.size());
+  out[dim] = end > start ? (end - start + step - 1) / step : 0;
+  return out;
+}
+
+std::vector<TensorType> catLike(const ShapeQuery &q, bool stack) {
+  if (q.inputs.empty()) fail("expects a non-empty list of tensors");
+  const TensorType &first = input(q, 0);
+  int64_t rank = first.rank();
+  int64_t dim = wrap(intAttr(q, "dim"), stack ? rank + 1 : rank);
+  DType dtype = first.dtype;
+  Shape out = first.shape;
+  int64_t catSize = 0;
+  bool concrete = true;
+  for (size_t i = 0; i < q.inputs.size(); ++i) {
+    const TensorType &t = input(q, i);
+    if (t.rank() != rank) fail("tensors must have the same rank");
+    dtype = promoteTypes(dtype, t.dtype);
+    for (int64_t k = 0; k < rank; ++k)
+      if (stack || k != dim) requireSameDim(t.shape[k], first.shape[k], "sizes differ");
+    if (!stack) {
+      if (!t.shape[dim].isConcrete()) concrete = false;
+      else catSize += t.shape[dim].size();
+    }
+  }
+  if (stack) out.insert(out.begin() + dim, static_cast<int64_t>(q.inputs.size()));
+  else if (concrete) out[dim] = catSize;
+  else if (q.inputs.size() > 1) fail("cannot concatenate along a symbolic dim");
+  return {{dtype, out}};
+}
+
+}  // namespace
+
+Shape broadcastShapes(const Shape &a, const Shape &b) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    const Dim *da = i < n - a.size() ? nullptr : &a[i - (n - a.size())];
+    const Dim *db = i < n - b.size() ? nullptr : &b[i - (n - b.size())];
+    auto isOne = [](const Dim *d) { return !d || (d->isConcrete() && d->size() == 1); };
+    if (isOne(da)) out[i] = db ? *db : Dim(1);
+    else if (isOne(db) || *da == *db) out[i] = *da;
+    else fail("shapes " + shapeStr(a) + " and " + shapeStr(b) + " do not broadcast");
+  }
+  return out;
+}
+
+std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
+  const std::string &op = q.schema.name;
+  switch (rule) {
+  case ShapeRule::Declared:
+    return q.declared;
+  case ShapeRule::Constant: {
+    if (q.declared.size() != 1) fail("a constant has exactly one output");
+    const Attribute &data = attr(q, "data");
+    size_t count = data.isFloats() ? data.asFloats().size() : data.isInts() ? data.asInts().size() : 0;
+    if (!data.isFloats() && !data.isInts()) fail("constant data must be a list of numbers");
+    auto n = numel(q.declared[0].shape);
+    if (!n || static_cast<size_t>(*n) != count)
+      fail("constant has " + std::to_string(count) + " values for shape " +
+           shapeStr(q.declared[0].shape));
+    return q.declared;
+  }
+  case ShapeRule::Same:
+    return {input(q, 0)};
+  case ShapeRule::SameFloat:
+    return {{floatIfIntegral(input(q, 0).dtype), input(q, 0).shape}};
+  case ShapeRule::SameBool:
+    return {{DType::Bool, input(q, 0).shape}};
+  case ShapeRule::Broadcast:
+    return {{resultType(q.inputs, promotingScalars(q)), broadcastAll(q)}};
+  case ShapeRule::BroadcastFloat:
+    return {{floatIfIntegral(resultType(q.inputs, promotingScalars(q))), broadcastAll(q)}};
+  case ShapeRule::Compare:
+    resultType(q.inputs, promotingScalars(q));  // operands must be promotable
+    return {{DType::Bool, broadcastAll(q)}};
+  case ShapeRule::Where: {
+    const TensorType &cond = input(q, 0);
+    if (cond.dtype != DType::Bool && cond.dtype != DType::U8) fail("where expects a bool condition");
+    return {{resultType({q.inputs[1], q.inputs[2]}, {}), broadcastAll(q)}};
+  }
+  case ShapeRule::Reduce:
+  case ShapeRule::ReduceAll: {
+    const TensorType &in = input(q, 0);
+    std::vector<int64_t> dims;
+    bool keepdim = false;
+    if (rule == ShapeRule::Reduce) {
+      if (hasAttr(q, "dim")) dims = intsAttr(q, "dim");
+      keepdim = attr(q, "keepdim").asBool();
+    }
+    DType dtype = in.dtype;
+    if (auto d = dtypeAttr(q)) dtype = *d;
+    else if ((op == "aten::sum" || op == "aten::sum.dim_IntList" || op == "aten::prod") &&
+             !isFloating(in.dtype))
+      dtype = DType::I64;  // integral sums accumulate in int64
+    if (op == "aten::any" || op == "aten::all") dtype = DType::Bool;
+    if ((op.rfind("aten::mean", 0) == 0 || op.rfind("aten::var", 0) == 0) && !isFloating(dtype))
+      fail(op + " needs a floating-point input, got " + in.str());
+    return {{dtype, reduceShape(in.shape, dims, keepdim)}};
+  }
+  case ShapeRule::ReduceOneDim: {
+    const TensorType &in = input(q, 0);
+    bool keepdim = attr(q, "keepdim").asBool();
+    if (!hasAttr(q, "dim")) return {{DType::I64, keepdim ? Shape(in.shape.size(), 1) : Shape{}}};
+    return {{DType::I64, reduceShape(in.shape, {intAttr(q, "dim")}, keepdim)}};
+  }
+  case ShapeRule::MaxDim: {
+    const TensorType &in = input(q, 0);
+    Shape s = reduceShape(in.shape, {intAttr(q, "dim")}, attr(q, "keepdim").asBool());
+    return {{in.dtype, s}, {DType::I64, s}};
+  }
+  case ShapeRule::Mm: {
+    const TensorType &a = input(q, 0), &b = input(q, 1);
+    if (a.rank() != 2 || b.rank() != 2) fail("mm expects 2-D operands, got " + a.str() + " and " + b.str());
+    return {matmulType(a, b)};
+  }
+  case ShapeRule::Bmm: {
+    const TensorType &a = input(q, 0), &b = input(q, 1);
+    if (a.rank() != 3 || b.rank() != 3) fail("bmm expects 3-D operands, got " + a.str() + " and " + b.str());
+    requireSameDim(a.shape[0], b.shape[0], "bmm batch dims differ");
+    return {matmulType(a, b)};
+  }
+  case ShapeRule::Matmul:
+    return {matmulType(input(q, 0), input(q, 1))};
+  case ShapeRule::Dot: {
+    const TensorType &a = input(q, 0), &b = input(q, 1);
+    if (a.rank() != 1 || b.rank() != 1) fail("dot expects 1-D operands");
+    return {matmulType(a, b)};
+  }
+  case ShapeRule::Addmm: {
+    const TensorType &self = input(q, 0), &a = input(q, 1), &b = input(q, 2);
+    if (a.rank() != 2 || b.rank() != 2) fail("addmm expects 2-D matrices");
+    TensorType out = matmulType(a, b);
+    requireSameDType(self, out, "addmm");
+    if (broadcastShapes(self.shape, out.shape) != out.shape) fail("addmm: self does not broadcast to the product");
+    return {out};
+  }
+  case ShapeRule::Linear: {
+    const TensorType &x = input(q, 0), &w = input(q, 1);
+    if (w.rank() != 2 || x.rank() < 1) fail("linear expects a 2-D weight and an input of rank >= 1");
+    requireSameDType(x, w, "linear");
+    requireSameDim(x.shape.back(), w.shape[1], "linear: input features differ from weight");
+    Shape out = x.shape;
+    out.back() = w.shape[0];
+    if (q.inputs.size() > 2 && q.inputs[2]) {
+      if (broadcastShapes(q.inputs[2]->shape, out) != out) fail("linear: bias does not broadcast");
+    }
+    return {{x.dtype, out}};
+  }
+  case ShapeRule::View: {
+    const TensorType &in = input(q, 0);
+    std::string sizeArg = q.schema.findArg("size") ? "size" : "shape";
+    return {{in.dtype, viewShape(in.shape, intsAttr(q, sizeArg))}};
+  }
+  case ShapeRule::Expand:
+    return {{input(q, 0).dtype, expandShape(input(q, 0).shape, intsAttr(q, "size"))}};
+  case ShapeRule::Permute: {
+    const TensorType &in = input(q, 0);
+    std::vector<int64_t> dims = intsAttr(q, "dims");
+    if (static_cast<int64_t>(dims.size()) != in.rank()) fail("permute needs one entry per dim");
+    Shape out;
+    std::set<int64_t> seen;
+    for (int64_t d : dims) {
+      int64_t w = wrap(d, in.rank());
+      if (!seen.insert(w).second) fail("permute: repeated dim");
+      out.push_back(in.shape[w]);
+    }
+    return {{in.dtype, out}};
+  }
+  case ShapeRule::Transpose: {
+    TensorType out = input(q, 0);
+    int64_t a = wrap(intAttr(q, "dim0"), out.rank()), b = wrap(intAttr(q, "dim1"), out.rank());
+    if (out.rank() > 0) std::swap(out.shape[a], out.shape[b]);
+    return {out};
+  }
+  case ShapeRule::T: {
+    TensorType out = input(q, 0);
+    if (out.rank() > 2) fail("t expects a tensor of rank <= 2");
+    std::reverse(out.shape.begin(), out.shape.end());
+    return {out};
+  }
+  case ShapeRule::Unsqueeze: {
+    TensorType out = input(q, 0);
+    int64_t d = wrap(intAttr(q, "dim"), out.rank() + 1);
+    out.shape.insert(out.shape.begin() + d, 1);
+    return {out};
+  }
+  case ShapeRule::Squeeze: {
+    TensorType out = input(q, 0);
+    Shape s;
+    for (const Dim &d : out.shape)
+      if (!(d.isConcrete() && d.size() == 1)) s.push_back(d);
+    out.shape = s;
+    return {out};
+  }
+  case ShapeRule::SqueezeDim: {
+    TensorType out = input(q, 0);
+    if (out.rank() == 0) return {out};
+    int64_t d = wrap(intAttr(q, "dim"), out.rank());
+    if (out.shape[d].isConcrete() && out.shape[d].size() == 1) out.shape.erase(out.shape.begin() + d);
+    return {out};
+  }
+  case ShapeRule::Slice:
+    return {{input(q, 0).dtype, sliceShape(q, input(q, 0).shape)}};
+  case ShapeRule::Select: {
+    TensorType out = input(q, 0);
+    if (out.rank() == 0) fail("select on a 0-d tensor");
+    int64_t d = wrap(intAttr(q, "dim"), out.rank());
+    int64_t idx = intAttr(q, "index");
+    if (out.shape[d].isConcrete() && (idx < -out.shape[d].size() || idx >= out.shape[d].size()))
+      fail("select index " + std::to_string(idx) + " out of range for dim of size " + out.shape[d].str());
+    out.shape.erase(out.shape.begin() + d);
+    return {out};
+  }
+  case ShapeRule::Cat:
+    return catLike(q, false);
+  case ShapeRule::Stack:
+    return catLike(q, true);
+  case ShapeRule::ToCopy:
+  case ShapeRule::LikeFactory:
+    return {{dtypeAttr(q).value_or(input(q, 0).dtype), input(q, 0).shape}};
+  case ShapeRule::ToDType: {
+    auto d = dtypeAttr(q);
+    if (!d) fail("to.dtype needs a dtype");
+    return {{*d, input(q, 0).shape}};
+  }
+  case ShapeRule::Full: {
+    Shape s;
+    for (int64_t d : intsAttr(q, "size")) {
+      if (d < 0) fail("negative size");
+      s.push_back(d);
+    }
+    DType dtype = DType::F32;
+    if (auto d = dtypeAttr(q)) dtype = *d;
+    else if (hasAttr(q, "fill_value")) {
+      const Attribute &v = attr(q, "fill_value");
+      dtype = v.isBool() ? DType::Bool : v.isInt() ? DType::I64 : DType::F32;
+    }
+    return {{dtype, s}};
+  }
+  case ShapeRule::ScalarTensor:
+    return {{dtypeAttr(q).value_or(DType::F32), {}}};
+  case ShapeRule::LayerNorm: {
+    const TensorType &x = input(q, 0);
+    std::vector<int64_t> norm = intsAttr(q, "normalized_shape");
+    int64_t axis = x.rank() - static_cast<int64_t>(norm.size());
+    if (axis < 0) fail("normalized_shape has more dims than the input");
+    for (size_t i = 0; i < norm.size(); ++i)
+      requireSameDim(x.shape[axis + i], norm[i], "normalized_shape does not match the input");
+    for (size_t i = 1; i < 3; ++i)
+      if (q.inputs.size() > i && q.inputs[i] && q.inputs[i]->shape != Shape(norm.begin(), norm.end()))
+        fail("layer_norm weight/bias must have shape " + shapeStr(Shape(norm.begin(), norm.end())));
+    Shape stats(x.shape.begin(), x.shape.begin() + axis);
+    stats.resize(x.shape.size(), 1);
+    return {x, {x.dtype, stats}, {x.dtype, stats}};
+  }
+  case ShapeRule::LayerNormBackward: {
+    const TensorType &gy = input(q, 0), &x = input(q, 1);
+    if (gy.shape != x.shape) fail("grad_out and input shapes differ");
+    std::vector<int64_t> norm = intsAttr(q, "normalized_shape");
+    TensorType param{x.dtype, Shape(norm.begin(), norm.end())};
+    return {x, q.inputs.size() > 4 && q.inputs[4] ? *q.inputs[4] : param,
+            q.inputs.size() > 5 && q.inputs[5] ? *q.inputs[5] : param};
+  }
+  case ShapeRule::SoftmaxBackward: {
+    const TensorType &g = input(q, 0), &out = input(q, 1);
+    if (g.shape != out.shape) fail("grad_output and output shapes differ");
+    return {g};
+  }
+  case ShapeRule::NllLossForward: {
+    const TensorType &x = input(q, 0), &target = input(q, 1);
+    if (x.rank() < 1 || x.rank() > 2) fail("nll_loss expects input of rank 1 or 2");
+    if (!isIntegral(target.dtype)) fail("nll_loss target must be integral");
+    Shape out = intAttr(q, "reduction") == 0 && x.rank() == 2 ? Shape{x.shape[0]} : Shape{};
+    return {{x.dtype, out}, {x.dtype, {}}};
+  }
+  case ShapeRule::NllLossBackward:
+    return {input(q, 1)};
+  case ShapeRule::MseLoss: {
+    Shape s = broadcastShapes(input(q, 0).shape, input(q, 1).shape);
+    return {{input(q, 0).dtype, intAttr(q, "reduction") == 0 ? s : Shape{}}};
+  }
+  case ShapeRule::MseLossBackward:
+    return {input(q, 1)};
+  case ShapeRule::Embedding: {
+    const TensorType &w = input(q, 0), &idx = input(q, 1);
+    if (w.rank() != 2) fail("embedding weight must be 2-D");
+    if (!isIntegral(idx.dtype)) fail("embedding indices must be integral");
+    Shape out = idx.shape;
+    out.push_back(w.shape[1]);
+    return {{w.dtype, out}};
+  }
+  case ShapeRule::EmbeddingBackward: {
+    const TensorType &g = input(q, 0);
+    if (g.rank() < 1) fail("embedding backward grad must have rank >= 1");
+    return {{g.dtype, {intAttr(q, "num_weights"), g.shape.back()}}};
+  }
+  }
+  fail("unhandled shape rule");
+}
+
+}  // namespace torchtv

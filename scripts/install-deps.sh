@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what torchtv needs from Debian 12's packages, and nothing else.
+# Idempotent: packages already installed are skipped. As root it runs apt-get;
+# otherwise it prints the command to run.
+set -euo pipefail
+
+PACKAGES=(
+  cmake make g++                 # build
+  python3                        # the golden-test runner (any Python 3)
+  libtorch-dev python3-torch     # TorchScript import, replay; graph capture (torch 1.13)
+  libz3-dev                      # the SMT prover
+  libboost-graph-dev             # graph algorithms in the matcher
+  libspdlog-dev                  # logging
+  doctest-dev                    # unit tests
+  libcli11-dev                   # command-line parsing
+  nlohmann-json3-dev             # JSON reading and writing
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  [[ "$pkg" == \#* ]] && continue
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+echo "install-deps: missing: ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: not root; please run:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: installed ${missing[*]}"

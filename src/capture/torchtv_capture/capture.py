@@ -1,0 +1,240 @@
+"""Capturing a pair file: reference, production and FUSIONS graphs."""
+import re
+
+import torch
+
+from .errors import CaptureError, user_frame_of_exception, short_exc
+from .export import graph_to_json, tensor_meta
+from .locations import LocationRecorder
+from .pairfile import load_pair, return_line
+from .tracing import trace_forward, trace_joint, trace_production, run_make_fx
+from .values import bind_args, canonical_name, encode_value, dtype_name
+
+TOOL = "torchtv_capture"
+CAPTURE_FORMAT = "torchtv-capture"
+CAPTURE_VERSION = 1
+
+
+def fusion_file_name(qualname):
+    return "fusions/" + re.sub(r"[^A-Za-z0-9._-]", "_", qualname.replace("::", "__")) + ".json"
+
+
+def _output_nodes(gm):
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    res = out.args[0]
+    if isinstance(res, torch.fx.Node):
+        return [res], True
+    if isinstance(res, (tuple, list)):
+        return list(res), False
+    return [res], True
+
+
+def _fmt_meta(m):
+    if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], torch.dtype):
+        try:
+            dt = dtype_name(m[0])
+        except CaptureError:
+            dt = str(m[0])
+        return "%s%s" % (dt, list(m[1]))
+    return repr(m)
+
+
+def _check_outputs_are_tensors(gm, what, fn, pair):
+    nodes, _ = _output_nodes(gm)
+    for i, r in enumerate(nodes):
+        if not isinstance(r, torch.fx.Node):
+            raise CaptureError("%s must return a tensor or a tuple of tensors, but its output %d is %r"
+                               % (what, i, r), pair.path, return_line(fn))
+        if r.op == "placeholder":
+            continue
+
+
+def capture_pair(path):
+    """Captures the pair file at ``path``. Returns
+    {"capture": capture_json, "graphs": {"reference": g, "production": g, "fusions": {name: g}}}"""
+    pair = load_pair(path)
+    rec = LocationRecorder(pair.user_files)
+    warnings = []
+    mode = pair.mode
+    inputs = pair.example_inputs
+
+    def producer(m):
+        return {"tool": TOOL, "torch": torch.__version__, "source": pair.path, "mode": m}
+
+    # watch custom ops named in FUSIONS while re-executing the graphs
+    watch_map = {}
+    for key, (op, fn) in pair.fusions.items():
+        watch_map[key] = key
+    cache = {}
+
+    def watch(op):
+        try:
+            return cache[op]
+        except KeyError:
+            pass
+        cn = canonical_name(op)
+        k = watch_map.get(cn)
+        if k is None:
+            k = watch_map.get(op._schema.name)
+        cache[op] = k
+        return k
+
+    input_extra = [{"requires_grad": bool(t.requires_grad)} for t in inputs]
+
+    # ---- trace ----------------------------------------------------------------------------
+    if mode == "train_step":
+        ref_gm, req, info = trace_joint(pair, rec)
+        out_names = ["loss"] + ["grad_" + pair.input_names[i] for i in req]
+        for nm in info.get("unused", []):
+            warnings.append("the loss does not depend on input '%s' (requires_grad=True); its "
+                            "gradient is captured as zeros_like" % nm)
+    else:
+        ref_gm = trace_forward(pair, pair.reference, inputs, "reference", rec)
+        _check_outputs_are_tensors(ref_gm, "reference()", pair.reference, pair)
+        nodes, single = _output_nodes(ref_gm)
+        out_names = ["out"] if single else ["out%d" % i for i in range(len(nodes))]
+        if not nodes:
+            raise CaptureError("reference() returns no tensors", pair.path, return_line(pair.reference))
+    prod_gm = trace_production(pair, rec)
+    _check_outputs_are_tensors(prod_gm, "production()", pair.production, pair)
+    prod_nodes, _ = _output_nodes(prod_gm)
+    if len(prod_nodes) != len(out_names):
+        raise CaptureError(
+            "production() returns %d tensor%s but the reference graph has %d output%s (%s)%s"
+            % (len(prod_nodes), "" if len(prod_nodes) == 1 else "s", len(out_names),
+               "" if len(out_names) == 1 else "s", ", ".join(out_names),
+               "; in train_step mode production must return (loss, *grads)" if mode == "train_step" else ""),
+            pair.path, return_line(pair.production))
+
+    # ---- export ---------------------------------------------------------------------------
+    ref_json, ref_info = graph_to_json(ref_gm, "reference", pair.input_names, inputs, out_names,
+                                       producer(mode), watch, input_extra)
+    prod_json, prod_info = graph_to_json(prod_gm, "production", pair.input_names, inputs, out_names,
+                                         producer(mode), watch, input_extra)
+    for i, (on, rm, pm) in enumerate(zip(out_names, ref_info["outputs"], prod_info["outputs"])):
+        if rm != pm:
+            raise CaptureError("production() output %d (%s) is %s but the reference's is %s"
+                               % (i, on, _fmt_meta(pm), _fmt_meta(rm)),
+                               pair.path, return_line(pair.production))
+
+    # custom ops without FUSIONS entries
+    for gname, gj in (("reference", ref_json), ("production", prod_json)):
+        for opname in gj["schemas"]:
+            ns = opname.split("::")[0]
+            if ns not in ("aten", "prims", "prim") and watch_map.get(opname) is None \
+                    and watch_map.get(opname.split(".")[0]) is None:
+                warnings.append("%s calls custom op %s, which has no FUSIONS entry; it stays an "
+                                "opaque node" % (gname, opname))
+
+    # ---- fusions --------------------------------------------------------------------------
+    fusion_graphs = {}
+    for key, (op, fn) in pair.fusions.items():
+        calls, src = prod_info["calls"].get(key), "production"
+        if not calls:
+            calls, src = ref_info["calls"].get(key), "reference"
+        if not calls:
+            warnings.append("FUSIONS entry %s is never called as a single op by production or "
+                            "reference; no fusion graph captured" % key)
+            continue
+        src_info = prod_info if src == "production" else ref_info
+        fusion_graphs[key] = _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info)
+
+    capture = {
+        "format": CAPTURE_FORMAT,
+        "version": CAPTURE_VERSION,
+        "mode": mode,
+        "torch": torch.__version__,
+        "source": pair.path,
+        "reference": "reference.json",
+        "production": "production.json",
+        "fusions": {k: fusion_file_name(k) for k in fusion_graphs},
+        "warnings": warnings,
+    }
+    return {"capture": capture,
+            "graphs": {"reference": ref_json, "production": prod_json, "fusions": fusion_graphs}}
+
+
+def _call_signature(args, kwargs):
+    def d(v):
+        if isinstance(v, torch.Tensor):
+            return ("T", v.dtype, tuple(v.shape))
+        if isinstance(v, (list, tuple)):
+            return tuple(d(x) for x in v)
+        return repr(v)
+    return (tuple(d(a) for a in args), tuple(sorted((k, d(v)) for k, v in kwargs.items())))
+
+
+def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
+    node, args, kwargs, result = calls[0]
+    op = node.target
+    cname = canonical_name(op)
+    what = "FUSIONS[%r]" % key
+    sig0 = _call_signature(args, kwargs)
+    if any(_call_signature(a, k) != sig0 for _, a, k, _ in calls[1:]):
+        warnings.append("%s is called %d times with differing argument shapes/dtypes/values; its "
+                        "fusion graph is captured at the first call (node %s)" % (key, len(calls), node.name))
+    try:
+        bound = bind_args(op, args, kwargs)
+    except CaptureError as e:
+        raise CaptureError("%s: %s" % (what, e.message), pair.path, None)
+    slots, names, tensors = [], [], []
+    for i, (sp, v) in enumerate(bound):
+        if isinstance(v, torch.Tensor):
+            slots.append(i)
+            names.append(sp.name)
+            tensors.append(v.detach().clone())
+        elif isinstance(v, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in v):
+            raise CaptureError("%s: argument '%s' of %s is a list of tensors; fusions over Tensor[] "
+                               "arguments are not supported yet" % (what, sp.name, cname), pair.path, None)
+    if not tensors:
+        raise CaptureError("%s: %s is called with no tensor arguments" % (what, cname), pair.path, None)
+
+    def call_fusion(*ts):
+        vals = [v for _, v in bound]
+        for i, t in zip(slots, ts):
+            vals[i] = t
+        pos = [v for (sp, _), v in zip(bound, vals) if not sp.kwarg_only]
+        kw = {sp.name: v for (sp, _), v in zip(bound, vals) if sp.kwarg_only}
+        return fn(*pos, **kw)
+
+    gm = run_make_fx(call_fusion, tensors, what, pair, rec)
+    fl = _fn_def_line(fn)
+    nodes, single = _output_nodes(gm)
+    nret = len(op._schema.returns)
+    for i, r in enumerate(nodes):
+        if not isinstance(r, torch.fx.Node):
+            raise CaptureError("%s must return tensors, but its output %d is %r" % (what, i, r), fl[0], fl[1])
+    if len(nodes) != nret:
+        raise CaptureError("%s returns %d tensor(s) but %s has %d return(s)" % (what, len(nodes), cname, nret),
+                           fl[0], fl[1])
+    out_names = ["out"] if nret == 1 else ["out%d" % i for i in range(nret)]
+    gj, info = graph_to_json(gm, key, names, tensors, out_names,
+                             {"tool": TOOL, "torch": torch.__version__, "source": pair.path,
+                              "mode": "forward"})
+    want = result if isinstance(result, (tuple, list)) else [result]
+    for i, (got, t) in enumerate(zip(info["outputs"], want)):
+        w = (t.dtype, tuple(int(d) for d in t.shape)) if isinstance(t, torch.Tensor) else None
+        if got != w:
+            raise CaptureError("%s output %d is %s but %s itself returned %s for the same arguments"
+                               % (what, i, _fmt_meta(got), cname, _fmt_meta(w)), fl[0], fl[1])
+    ids = {id(v): names[k] for k, v in enumerate(v for _, v in bound if isinstance(v, torch.Tensor))}
+
+    def ref(x):
+        return ids[id(x)]
+
+    call_args = []
+    for sp, v in bound:
+        ent = {"name": sp.name}
+        ent.update(encode_value(sp, v, ref, "%s argument '%s'" % (cname, sp.name)))
+        call_args.append(ent)
+    gj["fusion"] = {"op": cname, "graph": src, "node_index": src_info["index"].get(node),
+                    "args": call_args}
+    return gj
+
+
+def _fn_def_line(fn):
+    import inspect
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None:
+        return (None, None)
+    return (code.co_filename, code.co_firstlineno)

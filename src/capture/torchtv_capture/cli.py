@@ -1,0 +1,143 @@
+"""Command line: python -m torchtv_capture PAIR.py (-o DIR [--force] | --emit-stdout) [--debug]
+
+Exit status: 0 on success; 3 on a capture error, with one JSON line
+{"error": ..., "file": ..., "line": ...} as the last line of stderr; 2 on bad usage."""
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+
+EXIT_ERROR = 3
+
+
+def _dump(obj, fp, compact=False):
+    if compact:
+        json.dump(obj, fp, allow_nan=False, separators=(",", ":"))
+    else:
+        json.dump(obj, fp, allow_nan=False, indent=1)
+        fp.write("\n")
+
+
+def _compact(obj):
+    return json.dumps(obj, allow_nan=False, separators=(", ", ": "))
+
+
+def _dump_graph(g, fp):
+    """Pretty but diff-friendly: one line per schema, input, node and output."""
+    keys = list(g)
+    fp.write("{\n")
+    for i, k in enumerate(keys):
+        v = g[k]
+        fp.write(" %s: " % json.dumps(k))
+        if isinstance(v, list) and v:
+            fp.write("[\n" + ",\n".join("  " + _compact(x) for x in v) + "\n ]")
+        elif isinstance(v, dict) and v and k in ("schemas", "producer", "fusion"):
+            fp.write("{\n" + ",\n".join("  %s: %s" % (json.dumps(a), _compact(b)) for a, b in v.items())
+                     + "\n }")
+        else:
+            fp.write(_compact(v))
+        fp.write(",\n" if i + 1 < len(keys) else "\n")
+    fp.write("}\n")
+
+
+def write_dir(result, out_dir, force):
+    """Writes the capture into out_dir atomically: everything goes into a temporary directory
+    next to it, which is renamed into place at the end."""
+    from .errors import CaptureError
+    out_dir = os.path.abspath(out_dir)
+    parent = os.path.dirname(out_dir) or "."
+    if os.path.exists(out_dir):
+        if not os.path.isdir(out_dir):
+            raise CaptureError("output path %s exists and is not a directory" % out_dir)
+        if os.listdir(out_dir) and not force:
+            raise CaptureError("output directory %s exists and is not empty (use --force to replace it)"
+                               % out_dir)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="." + os.path.basename(out_dir) + ".tmp-", dir=parent)
+    old = None
+    try:
+        cap = result["capture"]
+        graphs = result["graphs"]
+        with open(os.path.join(tmp, cap["reference"]), "w") as f:
+            _dump_graph(graphs["reference"], f)
+        with open(os.path.join(tmp, cap["production"]), "w") as f:
+            _dump_graph(graphs["production"], f)
+        if cap["fusions"]:
+            os.makedirs(os.path.join(tmp, "fusions"))
+        for name, rel in cap["fusions"].items():
+            with open(os.path.join(tmp, rel), "w") as f:
+                _dump_graph(graphs["fusions"][name], f)
+        with open(os.path.join(tmp, "capture.json"), "w") as f:
+            _dump(cap, f)
+        if os.path.exists(out_dir):
+            old = tempfile.mkdtemp(prefix="." + os.path.basename(out_dir) + ".old-", dir=parent)
+            os.rmdir(old)
+            os.rename(out_dir, old)
+        os.rename(tmp, out_dir)
+        tmp = None
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _error(err, debug):
+    line = json.dumps(err, allow_nan=False)
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+    return EXIT_ERROR
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m torchtv_capture",
+                                 description="Capture the reference/production graphs of a torchtv pair file as JSON.")
+    ap.add_argument("pair", help="the pair file (.py)")
+    ap.add_argument("-o", "--out", metavar="DIR", help="write DIR/capture.json, reference.json, production.json, fusions/")
+    ap.add_argument("--force", action="store_true", help="replace DIR if it exists and is not empty")
+    ap.add_argument("--emit-stdout", action="store_true",
+                    help='print {"capture":..., "graphs": {...}} as one JSON object on stdout')
+    ap.add_argument("--debug", action="store_true", help="also print Python tracebacks and warnings on stderr")
+    args = ap.parse_args(argv)
+    if not args.out and not args.emit_stdout:
+        ap.error("give -o DIR and/or --emit-stdout")
+
+    pair_abs = os.path.abspath(args.pair)
+    real_stdout = sys.stdout
+    try:
+        import warnings
+        # The user's code must not write to our stdout (it carries the JSON with --emit-stdout).
+        with contextlib.redirect_stdout(sys.stderr), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            try:
+                import torch  # noqa: F401
+            except Exception as e:
+                from .errors import CaptureError
+                raise CaptureError("cannot import torch in %s: %s: %s" % (sys.executable, type(e).__name__, e))
+            from .capture import capture_pair
+            result = capture_pair(args.pair)
+            if args.out:
+                write_dir(result, args.out, args.force)
+        if args.debug:
+            for w in caught:
+                sys.stderr.write("warning: %s:%s: %s\n" % (w.filename, w.lineno, w.message))
+        if args.emit_stdout:
+            _dump(result, real_stdout, compact=True)
+            real_stdout.write("\n")
+            real_stdout.flush()
+        return 0
+    except Exception as e:  # CaptureError and anything unexpected
+        from .errors import CaptureError, UserFiles, user_frame_of_exception
+        if args.debug:
+            traceback.print_exc(file=sys.stderr)
+        if isinstance(e, CaptureError):
+            err = e.to_json()
+        else:
+            f, l = user_frame_of_exception(e, UserFiles([pair_abs]), None)
+            err = {"error": "internal error in torchtv_capture: %s: %s" % (type(e).__name__, e),
+                   "file": f, "line": l}
+        return _error(err, args.debug)

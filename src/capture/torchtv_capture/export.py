@@ -1,0 +1,370 @@
+"""Conversion of a traced FX graph (make_fx output) into the torchtv-graph JSON format v1."""
+import operator
+
+import torch
+import torch.fx
+
+from .errors import CaptureError
+from .locations import node_loc
+from .values import (bind_args, canonical_name, dtype_name, encode_value, enc_float)
+
+FORMAT = "torchtv-graph"
+VERSION = 1
+MAX_CONSTANT_ELEMENTS = 1024
+
+
+def tensor_meta(t):
+    return {"dtype": dtype_name(t.dtype), "shape": [int(d) for d in t.shape]}
+
+
+class _Meta:
+    """What a node produced when the graph was re-executed: a tensor's dtype and shape, a tuple of
+    those (None for absent outputs), or a non-tensor marker."""
+
+
+def _describe(v):
+    if isinstance(v, torch.Tensor):
+        return (v.dtype, tuple(int(d) for d in v.shape))
+    if v is None:
+        return None
+    if isinstance(v, (tuple, list)):
+        return [_describe(x) for x in v]
+    return ("nontensor", type(v).__name__)
+
+
+class _MetaInterpreter(torch.fx.Interpreter):
+    """Re-executes the graph on the example inputs to learn every node's output dtypes and shapes
+    (make_fx 1.13 records no metadata for multi-output ops) and to record the arguments of the
+    first call of each custom op of interest."""
+
+    def __init__(self, gm, watch_ops):
+        super().__init__(gm)
+        self.metas = {}
+        self.watch = watch_ops        # canonical-name matcher -> key
+        self.calls = {}               # key -> list of (node, args, kwargs, result)
+
+    def run_node(self, n):
+        res = super().run_node(n)
+        self.metas[n] = _describe(res)
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload) and self.watch:
+            key = self.watch(n.target)
+            if key is not None:
+                args, kwargs = self.fetch_args_kwargs_from_env(n)
+                self.calls.setdefault(key, []).append((n, args, kwargs, res))
+        return res
+
+
+def _is_opoverload(t):
+    return isinstance(t, torch._ops.OpOverload)
+
+
+def _return_kinds(op):
+    """Per schema return: 'tensor' | 'opt_tensor' | error."""
+    kinds = []
+    for r in op._schema.returns:
+        ts = str(r.type)
+        if ts == "Tensor":
+            kinds.append("tensor")
+        elif ts == "Optional[Tensor]":
+            kinds.append("opt_tensor")
+        elif ts.startswith("List[") and "Tensor" in ts:
+            raise CaptureError("op %s returns a list of tensors (%s); such ops are not supported yet"
+                               % (canonical_name(op), ts))
+        else:
+            raise CaptureError("op %s returns a non-tensor value (%s); data-dependent values and "
+                               "symbolic shapes are not supported" % (canonical_name(op), ts))
+    return kinds
+
+
+def _alias_sets(op):
+    """For each return, the set of argument indices it aliases (views), from the schema."""
+    args = op._schema.arguments
+    res = []
+    for r in op._schema.returns:
+        ai = r.alias_info
+        s = set()
+        if ai is not None:
+            rs = set(ai.before_set) | set(getattr(ai, "after_set", set()) or set())
+            for i, a in enumerate(args):
+                if a.alias_info is not None and (set(a.alias_info.before_set) & rs):
+                    s.add(i)
+        res.append(s)
+    return res
+
+
+def _written_args(op):
+    return [i for i, a in enumerate(op._schema.arguments)
+            if a.alias_info is not None and a.alias_info.is_write]
+
+
+def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
+                  watch_ops=None, input_extra=None):
+    """Returns (graph_json, info) where info has 'outputs' (list of (dtype, shape)) and 'calls'
+    (custom-op calls recorded for ``watch_ops``)."""
+    graph = gm.graph
+    interp = _MetaInterpreter(gm, watch_ops)
+    with torch.no_grad():
+        try:
+            interp.run(*[t.detach() for t in input_tensors])
+        except CaptureError:
+            raise
+        except Exception as e:
+            raise CaptureError("re-executing the captured %s graph failed: %s: %s"
+                               % (name, type(e).__name__, str(e)[:400]))
+    metas = interp.metas
+
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(input_names):
+        raise CaptureError("internal: %s graph has %d placeholders for %d inputs"
+                           % (name, len(placeholders), len(input_names)))
+
+    used = set()
+    vname = {}   # fx node -> value name (tensor-valued nodes, incl. getitem)
+
+    def fresh(base):
+        n = base
+        k = 1
+        while n in used:
+            n = "%s_%d" % (base, k)
+            k += 1
+        used.add(n)
+        return n
+
+    for nm in input_names:
+        used.add(nm)
+    # node names first claim their FX names (unique), inputs keep the user's names
+    inputs_json = []
+    for i, (ph, nm, t) in enumerate(zip(placeholders, input_names, input_tensors)):
+        vname[ph] = nm
+        ent = {"name": nm}
+        ent.update(tensor_meta(t))
+        if input_extra:
+            ent.update(input_extra[i])
+        inputs_json.append(ent)
+
+    def ref(x):
+        if not isinstance(x, torch.fx.Node):
+            raise CaptureError("%s graph: expected a tensor value, got %r" % (name, x))
+        if x not in vname:
+            raise CaptureError("%s graph: node %s is used as a tensor but produces no tensor value"
+                               % (name, x.name))
+        return vname[x]
+
+    schemas = {}
+    nodes_json = []
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    index = {}       # fx node -> position in nodes_json
+    mutations = []   # (node, [arg fx nodes written])
+    view_edges = []  # (out value node, in fx node)
+
+    for n in graph.nodes:
+        if n.op == "placeholder" or n.op == "output":
+            continue
+        if n.op == "get_attr":
+            nodes_json.append(_constant_node(gm, n, fresh, vname, name))
+            continue
+        if n.op != "call_function":
+            raise CaptureError("%s graph: unsupported FX node %s (%s %s)" % (name, n.name, n.op, n.target))
+        if n.target is operator.getitem:
+            src = n.args[0]
+            if not (isinstance(src, torch.fx.Node) and src.op == "call_function"
+                    and _is_opoverload(src.target)):
+                raise CaptureError("%s graph: unsupported getitem on %s" % (name, src))
+            if n not in vname:
+                raise CaptureError("%s graph: getitem %s of %s has no output" % (name, n.name, src.name))
+            continue
+        if not _is_opoverload(n.target):
+            tname = getattr(n.target, "__name__", str(n.target))
+            raise CaptureError("%s graph: node %s calls %s, which is not an ATen/custom operator "
+                               "(symbolic shapes and Python-level ops are not supported)"
+                               % (name, n.name, tname), *_loc_tuple(n))
+        op = n.target
+        cname = canonical_name(op)
+        try:
+            kinds = _return_kinds(op)
+            bound = bind_args(op, n.args, n.kwargs)
+        except CaptureError as e:
+            raise CaptureError("%s graph, node %s: %s" % (name, n.name, e.message), *_loc_tuple(n))
+        schemas[cname] = str(op._schema)
+        args_json = []
+        for sp, v in bound:
+            try:
+                enc = encode_value(sp, v, ref, "%s argument '%s'" % (cname, sp.name))
+            except CaptureError as e:
+                raise CaptureError("%s graph, node %s: %s" % (name, n.name, e.message), *_loc_tuple(n))
+            ent = {"name": sp.name}
+            ent.update(enc)
+            args_json.append(ent)
+
+        meta = metas.get(n)
+        outs_json = []
+        if len(kinds) == 1:
+            if meta is None:
+                outs_json.append(None)
+            else:
+                vname[n] = fresh(n.name)
+                outs_json.append(_out_entry(vname[n], meta, name, n))
+        else:
+            if not isinstance(meta, list) or len(meta) != len(kinds):
+                raise CaptureError("%s graph: node %s (%s) produced %r, expected %d outputs"
+                                   % (name, n.name, cname, meta, len(kinds)))
+            by_index = {}
+            for u in n.users:
+                if u.op == "call_function" and u.target is operator.getitem:
+                    by_index.setdefault(u.args[1], []).append(u)
+                else:
+                    raise CaptureError("%s graph: multi-output node %s is used directly by %s"
+                                       % (name, n.name, u.name))
+            for i, m in enumerate(meta):
+                gs = sorted(by_index.get(i, []), key=lambda g: order[g])
+                if m is None:
+                    if gs:
+                        raise CaptureError("%s graph: absent output %d of %s is used" % (name, i, n.name))
+                    outs_json.append(None)
+                    continue
+                vn = fresh(gs[0].name if gs else "%s.%d" % (n.name, i))
+                for g in gs:
+                    vname[g] = vn
+                outs_json.append(_out_entry(vn, m, name, n))
+
+        written = _written_args(op)
+        if written:
+            mutations.append((n, [bound[i][1] for i in written]))
+        for oi, s in enumerate(_alias_sets(op)):
+            for ai in s:
+                v = bound[ai][1]
+                if isinstance(v, torch.fx.Node):
+                    view_edges.append((n, oi, v))
+        index[n] = len(nodes_json)
+        nodes_json.append({"op": cname, "args": args_json, "outputs": outs_json, "loc": node_loc(n)})
+
+    # outputs
+    out_node = next(n for n in graph.nodes if n.op == "output")
+    res = out_node.args[0]
+    if isinstance(res, torch.fx.Node):
+        res_list = [res]
+    elif isinstance(res, (tuple, list)):
+        res_list = list(res)
+    else:
+        raise CaptureError("%s returned %r; expected a tensor or a tuple of tensors" % (name, res))
+    if output_names is None:
+        output_names = ["out"] if isinstance(res, torch.fx.Node) else ["out%d" % i for i in range(len(res_list))]
+    if len(output_names) != len(res_list):
+        raise CaptureError("internal: %d output names for %d outputs" % (len(output_names), len(res_list)))
+    outputs_json = []
+    out_metas = []
+    for on, r in zip(output_names, res_list):
+        if not isinstance(r, torch.fx.Node) or r not in vname:
+            raise CaptureError("%s returns %r as output '%s'; only tensors computed from the inputs "
+                               "can be returned" % (name, r, on))
+        outputs_json.append({"name": on, "value": vname[r]})
+        m = metas.get(r)
+        out_metas.append(m)
+
+    _check_mutations(graph, mutations, view_edges, order, name)
+
+    g = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": name,
+        "producer": producer,
+        "schemas": dict(sorted(schemas.items())),
+        "inputs": inputs_json,
+        "nodes": nodes_json,
+        "outputs": outputs_json,
+    }
+    return g, {"outputs": out_metas, "calls": interp.calls, "metas": metas, "vname": vname,
+               "index": index}
+
+
+def _loc_tuple(n):
+    loc = node_loc(n)
+    return (loc["file"], loc["line"]) if loc else (None, None)
+
+
+def _out_entry(vn, m, gname, n):
+    if not (isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], torch.dtype)):
+        raise CaptureError("%s graph: node %s produced a non-tensor value %r" % (gname, n.name, m))
+    try:
+        dt = dtype_name(m[0])
+    except CaptureError as e:
+        raise CaptureError("%s graph, node %s: %s" % (gname, n.name, e.message), *_loc_tuple(n))
+    return {"name": vn, "dtype": dt, "shape": list(m[1])}
+
+
+def _constant_node(gm, n, fresh, vname, gname):
+    obj = gm
+    for part in str(n.target).split("."):
+        obj = getattr(obj, part)
+    if not isinstance(obj, torch.Tensor):
+        raise CaptureError("%s graph: attribute %s is a %s, not a tensor" % (gname, n.target, type(obj).__name__))
+    t = obj.detach()
+    if t.numel() > MAX_CONSTANT_ELEMENTS:
+        lt = _loc_tuple(n)
+        raise CaptureError("%s graph: a tensor constant of shape %s (%d elements) is captured; constants "
+                           "with more than %d elements are not supported (pass it as an input instead)"
+                           % (gname, list(t.shape), t.numel(), MAX_CONSTANT_ELEMENTS), *lt)
+    dt = dtype_name(t.dtype)
+    flat = t.reshape(-1).cpu().tolist()
+    if t.dtype == torch.bool:
+        val = {"bools": [bool(x) for x in flat]}
+    elif t.dtype.is_floating_point:
+        val = {"floats": [enc_float(x) for x in flat]}
+    else:
+        val = {"ints": [int(x) for x in flat]}
+    vn = fresh(n.name)
+    vname[n] = vn
+    arg = {"name": "value"}
+    arg.update(val)
+    return {"op": "prim::constant", "args": [arg],
+            "outputs": [{"name": vn, "dtype": dt, "shape": [int(d) for d in t.shape]}],
+            "loc": node_loc(n)}
+
+
+def _check_mutations(graph, mutations, view_edges, order, gname):
+    """In-place ops are kept as they are; a reader may treat them as their functional
+    counterparts only if neither the mutated value nor any alias of it is read after the
+    mutation and it is not a graph input. Enforce that."""
+    if not mutations:
+        return
+    parent = {}
+
+    def find(x):
+        while parent.get(x, x) is not x:
+            x = parent[x]
+        return x
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra is not rb:
+            parent[ra] = rb
+
+    # outputs of multi-output views are getitem nodes
+    for n, oi, src in view_edges:
+        outs = [n] if len(n.target._schema.returns) == 1 else \
+            [u for u in n.users if u.target is operator.getitem and u.args[1] == oi]
+        for o in outs:
+            union(o, src)
+    classes = {}
+    for n in graph.nodes:
+        classes.setdefault(find(n), []).append(n)
+    for mnode, written in mutations:
+        for w in written:
+            if not isinstance(w, torch.fx.Node):
+                continue
+            members = classes.get(find(w), [w])
+            for v in members:
+                if v.op == "placeholder":
+                    raise CaptureError("%s graph: in-place op %s (node %s) mutates graph input '%s' "
+                                       "(or a view of it); in-place updates of inputs are not supported"
+                                       % (gname, canonical_name(mnode.target), mnode.name, v.name),
+                                       *_loc_tuple(mnode))
+                if order[v] >= order[mnode]:
+                    continue  # the mutation's result, or later versions/views of it
+                for u in v.users:
+                    if order[u] > order[mnode] and u is not mnode:
+                        raise CaptureError("%s graph: in-place op %s (node %s) mutates a value that "
+                                           "is read again afterwards (by %s); this aliasing is not "
+                                           "supported, use the out-of-place op"
+                                           % (gname, canonical_name(mnode.target), mnode.name, u.name),
+                                           *_loc_tuple(mnode))

@@ -1,0 +1,248 @@
+"""Loading and validating a pair file (see DESIGN.md, "Pair files")."""
+import ast
+import hashlib
+import inspect
+import os
+import sys
+import types
+
+import torch
+
+from .errors import CaptureError, UserFiles, user_frame_of_exception, short_exc
+from .values import dtype_name
+
+MODES = ("forward", "train_step")
+
+
+class Pair:
+    """A loaded pair file."""
+
+    def __init__(self):
+        self.path = None          # absolute path of the pair file
+        self.module = None
+        self.tree = None          # ast of the pair file
+        self.mode = "forward"
+        self.reference = None
+        self.production = None
+        self.example_inputs = None  # tuple of tensors
+        self.input_names = None     # value names of the inputs (reference's parameter names)
+        self.fusions = {}           # "ns::op" -> (OpOverloadPacket or OpOverload, fn)
+        self.user_files = None
+
+
+def _assign_line(tree, name):
+    """Line of the last top-level assignment to ``name`` in the module, or None."""
+    line = None
+    for st in getattr(tree, "body", []):
+        targets = []
+        if isinstance(st, ast.Assign):
+            targets = st.targets
+        elif isinstance(st, (ast.AnnAssign, ast.AugAssign)):
+            targets = [st.target]
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id == name:
+                line = st.lineno
+    return line
+
+
+def _def_line(fn):
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return code.co_firstlineno if code is not None else None
+
+
+def _fn_file(fn):
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return code.co_filename if code is not None else None
+
+
+def return_line(fn):
+    """Line of the single ``return`` statement of ``fn`` (ignoring nested functions), else the
+    line of its ``def``, else None."""
+    fn = inspect.unwrap(fn)
+    line = _def_line(fn)
+    try:
+        src_lines, start = inspect.getsourcelines(fn)
+        import textwrap
+        tree = ast.parse(textwrap.dedent("".join(src_lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return line
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return line
+    rets = []
+
+    def walk(node):
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(ch, ast.Return):
+                rets.append(ch)
+            walk(ch)
+
+    walk(tree.body[0])
+    if len(rets) == 1:
+        return start + rets[0].lineno - 1
+    return line
+
+
+def resolve_op(qualname):
+    """``ns::op`` or ``ns::op.overload`` -> the OpOverloadPacket / OpOverload, or None."""
+    if "::" not in qualname:
+        return None
+    ns, rest = qualname.split("::", 1)
+    name, _, overload = rest.partition(".")
+    try:
+        packet = getattr(getattr(torch.ops, ns), name)
+    except (AttributeError, RuntimeError):
+        return None
+    if overload:
+        try:
+            return getattr(packet, overload)
+        except (AttributeError, RuntimeError):
+            return None
+    return packet
+
+
+def load_pair(path):
+    pair = Pair()
+    ap = os.path.abspath(path)
+    pair.path = ap
+    pair.user_files = UserFiles([ap])
+    if not os.path.isfile(ap):
+        raise CaptureError("pair file not found: %s" % ap, ap, None)
+    try:
+        with open(ap, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        raise CaptureError("cannot read pair file: %s" % short_exc(e), ap, None)
+    try:
+        code = compile(source, ap, "exec", dont_inherit=True)
+        pair.tree = ast.parse(source, ap)
+    except SyntaxError as e:
+        raise CaptureError("syntax error in pair file: %s" % (e.msg or str(e)),
+                           os.path.abspath(e.filename) if e.filename else ap, e.lineno)
+    except ValueError as e:  # e.g. null bytes
+        raise CaptureError("cannot compile pair file: %s" % short_exc(e), ap, None)
+
+    modname = "torchtv_pair_" + hashlib.sha1(ap.encode()).hexdigest()[:12]
+    mod = types.ModuleType(modname)
+    mod.__file__ = ap
+    sys.modules[modname] = mod
+    pair.module = mod
+    d = os.path.dirname(ap)
+    added = d not in sys.path
+    if added:
+        sys.path.insert(0, d)
+    try:
+        exec(code, mod.__dict__)
+    except CaptureError:
+        raise
+    except BaseException as e:
+        if isinstance(e, (KeyboardInterrupt,)):
+            raise
+        f, l = user_frame_of_exception(e, pair.user_files, ap)
+        if isinstance(e, SystemExit):
+            raise CaptureError("the pair file called sys.exit() while being imported", f, l)
+        raise CaptureError("importing the pair file failed: %s" % short_exc(e), f, l)
+
+    for fname in ("example_inputs", "reference", "production"):
+        fn = getattr(mod, fname, None)
+        if fn is None:
+            raise CaptureError("the pair file defines no function '%s' (required: example_inputs, "
+                               "reference, production)" % fname, ap, None)
+        if not callable(fn):
+            raise CaptureError("'%s' in the pair file is not a function" % fname, ap,
+                               _assign_line(pair.tree, fname))
+    pair.reference = mod.reference
+    pair.production = mod.production
+
+    mode = getattr(mod, "MODE", "forward")
+    if mode not in MODES:
+        raise CaptureError("MODE must be one of %s, got %r" % (", ".join(repr(m) for m in MODES), mode),
+                           ap, _assign_line(pair.tree, "MODE"))
+    pair.mode = mode
+
+    fusions = getattr(mod, "FUSIONS", None)
+    if fusions is not None:
+        fl = _assign_line(pair.tree, "FUSIONS")
+        if not isinstance(fusions, dict):
+            raise CaptureError("FUSIONS must be a dict from 'ns::op' to a function, got %s"
+                               % type(fusions).__name__, ap, fl)
+        for k, fn in fusions.items():
+            if not isinstance(k, str) or "::" not in k:
+                raise CaptureError("FUSIONS key %r is not a qualified op name 'ns::op'" % (k,), ap, fl)
+            if not callable(fn):
+                raise CaptureError("FUSIONS[%r] is not a function" % k, ap, fl)
+            op = resolve_op(k)
+            if op is None:
+                raise CaptureError("FUSIONS names op %r, but no such operator is registered "
+                                   "(torch.ops.%s)" % (k, k.replace("::", ".")), ap, fl)
+            if k.split("::")[0] == "aten":
+                raise CaptureError("FUSIONS key %r is an aten op; FUSIONS is for custom ops" % k, ap, fl)
+            pair.fusions[k] = (op, fn)
+            pair.user_files.add(_fn_file(fn))
+
+    # example inputs
+    try:
+        inputs = mod.example_inputs()
+    except Exception as e:
+        f, l = user_frame_of_exception(e, pair.user_files, ap)
+        raise CaptureError("example_inputs() raised %s" % short_exc(e), f, l)
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    el = _def_line(mod.example_inputs)
+    if not isinstance(inputs, (tuple, list)):
+        raise CaptureError("example_inputs() must return a tuple of tensors, got %s"
+                           % type(inputs).__name__, ap, return_line(mod.example_inputs))
+    for i, t in enumerate(inputs):
+        if not isinstance(t, torch.Tensor):
+            raise CaptureError("example_inputs()[%d] is a %s, not a tensor" % (i, type(t).__name__),
+                               ap, return_line(mod.example_inputs))
+        try:
+            dtype_name(t.dtype)
+        except CaptureError as e:
+            raise CaptureError("example_inputs()[%d]: %s" % (i, e.message), ap,
+                               return_line(mod.example_inputs))
+        if t.layout != torch.strided:
+            raise CaptureError("example_inputs()[%d] has layout %s; only dense tensors are supported"
+                               % (i, t.layout), ap, return_line(mod.example_inputs))
+    if not inputs:
+        raise CaptureError("example_inputs() returned no tensors", ap, el)
+    pair.example_inputs = tuple(inputs)
+
+    # input names from reference's signature; both functions must accept the inputs
+    pair.input_names = _param_names(mod.reference, len(inputs), "reference", ap)
+    _param_names(mod.production, len(inputs), "production", ap)
+    if mode == "train_step" and not any(t.requires_grad for t in inputs):
+        raise CaptureError("MODE is 'train_step' but no tensor from example_inputs() has "
+                           "requires_grad=True, so there is nothing to differentiate", ap,
+                           return_line(mod.example_inputs))
+    return pair
+
+
+def _param_names(fn, n, what, ap):
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return ["in%d" % i for i in range(n)]
+    try:
+        sig.bind(*range(n))
+    except TypeError as e:
+        raise CaptureError("%s() cannot be called with the %d tensors example_inputs() returns: %s"
+                           % (what, n, e), ap, _def_line(fn))
+    names = []
+    for p in sig.parameters.values():
+        if len(names) == n:
+            break
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            while len(names) < n:
+                names.append("%s%d" % (p.name, len(names)))
+    seen = set()
+    out = []
+    for i, nm in enumerate(names):
+        if nm in seen:
+            nm = "in%d" % i
+        seen.add(nm)
+        out.append(nm)
+    return out

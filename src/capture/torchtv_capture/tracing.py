@@ -1,0 +1,125 @@
+"""Tracing the pair's functions into FX graphs of aten ops with make_fx."""
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from .errors import CaptureError, user_frame_of_exception, short_exc
+
+_DATA_DEP_MARKERS = (
+    "trying to get value out of a tracing tensor",
+    "data-dependent",
+    "data dependent",
+    "Could not guard on data-dependent",
+    "GuardOnDataDependentSymNode",
+)
+
+
+def _describe_trace_error(exc, what):
+    msg = str(exc)
+    if any(m in msg for m in _DATA_DEP_MARKERS):
+        return ("data-dependent control flow or value access in %s: a tensor's value was read "
+                "during tracing (bool()/if on a tensor, .item(), .tolist(), ...); captured graphs "
+                "must not depend on tensor values [%s]" % (what, short_exc(exc, 300)))
+    return "tracing %s failed: %s" % (what, short_exc(exc))
+
+
+def run_make_fx(fn, inputs, what, pair, recorder):
+    """make_fx(fn)(*inputs) with location recording; errors become CaptureError."""
+    def traced(*args):
+        return fn(*args)
+
+    try:
+        with recorder:
+            gm = make_fx(traced)(*inputs)
+    except CaptureError:
+        raise
+    except Exception as e:
+        f, l = user_frame_of_exception(e, pair.user_files, pair.path)
+        raise CaptureError(_describe_trace_error(e, what), f, l)
+    return gm
+
+
+def detached(inputs):
+    return tuple(t.detach() for t in inputs)
+
+
+def trace_forward(pair, fn, inputs, what, recorder):
+    return run_make_fx(fn, detached(inputs), what, pair, recorder)
+
+
+def _anomaly_mode():
+    """Autograd anomaly mode without NaN checks (which would add isnan ops to the graph)."""
+    try:
+        return torch.autograd.set_detect_anomaly(True, check_nan=False)
+    except TypeError:  # very old torch: no check_nan; skip anomaly mode entirely
+        import contextlib
+        return contextlib.nullcontext()
+
+
+def trace_joint(pair, recorder):
+    """The reference's joint forward+backward graph: (loss, *grads w.r.t. inputs requiring
+    grad), in aten ops, no decompositions."""
+    reference = pair.reference
+    inputs = pair.example_inputs
+    req = [i for i, t in enumerate(inputs) if t.requires_grad]
+    info = {}
+
+    def joint(*args):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Anomaly Detection has been enabled ..." (2.x)
+            with _anomaly_mode():
+                loss = reference(*args)
+        if not isinstance(loss, torch.Tensor):
+            raise CaptureError("MODE is 'train_step' but reference() returned %s, not a scalar loss "
+                               "tensor" % type(loss).__name__, pair.path, _ret_line(reference))
+        if loss.dim() != 0:
+            raise CaptureError("MODE is 'train_step' but reference() returned a tensor of shape %s, "
+                               "not a scalar (0-dim) loss" % list(loss.shape), pair.path,
+                               _ret_line(reference))
+        if not loss.dtype.is_floating_point:
+            raise CaptureError("reference() returned a loss of dtype %s; it must be floating point"
+                               % loss.dtype, pair.path, _ret_line(reference))
+        if loss.grad_fn is None:
+            raise CaptureError("the loss returned by reference() does not depend on any input that "
+                               "requires grad", pair.path, _ret_line(reference))
+        diff = [args[i] for i in req]
+        info["hooks"] = recorder.install_backward_hooks(loss.grad_fn)
+        recorder.backward_loc = recorder.grad_fn_loc(loss.grad_fn)
+        try:
+            grads = torch.autograd.grad(loss, diff, allow_unused=True)
+        finally:
+            recorder.backward_loc = None
+        out = [loss]
+        for i, t, g in zip(req, diff, grads):
+            out.append(torch.zeros_like(t) if g is None else g)
+            if g is None:
+                info.setdefault("unused", []).append(pair.input_names[i])
+        return tuple(out)
+
+    gm = run_make_fx(joint, inputs, "reference (joint forward+backward)", pair, recorder)
+    return gm, req, info
+
+
+def _ret_line(fn):
+    from .pairfile import return_line
+    return return_line(fn)
+
+
+def _is_autograd_error(exc):
+    m = str(exc)
+    return ("does not require grad" in m or "does not have a grad_fn" in m
+            or "One of the differentiated Tensors" in m)
+
+
+def trace_production(pair, recorder):
+    """Production as written. Inputs are detached so that autograd adds nothing to the graph;
+    if production itself calls into autograd (and fails without grad-requiring inputs), it is
+    traced again with the inputs as example_inputs() made them."""
+    what = "production"
+    inputs = pair.example_inputs
+    try:
+        return run_make_fx(pair.production, detached(inputs), what, pair, recorder)
+    except CaptureError as e:
+        if not (any(t.requires_grad for t in inputs) and _is_autograd_error(e)):
+            raise
+    return run_make_fx(pair.production, inputs, what, pair, recorder)

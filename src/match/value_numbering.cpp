@@ -1,0 +1,39 @@
+#include "src/match/value_numbering.h"
+
+#include <algorithm>
+
+namespace torchtv {
+
+bool isBitwiseCommutative(const Node &n) {
+  if (n.op == "aten::add.Tensor") {
+    const Attribute &alpha = n.attr("alpha");
+    return alpha.isInt() && alpha.asInt() == 1;
+  }
+  return n.op == "aten::mul.Tensor" || n.op == "aten::eq.Tensor" || n.op == "aten::ne.Tensor" ||
+         n.op == "aten::logical_and" || n.op == "aten::logical_or" || n.op == "aten::logical_xor";
+}
+
+void ValueNumbering::addGraph(const Graph &g) {
+  for (size_t i = 0; i < g.inputs().size(); ++i) numbers_[g.inputs()[i]] = static_cast<int>(i);
+  numInputs_ = std::max(numInputs_, g.inputs().size());
+
+  for (const auto &node : g.nodes()) {
+    std::vector<int> operands;
+    for (const Value *v : node->inputs) operands.push_back(v ? numbers_.at(v) : -1);
+    if (isBitwiseCommutative(*node)) std::sort(operands.begin(), operands.end());
+
+    std::string key = node->op + "(";
+    for (int o : operands) key += std::to_string(o) + ",";
+    key += "){";
+    for (const auto &[name, attr] : node->attrs) key += name + "=" + attr.str() + ";";
+    key += "}";
+    for (const Value *out : node->outputs) {
+      std::string outKey = key + "#" + std::to_string(out->outputIndex) + ":" + out->type.str();
+      auto [it, inserted] =
+          table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));
+      numbers_[out] = it->second;
+    }
+  }
+}
+
+}  // namespace torchtv

@@ -1,0 +1,76 @@
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "src/report/report.h"
+
+namespace torchtv {
+
+namespace {
+
+using nlohmann::json;
+
+json levelJson(Level l) { return l == Level::None ? json(nullptr) : json(std::string(levelName(l))); }
+
+json siteJson(const std::optional<Site> &s) {
+  if (!s) return nullptr;
+  return {{"value", s->value}, {"op", s->op}, {"loc", s->loc.empty() ? json(nullptr) : json(s->loc)}};
+}
+
+// JSON has no NaN or infinity: such values are written as strings.
+json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+json counterexampleJson(const std::optional<Counterexample> &c) {
+  if (!c) return nullptr;
+  json inputs = json::array();
+  for (const TensorValues &t : c->inputs) {
+    json values = json::array();
+    for (double v : t.values) values.push_back(number(v));
+    inputs.push_back({{"name", t.name}, {"type", t.type}, {"values", values}});
+  }
+  return {{"inputs", inputs},
+          {"output", c->output},
+          {"index", c->index},
+          {"reference_value", number(c->referenceValue)},
+          {"production_value", number(c->productionValue)},
+          {"note", c->note}};
+}
+
+}  // namespace
+
+std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
+  json outputs = json::array();
+  for (const OutputResult &o : r.outputs)
+    outputs.push_back({{"name", o.name},
+                       {"verdict", std::string(verdictName(o.verdict))},
+                       {"level", levelJson(o.level)},
+                       {"reason", o.reason},
+                       {"reference_site", siteJson(o.referenceSite)},
+                       {"production_site", siteJson(o.productionSite)}});
+  json j = {
+      {"torchtv_version", ctx.version},
+      {"verdict", std::string(verdictName(r.verdict))},
+      {"level", levelJson(r.level)},
+      {"reason", r.reason},
+      {"exit_code", exitCode(r.verdict)},
+      {"outputs", outputs},
+      {"counterexample", counterexampleJson(r.counterexample)},
+      {"assumptions", r.assumptions},
+      {"error", r.verdict == Verdict::Error
+                    ? json{{"message", r.reason},
+                           {"location", r.errorLocation.empty() ? json(nullptr) : json(r.errorLocation)}}
+                    : json(nullptr)},
+      {"files", {{"reference", ctx.referencePath}, {"production", ctx.productionPath}}},
+      {"stats",
+       {{"reference_nodes", r.stats.referenceNodes},
+        {"production_nodes", r.stats.productionNodes},
+        {"seconds", r.stats.seconds}}},
+  };
+  return j.dump(2) + "\n";
+}
+
+}  // namespace torchtv

@@ -1,0 +1,88 @@
+#include "src/verify/check.h"
+
+#include <chrono>
+
+#include "ir/diagnostic.h"
+#include "src/match/divergence.h"
+#include "src/match/value_numbering.h"
+
+namespace torchtv {
+
+namespace {
+
+void requireSameInterface(const Graph &ref, const Graph &prod) {
+  if (ref.inputs().size() != prod.inputs().size())
+    throw InputError("the graphs take different numbers of inputs: reference " +
+                     std::to_string(ref.inputs().size()) + ", production " +
+                     std::to_string(prod.inputs().size()));
+  for (size_t i = 0; i < ref.inputs().size(); ++i) {
+    const Value *a = ref.inputs()[i], *b = prod.inputs()[i];
+    if (a->type != b->type)
+      throw InputError("input " + std::to_string(i) + " has type " + a->type.str() + " (%" + a->name +
+                       ") in the reference but " + b->type.str() + " (%" + b->name + ") in production");
+  }
+  if (ref.outputs().size() != prod.outputs().size())
+    throw InputError("the graphs return different numbers of outputs: reference " +
+                     std::to_string(ref.outputs().size()) + ", production " +
+                     std::to_string(prod.outputs().size()));
+}
+
+Site siteOf(const Node &n) {
+  return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
+}
+
+}  // namespace
+
+CheckResult checkGraphs(const Graph &ref, const Graph &prod, const CheckOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  requireSameInterface(ref, prod);
+
+  ValueNumbering vn;
+  vn.addGraph(ref);
+  vn.addGraph(prod);
+  auto refNumbers = numbersOf(ref, vn), prodNumbers = numbersOf(prod, vn);
+
+  CheckResult result;
+  for (size_t i = 0; i < ref.outputs().size(); ++i) {
+    const Value *a = ref.outputs()[i], *b = prod.outputs()[i];
+    OutputResult out;
+    out.name = ref.outputNames()[i];
+    if (a->type != b->type) {
+      out.verdict = Verdict::NotEquivalent;
+      out.reason = std::string(reasons::kTypeMismatch) + ": reference " + a->type.str() + ", production " +
+                   b->type.str();
+      if (!result.counterexample) {
+        Counterexample cex;
+        cex.output = out.name;
+        cex.note = out.reason + " (any input shows it)";
+        result.counterexample = cex;
+      }
+    } else if (vn.number(a) == vn.number(b)) {
+      out.verdict = Verdict::Equivalent;
+      out.level = Level::Bitwise;
+      out.reason = reasons::kStructurallyEqual;
+    } else {
+      out.verdict = Verdict::Unknown;
+      out.reason = reasons::kNoStructuralMatch;
+      const Node *r = firstUnmatchedNode(ref, a, vn, prodNumbers);
+      const Node *p = firstUnmatchedNode(prod, b, vn, refNumbers);
+      if (r) out.referenceSite = siteOf(*r);
+      if (p) out.productionSite = siteOf(*p);
+      if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
+                          (p->loc.known() ? " at " + p->loc.str() : "");
+      out.reason += " (torchtv has no prover for the differing part yet)";
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  summarize(result);
+  if (result.verdict == Verdict::Equivalent) result.assumptions.push_back(reasons::kDeterminismAssumption);
+  applyRequirement(result, options.require);
+
+  result.stats.referenceNodes = ref.nodes().size();
+  result.stats.productionNodes = prod.nodes().size();
+  result.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace torchtv

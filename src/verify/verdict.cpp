@@ -1,0 +1,88 @@
+#include "src/verify/verdict.h"
+
+namespace torchtv {
+
+namespace reasons {
+const char *const kStructurallyEqual = "structurally equal";
+const char *const kNoStructuralMatch = "not proven: the graphs differ structurally";
+const char *const kTypeMismatch = "output types differ";
+const char *const kAllOutputsEquivalent = "all outputs equivalent";
+const char *const kSomeOutputsDiffer = "some outputs differ";
+const char *const kSomeOutputsUnknown = "some outputs could not be decided";
+const char *const kRealOnlyButBitwiseRequired =
+    "equivalent only at level real, but --require bitwise was given";
+const char *const kDeterminismAssumption = "each primitive op is deterministic";
+}  // namespace reasons
+
+std::string_view verdictName(Verdict v) {
+  switch (v) {
+  case Verdict::Equivalent: return "equivalent";
+  case Verdict::NotEquivalent: return "not_equivalent";
+  case Verdict::Unknown: return "unknown";
+  case Verdict::Error: return "error";
+  }
+  return "error";
+}
+
+std::string_view levelName(Level l) {
+  switch (l) {
+  case Level::Bitwise: return "bitwise";
+  case Level::Real: return "real";
+  case Level::None: return "";
+  }
+  return "";
+}
+
+int exitCode(Verdict v) {
+  switch (v) {
+  case Verdict::Equivalent: return 0;
+  case Verdict::NotEquivalent: return 1;
+  case Verdict::Unknown: return 2;
+  case Verdict::Error: return 3;
+  }
+  return 3;
+}
+
+int severity(Verdict v) {
+  switch (v) {
+  case Verdict::Equivalent: return 0;
+  case Verdict::Unknown: return 1;
+  case Verdict::NotEquivalent: return 2;
+  case Verdict::Error: return 3;
+  }
+  return 3;
+}
+
+void summarize(CheckResult &r) {
+  Verdict worst = Verdict::Equivalent;
+  Level level = Level::Bitwise;
+  for (const OutputResult &o : r.outputs) {
+    if (severity(o.verdict) > severity(worst)) worst = o.verdict;
+    if (o.verdict == Verdict::Equivalent && o.level == Level::Real) level = Level::Real;
+  }
+  r.verdict = worst;
+  r.level = worst == Verdict::Equivalent ? level : Level::None;
+  if (r.reason.empty()) {
+    r.reason = worst == Verdict::Equivalent      ? reasons::kAllOutputsEquivalent
+               : worst == Verdict::NotEquivalent ? reasons::kSomeOutputsDiffer
+                                                 : reasons::kSomeOutputsUnknown;
+  }
+}
+
+void applyRequirement(CheckResult &r, RequiredLevel required) {
+  if (required != RequiredLevel::Bitwise || r.verdict != Verdict::Equivalent || r.level != Level::Real)
+    return;
+  r.verdict = Verdict::Unknown;
+  r.level = Level::None;
+  r.reason = reasons::kRealOnlyButBitwiseRequired;
+}
+
+CheckResult errorResult(const std::string &message, const std::string &location) {
+  CheckResult r;
+  r.verdict = Verdict::Error;
+  r.reason = message;
+  r.errorLocation = location;
+  return r;
+}
+
+}  // namespace torchtv

@@ -1,0 +1,96 @@
+// Verdicts, levels and the result of a check. Every string a user or a test
+// matches on is defined in verdict.cpp (Note [Verdict strings]).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torchtv {
+
+enum class Verdict { Equivalent, NotEquivalent, Unknown, Error };
+// None goes with every verdict but Equivalent.
+enum class Level { None, Bitwise, Real };
+
+std::string_view verdictName(Verdict v);  // "equivalent", "not_equivalent", ...
+std::string_view levelName(Level l);      // "bitwise", "real", "" for None
+int exitCode(Verdict v);                  // 0, 1, 2, 3 as in DESIGN.md
+
+// How bad a verdict is for a gate: Equivalent < Unknown < NotEquivalent < Error.
+int severity(Verdict v);
+
+// Where a value came from, for the diff: a node name, its op and source line.
+struct Site {
+  std::string value;  // value name in its graph
+  std::string op;
+  std::string loc;    // "file:line" or empty
+};
+
+struct OutputResult {
+  std::string name;
+  Verdict verdict = Verdict::Unknown;
+  Level level = Level::None;
+  std::string reason;
+  std::optional<Site> referenceSite;   // where the two sides start to differ
+  std::optional<Site> productionSite;
+};
+
+struct TensorValues {
+  std::string name;
+  std::string type;  // "f32[4,8]"
+  std::vector<double> values;
+};
+
+struct Counterexample {
+  std::vector<TensorValues> inputs;
+  std::string output;
+  std::vector<long long> index;
+  double referenceValue = 0;
+  double productionValue = 0;
+  std::string note;  // e.g. "types differ"
+};
+
+struct CheckStats {
+  size_t referenceNodes = 0;
+  size_t productionNodes = 0;
+  double seconds = 0;
+};
+
+struct CheckResult {
+  Verdict verdict = Verdict::Unknown;
+  Level level = Level::None;
+  std::string reason;
+  std::vector<OutputResult> outputs;
+  std::optional<Counterexample> counterexample;
+  std::vector<std::string> assumptions;
+  CheckStats stats;
+  // Where an error came from (file:line:col), for Error verdicts.
+  std::string errorLocation;
+};
+
+// Overall verdict from per-output ones: the worst verdict wins; equivalent
+// outputs combine to the weakest level.
+void summarize(CheckResult &r);
+
+// `--require bitwise`: an equivalence that holds only at level real does not
+// meet the requirement and becomes unknown (exit 2), naming why.
+enum class RequiredLevel { Real, Bitwise };
+void applyRequirement(CheckResult &r, RequiredLevel required);
+
+CheckResult errorResult(const std::string &message, const std::string &location = "");
+
+// Note [Verdict strings]
+// Reasons the engine gives; tests match on these prefixes.
+namespace reasons {
+extern const char *const kStructurallyEqual;
+extern const char *const kNoStructuralMatch;
+extern const char *const kTypeMismatch;
+extern const char *const kAllOutputsEquivalent;
+extern const char *const kSomeOutputsDiffer;
+extern const char *const kSomeOutputsUnknown;
+extern const char *const kRealOnlyButBitwiseRequired;
+extern const char *const kDeterminismAssumption;
+}  // namespace reasons
+
+}  // namespace torchtv

@@ -1,0 +1,14 @@
+"""Bad pair: production's output has another shape than the reference's."""
+import torch
+
+
+def example_inputs():
+    return (torch.randn(3, 4),)
+
+
+def reference(x):
+    return x.sum(-1)
+
+
+def production(x):
+    return x.sum(-1, keepdim=True)

@@ -1,0 +1,21 @@
+"""Bad pair: production returns 3 tensors, the reference graph has 4 outputs."""
+import torch
+import torch.nn.functional as F
+
+MODE = "train_step"
+
+
+def example_inputs():
+    torch.manual_seed(0)
+    return (torch.randn(4, 8, requires_grad=True), torch.randn(8, requires_grad=True),
+            torch.randn(8, requires_grad=True))
+
+
+def reference(x, w, b):
+    return F.layer_norm(x, (8,), w, b).sum()
+
+
+def production(x, w, b):
+    y = F.layer_norm(x, (8,), w, b)
+    loss = y.sum()
+    return loss, torch.zeros_like(x), torch.zeros_like(w)
