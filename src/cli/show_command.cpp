@@ -1,0 +1,26 @@
+// torchtv show FILE: print a graph file as canonical .tvir.
+#include <iostream>
+
+#include "ir/diagnostic.h"
+#include "ir/text_format.h"
+#include "src/cli/commands.h"
+#include "src/import/load.h"
+
+namespace torchtv::cli {
+
+Command addShowCommand(CLI::App &app) {
+  auto path = std::make_shared<std::string>();
+  auto *cmd = app.add_subcommand("show", "Print a graph file as .tvir text");
+  cmd->add_option("file", *path, "Graph file")->required();
+  return {cmd, [path] {
+            try {
+              std::cout << printModule(*loadModule(*path));
+              return 0;
+            } catch (const InputError &e) {
+              std::cerr << "torchtv: error: " << e.what() << "\n";
+              return exitCode(Verdict::Error);
+            }
+          }};
+}
+
+}  // namespace torchtv::cli
