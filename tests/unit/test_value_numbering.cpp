@@ -1,0 +1,82 @@
+#include <doctest/doctest.h>
+
+#include "ir/text_format.h"
+#include "src/match/divergence.h"
+#include "src/match/value_numbering.h"
+#include "src/verify/check.h"
+
+using namespace torchtv;
+
+namespace {
+CheckResult check(const std::string &text) {
+  Module m = parseModule(text, "t.tvir");
+  return checkGraphs(*m.find("reference"), *m.find("production"), CheckOptions{});
+}
+}  // namespace
+
+TEST_CASE("equal computations share a number, also across graphs") {
+  Module m = parseModule(R"(graph @reference(%a: f32[3], %b: f32[3]) -> (f32[3]) {
+  %x: f32[3] = aten::mul.Tensor(%a, %b)
+  %y: f32[3] = aten::mul.Tensor(%b, %a)
+  %z: f32[3] = aten::sub.Tensor(%a, %b)
+  %w: f32[3] = aten::sub.Tensor(%b, %a)
+  return %x
+}
+graph @production(%p: f32[3], %q: f32[3]) -> (f32[3]) {
+  %x: f32[3] = aten::mul.Tensor(%q, %p)
+  return %x
+}
+)",
+                         "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  ValueNumbering vn;
+  vn.addGraph(ref);
+  vn.addGraph(prod);
+  const auto &n = ref.nodes();
+  CHECK(vn.number(n[0]->output()) == vn.number(n[1]->output()));  // mul commutes
+  CHECK(vn.number(n[2]->output()) != vn.number(n[3]->output()));  // sub does not
+  CHECK(vn.number(n[0]->output()) == vn.number(prod.nodes()[0]->output()));
+  CHECK(vn.number(ref.inputs()[1]) == vn.number(prod.inputs()[1]));
+}
+
+TEST_CASE("the divergence site is the first production node without a counterpart") {
+  CheckResult r = check(R"(graph @reference(%a: f32[3]) -> (f32[3]) {
+  %x: f32[3] = aten::exp(%a)
+  %y: f32[3] = aten::neg(%x)
+  %z: f32[3] = aten::tanh(%y)
+  return %z
+}
+graph @production(%a: f32[3]) -> (f32[3]) {
+  %x: f32[3] = aten::exp(%a)
+  %y: f32[3] = aten::abs(%x) loc("prod.py":9)
+  %z: f32[3] = aten::tanh(%y)
+  return %z
+}
+)");
+  REQUIRE(r.outputs.size() == 1);
+  CHECK(r.verdict == Verdict::Unknown);
+  REQUIRE(r.outputs[0].productionSite);
+  CHECK(r.outputs[0].productionSite->op == "aten::abs");
+  CHECK(r.outputs[0].productionSite->loc == "prod.py:9");
+  REQUIRE(r.outputs[0].referenceSite);
+  CHECK(r.outputs[0].referenceSite->op == "aten::neg");
+}
+
+TEST_CASE("verdicts combine to the worst; --require bitwise rejects real-only proofs") {
+  CheckResult r;
+  r.outputs = {{"a", Verdict::Equivalent, Level::Bitwise, "", {}, {}},
+               {"b", Verdict::Equivalent, Level::Real, "", {}, {}}};
+  summarize(r);
+  CHECK(r.verdict == Verdict::Equivalent);
+  CHECK(r.level == Level::Real);
+  applyRequirement(r, RequiredLevel::Bitwise);
+  CHECK(r.verdict == Verdict::Unknown);
+  CHECK(exitCode(r.verdict) == 2);
+
+  CheckResult s;
+  s.outputs = {{"a", Verdict::Unknown, Level::None, "", {}, {}},
+               {"b", Verdict::NotEquivalent, Level::None, "", {}, {}}};
+  summarize(s);
+  CHECK(s.verdict == Verdict::NotEquivalent);
+  CHECK(s.level == Level::None);
+}
