@@ -7,22 +7,11 @@
 
 namespace torchtv::cli {
 
-namespace {
-struct CheckArgs {
-  std::vector<std::string> files;
-  OutputOptions output;
-};
-
-int runCheck(const CheckArgs &args) {
-  ReportContext ctx;
+int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const OutputOptions &options) {
   ctx.version = versionString();
-  ctx.referencePath = args.files.at(0);
-  ctx.productionPath = args.files.size() > 1 ? args.files[1] : args.files[0];
   CheckResult result;
   try {
-    auto refModule = loadModule(ctx.referencePath);
-    std::unique_ptr<Module> prodModule;
-    if (args.files.size() > 1) prodModule = loadModule(ctx.productionPath);
+    auto [refModule, prodModule] = load();
     const Graph &ref = selectGraph(*refModule, "reference");
     const Graph &prod = selectGraph(prodModule ? *prodModule : *refModule, "production");
     if (&ref == &prod)
@@ -30,25 +19,42 @@ int runCheck(const CheckArgs &args) {
                        "needs two graphs: give two files, or one file with @reference and @production");
     spdlog::info("checking @{} ({} nodes) against @{} ({} nodes)", ref.name(), ref.nodes().size(),
                  prod.name(), prod.nodes().size());
-    CheckOptions options;
-    options.require = args.output.require;
-    result = checkGraphs(ref, prod, options);
+    CheckOptions checkOptions;
+    checkOptions.require = options.require;
+    result = checkGraphs(ref, prod, checkOptions);
   } catch (const InputError &e) {
     result = errorResult(e.message(), e.pos().str());
   }
-  return emitResult(result, ctx, args.output);
+  return emitResult(result, ctx, options);
 }
+
+namespace {
+struct CheckArgs {
+  std::vector<std::string> files;
+  OutputOptions output;
+};
 }  // namespace
 
 Command addCheckCommand(CLI::App &app) {
   auto args = std::make_shared<CheckArgs>();
   auto *cmd = app.add_subcommand("check", "Decide whether two graphs compute the same outputs");
   cmd->add_option("files", args->files,
-                  "REF PROD: two graph files, or one file holding @reference and @production")
+                  "REF PROD: two graph files, or one file (or capture directory) holding both graphs")
       ->required()
       ->expected(1, 2);
   addOutputOptions(*cmd, args->output);
-  return {cmd, [args] { return runCheck(*args); }};
+  return {cmd, [args] {
+            ReportContext ctx;
+            ctx.referencePath = args->files.at(0);
+            ctx.productionPath = args->files.size() > 1 ? args->files[1] : args->files[0];
+            auto load = [&] {
+              auto ref = loadModule(ctx.referencePath);
+              std::unique_ptr<Module> prod;
+              if (args->files.size() > 1) prod = loadModule(ctx.productionPath);
+              return std::make_pair(std::move(ref), std::move(prod));
+            };
+            return decideAndEmit(load, ctx, args->output);
+          }};
 }
 
 }  // namespace torchtv::cli

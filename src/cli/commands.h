@@ -3,11 +3,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "src/import/pair_file.h"
 #include "src/report/report.h"
 #include "src/verify/check.h"
 
@@ -21,6 +24,8 @@ struct Command {
 };
 
 Command addCheckCommand(CLI::App &app);
+Command addVerifyCommand(CLI::App &app);
+Command addCaptureCommand(CLI::App &app);
 Command addShowCommand(CLI::App &app);
 
 // Options every deciding command shares (check, verify, ...).
@@ -32,10 +37,18 @@ struct OutputOptions {
 };
 
 void addOutputOptions(CLI::App &cmd, OutputOptions &options);
+// --python and --capture-timeout, for commands that capture pair files.
+void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture);
 
 // Prints a result in the chosen format on stdout and returns the exit code.
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options);
 
 std::string versionString();
+
+// Loads the graphs, decides them and prints the result: the body shared by
+// `check` and `verify`. `load` returns the reference module and, when the
+// production graph lives in another file, the production module.
+using ModuleLoader = std::function<std::pair<std::unique_ptr<Module>, std::unique_ptr<Module>>()>;
+int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const OutputOptions &options);
 
 }  // namespace torchtv::cli

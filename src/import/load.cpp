@@ -4,6 +4,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/text_format.h"
+#include "src/import/capture_json.h"
 
 namespace torchtv {
 
@@ -11,10 +12,14 @@ std::unique_ptr<Module> loadModule(const std::string &path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(SourcePos{path}, "no such file");
-  if (fs::is_directory(path, ec)) throw InputError(SourcePos{path}, "is a directory, expected a graph file");
+  if (fs::is_directory(path, ec)) {
+    if (fs::exists(fs::path(path) / "capture.json", ec)) return readCaptureDir(path);
+    throw InputError(SourcePos{path}, "is a directory without capture.json, expected a graph file");
+  }
   std::string ext = fs::path(path).extension().string();
   if (ext == ".tvir") return std::make_unique<Module>(parseModuleFile(path));
-  throw InputError(SourcePos{path}, "unsupported file type '" + ext + "' (expected .tvir)");
+  if (ext == ".json") return readCaptureJsonFile(path);
+  throw InputError(SourcePos{path}, "unsupported file type '" + ext + "' (expected .tvir, .json or a capture directory)");
 }
 
 const Graph &selectGraph(const Module &m, const std::string &role) {

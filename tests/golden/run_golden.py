@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Runs one golden pair file through the real CLI and checks its expectations.
 
-A golden file is a .tvir file with @reference and @production graphs. Its
-expectations are comment lines:
+A golden file is a .tvir file with @reference and @production graphs (run with
+`torchtv check`), or a Python pair file (run with `torchtv verify`, which
+captures it). Its expectations are comment lines:
   # EXPECT: equivalent bitwise     verdict, optionally the level
   # EXPECT-REASON: some text       the reason (or error message) contains this text
   # EXPECT-OUTPUT: name verdict    one output's verdict
   # ARGS: --require bitwise        extra arguments for `torchtv check`
+  # NEVER: equivalent              a verdict that must never come out, checked even
+                                   under XFAIL (soundness invariants)
+  # XFAIL: why                     the expectations are known not to hold yet: the
+                                   test passes while they fail, and fails once they
+                                   hold (then remove the line). NEVER still applies.
 A file that cannot hold comments (empty, binary) takes them from FILE.expect.
 A file without `# EXPECT:` must verify (verdict equivalent, any level).
 A timeout is a failure, never a pass.
@@ -21,7 +27,7 @@ EXIT_CODES = {"equivalent": 0, "not_equivalent": 1, "unknown": 2, "error": 3}
 
 
 def directives(path):
-    found = {"EXPECT": [], "EXPECT-REASON": [], "EXPECT-OUTPUT": [], "ARGS": []}
+    found = {"EXPECT": [], "EXPECT-REASON": [], "EXPECT-OUTPUT": [], "ARGS": [], "NEVER": [], "XFAIL": []}
     sources = [path] + ([path + ".expect"] if os.path.exists(path + ".expect") else [])
     for source in sources:
         with open(source, encoding="utf-8", errors="replace") as f:
@@ -49,7 +55,8 @@ def main():
         return fail(args.file, "more than one EXPECT line")
     expect = (d["EXPECT"][0] if d["EXPECT"] else "equivalent").split()
     extra = " ".join(d["ARGS"]).split()
-    cmd = [args.torchtv, "check", args.file, "--format", "json", *extra]
+    command = "verify" if args.file.endswith(".py") else "check"
+    cmd = [args.torchtv, command, args.file, "--format", "json", *extra]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -77,6 +84,14 @@ def main():
         got = outputs.get(name, {}).get("verdict")
         if got != want:
             problems.append(f"output {name}: {got}, expected {want}")
+    for banned in d["NEVER"]:
+        if verdict == banned.split()[0]:
+            return fail(args.file, f"verdict {verdict} must never come out here\n" + proc.stdout)
+    if d["XFAIL"]:
+        if problems:
+            print(f"XFAIL {args.file}: {'; '.join(problems)} ({d['XFAIL'][0]})")
+            return 0
+        return fail(args.file, "expectations hold now: remove the XFAIL line")
     if problems:
         return fail(args.file, "; ".join(problems) + "\n" + proc.stdout)
     print(f"PASS {args.file}: {verdict} {level or ''}")

@@ -3,8 +3,8 @@ import re
 
 import torch
 
-from .errors import CaptureError, user_frame_of_exception, short_exc
-from .export import graph_to_json, tensor_meta
+from .errors import CaptureError
+from .export import graph_to_json
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
 from .tracing import trace_forward, trace_joint, trace_production, run_make_fx
@@ -45,13 +45,13 @@ def _check_outputs_are_tensors(gm, what, fn, pair):
         if not isinstance(r, torch.fx.Node):
             raise CaptureError("%s must return a tensor or a tuple of tensors, but its output %d is %r"
                                % (what, i, r), pair.path, return_line(fn))
-        if r.op == "placeholder":
-            continue
 
 
 def capture_pair(path):
     """Captures the pair file at ``path``. Returns
-    {"capture": capture_json, "graphs": {"reference": g, "production": g, "fusions": {name: g}}}"""
+    {"capture": capture_json, "graphs": {"reference": g, "production": g, "fusions": {name: g}}}.
+    Raises CaptureError. The pair file is executed as a module; a pair that registers a
+    torch.library namespace ("DEF") can be captured only once per process."""
     pair = load_pair(path)
     rec = LocationRecorder(pair.user_files)
     warnings = []

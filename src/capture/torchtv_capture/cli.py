@@ -44,18 +44,23 @@ def _dump_graph(g, fp):
     fp.write("}\n")
 
 
-def write_dir(result, out_dir, force):
-    """Writes the capture into out_dir atomically: everything goes into a temporary directory
-    next to it, which is renamed into place at the end."""
+def check_out_dir(out_dir, force):
     from .errors import CaptureError
     out_dir = os.path.abspath(out_dir)
-    parent = os.path.dirname(out_dir) or "."
     if os.path.exists(out_dir):
         if not os.path.isdir(out_dir):
             raise CaptureError("output path %s exists and is not a directory" % out_dir)
         if os.listdir(out_dir) and not force:
             raise CaptureError("output directory %s exists and is not empty (use --force to replace it)"
                                % out_dir)
+
+
+def write_dir(result, out_dir, force):
+    """Writes the capture into out_dir atomically: everything goes into a temporary directory
+    next to it, which is renamed into place at the end."""
+    check_out_dir(out_dir, force)
+    out_dir = os.path.abspath(out_dir)
+    parent = os.path.dirname(out_dir) or "."
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="." + os.path.basename(out_dir) + ".tmp-", dir=parent)
     old = None
@@ -113,6 +118,8 @@ def main(argv=None):
         # The user's code must not write to our stdout (it carries the JSON with --emit-stdout).
         with contextlib.redirect_stdout(sys.stderr), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")
+            if args.out:
+                check_out_dir(args.out, args.force)
             try:
                 import torch  # noqa: F401
             except Exception as e:
@@ -130,12 +137,15 @@ def main(argv=None):
             real_stdout.write("\n")
             real_stdout.flush()
         return 0
-    except Exception as e:  # CaptureError and anything unexpected
+    except (Exception, SystemExit) as e:  # CaptureError, anything unexpected, sys.exit() in user code
         from .errors import CaptureError, UserFiles, user_frame_of_exception
         if args.debug:
             traceback.print_exc(file=sys.stderr)
         if isinstance(e, CaptureError):
             err = e.to_json()
+        elif isinstance(e, SystemExit):
+            f, l = user_frame_of_exception(e, UserFiles([pair_abs]), pair_abs)
+            err = {"error": "the pair file called sys.exit(%r) during capture" % (e.code,), "file": f, "line": l}
         else:
             f, l = user_frame_of_exception(e, UserFiles([pair_abs]), None)
             err = {"error": "internal error in torchtv_capture: %s: %s" % (type(e).__name__, e),

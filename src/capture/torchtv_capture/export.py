@@ -17,12 +17,9 @@ def tensor_meta(t):
     return {"dtype": dtype_name(t.dtype), "shape": [int(d) for d in t.shape]}
 
 
-class _Meta:
-    """What a node produced when the graph was re-executed: a tensor's dtype and shape, a tuple of
-    those (None for absent outputs), or a non-tensor marker."""
-
-
 def _describe(v):
+    """What a node produced when the graph was re-executed: (dtype, shape) for a tensor, a list of
+    those (None for absent outputs) for a tuple, or a ("nontensor", type name) marker."""
     if isinstance(v, torch.Tensor):
         return (v.dtype, tuple(int(d) for d in v.shape))
     if v is None:

@@ -15,3 +15,8 @@ def production(x):
     v = y.view(12)
     y.mul_(2)
     return y + v.view(3, 4) / 2
+
+
+# Expectations for tests/golden/run_golden.py (torchtv verify on this file):
+# EXPECT: error
+# EXPECT-REASON: bad_inplace_alias.py:16

@@ -8,3 +8,8 @@ def example_inputs():
 
 def reference(x):
     return x * 2
+
+
+# Expectations for tests/golden/run_golden.py (torchtv verify on this file):
+# EXPECT: error
+# EXPECT-REASON: defines no function 'production'

@@ -12,3 +12,8 @@ def reference(x):
 
 def production(x):
     return x.sum(-1, keepdim=True)
+
+
+# Expectations for tests/golden/run_golden.py (torchtv verify on this file):
+# EXPECT: error
+# EXPECT-REASON: bad_shape_mismatch.py:14

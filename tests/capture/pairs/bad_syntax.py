@@ -12,3 +12,9 @@ def reference(x)
 
 def production(x):
     return x + x
+
+
+# Expectations for tests/golden/run_golden.py (torchtv verify on this file):
+# EXPECT: error
+# EXPECT-REASON: bad_syntax.py:9
+# EXPECT-REASON: syntax error

@@ -19,3 +19,9 @@ def production(x, w, b):
     y = F.layer_norm(x, (8,), w, b)
     loss = y.sum()
     return loss, torch.zeros_like(x), torch.zeros_like(w)
+
+
+# Expectations for tests/golden/run_golden.py (torchtv verify on this file):
+# EXPECT: error
+# EXPECT-REASON: bad_wrong_outputs.py:21
+# EXPECT-REASON: returns 3 tensors

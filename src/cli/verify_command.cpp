@@ -1,0 +1,39 @@
+// torchtv verify PAIR.py: capture a pair file's two functions and decide them.
+// Note: this runs the user's Python code (the pair file); `check` never does.
+#include "src/cli/commands.h"
+#include "src/import/pair_file.h"
+
+namespace torchtv::cli {
+
+namespace {
+struct VerifyArgs {
+  std::string pair;
+  CaptureOptions capture;
+  OutputOptions output;
+};
+}  // namespace
+
+void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture) {
+  cmd.add_option("--python", capture.python,
+                 "Python interpreter with torch (default: $TORCHTV_PYTHON, else /usr/bin/python3)");
+  cmd.add_option("--capture-timeout", capture.timeoutSeconds, "Seconds the capture may take")
+      ->capture_default_str();
+}
+
+Command addVerifyCommand(CLI::App &app) {
+  auto args = std::make_shared<VerifyArgs>();
+  auto *cmd = app.add_subcommand("verify", "Capture a pair file (PAIR.py, runs its code) and decide it");
+  cmd->add_option("pair", args->pair, "Pair file defining example_inputs, reference, production")->required();
+  addCaptureOptions(*cmd, args->capture);
+  addOutputOptions(*cmd, args->output);
+  return {cmd, [args] {
+            ReportContext ctx;
+            ctx.referencePath = ctx.productionPath = args->pair;
+            auto load = [&] {
+              return std::make_pair(capturePairFile(args->pair, args->capture), std::unique_ptr<Module>());
+            };
+            return decideAndEmit(load, ctx, args->output);
+          }};
+}
+
+}  // namespace torchtv::cli

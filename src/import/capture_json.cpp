@@ -1,0 +1,308 @@
+#include "src/import/capture_json.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/diagnostic.h"
+#include "ir/text_format.h"
+
+namespace torchtv {
+
+namespace {
+
+using nlohmann::json;
+constexpr int kFormatVersion = 1;
+
+// Context for messages: "<file>: node 12 (aten::mul.Tensor): ...".
+struct Where {
+  const std::string &path;
+  std::string node;
+
+  [[noreturn]] void fail(const std::string &message) const {
+    throw InputError(SourcePos{path}, (node.empty() ? "" : node + ": ") + message);
+  }
+};
+
+const json &field(const json &j, const char *key, const Where &w) {
+  if (!j.is_object() || !j.contains(key)) w.fail(std::string("missing key '") + key + "'");
+  return j.at(key);
+}
+
+std::string stringField(const json &j, const char *key, const Where &w) {
+  const json &v = field(j, key, w);
+  if (!v.is_string()) w.fail(std::string("'") + key + "' must be a string");
+  return v.get<std::string>();
+}
+
+double number(const json &v, const Where &w) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  }
+  w.fail("expected a number, got " + v.dump());
+}
+
+int64_t integer(const json &v, const Where &w) {
+  if (!v.is_number_integer()) w.fail("expected an integer, got " + v.dump());
+  return v.get<int64_t>();
+}
+
+TensorType tensorType(const json &j, const Where &w) {
+  auto dtype = parseDType(stringField(j, "dtype", w));
+  if (!dtype) w.fail("unknown dtype " + field(j, "dtype", w).dump());
+  TensorType t{*dtype, {}};
+  const json &shape = field(j, "shape", w);
+  if (!shape.is_array()) w.fail("'shape' must be a list");
+  for (const json &d : shape) {
+    if (d.is_string()) t.shape.push_back(Dim::symbol(d.get<std::string>()));
+    else if (d.is_number_integer() && d.get<int64_t>() >= 0) t.shape.push_back(d.get<int64_t>());
+    else w.fail("bad dimension " + d.dump());
+  }
+  return t;
+}
+
+// The value of a non-tensor argument, by the key that says its kind.
+Attribute attributeOf(const json &arg, const Where &w) {
+  if (arg.contains("none")) return NoneValue{};
+  if (arg.contains("bool")) return arg["bool"].get<bool>();
+  if (arg.contains("int")) return integer(arg["int"], w);
+  if (arg.contains("float")) return number(arg["float"], w);
+  if (arg.contains("dtype")) {
+    auto d = parseDType(arg["dtype"].get<std::string>());
+    if (!d) w.fail("unknown dtype " + arg["dtype"].dump());
+    return *d;
+  }
+  for (const char *key : {"str", "device", "layout", "memory_format"})
+    if (arg.contains(key)) return arg[key].get<std::string>();
+  if (arg.contains("ints") || arg.contains("bools")) {
+    std::vector<int64_t> v;
+    for (const json &x : arg.contains("ints") ? arg["ints"] : arg["bools"])
+      v.push_back(x.is_boolean() ? x.get<bool>() : integer(x, w));
+    return v;
+  }
+  if (arg.contains("floats")) {
+    std::vector<double> v;
+    for (const json &x : arg["floats"]) v.push_back(number(x, w));
+    return v;
+  }
+  w.fail("argument " + arg.dump() + " has no value key this reader knows");
+}
+
+// Note [Wrapped numbers]
+// make_fx records `var + 1e-5` as aten::add.Tensor(var, 1e-05): a Python number
+// in a Tensor argument. PyTorch treats it as a "wrapped number", which
+// promotes exactly like the Scalar argument of the op's .Scalar overload, so
+// the node is read as that overload (add.Tensor(x, c) -> add.Scalar(x, c)).
+// Where no such overload exists the node is refused rather than guessed.
+std::string scalarOverload(const std::string &op) {
+  auto dot = op.rfind('.');
+  if (dot == std::string::npos || op.substr(dot) != ".Tensor") return "";
+  return op.substr(0, dot) + ".Scalar";
+}
+
+// In-place ops (`aten::add_.Tensor`) are read as their out-of-place form: the
+// capture guarantees nothing reads the mutated value afterwards.
+std::string outOfPlace(const std::string &op) {
+  auto colon = op.find("::");
+  auto dot = op.find('.', colon == std::string::npos ? 0 : colon);
+  std::string base = op.substr(0, dot);
+  if (base.size() < 2 || base.back() != '_' || base[base.size() - 2] == '_') return op;
+  return base.substr(0, base.size() - 1) + (dot == std::string::npos ? "" : op.substr(dot));
+}
+
+// Random ops break the "every op is deterministic" assumption of value
+// numbering: two calls with equal arguments need not agree.
+bool isRandomOp(const std::string &op) {
+  for (const char *word : {"rand", "dropout", "bernoulli", "normal", "multinomial", "uniform",
+                           "poisson", "exponential", "geometric", "cauchy"})
+    if (op.find(word) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, OpResolver &ops) {
+  Where top{path, ""};
+  if (!j.is_object()) top.fail("expected a JSON object");
+  if (j.value("format", "") != "torchtv-graph") top.fail("not a torchtv graph file (format is not \"torchtv-graph\")");
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kFormatVersion)
+    top.fail("unsupported graph format version " + (j.contains("version") ? j["version"].dump() : "(none)") +
+             " (this torchtv reads version " + std::to_string(kFormatVersion) + ")");
+
+  auto g = std::make_unique<Graph>(stringField(j, "name", top));
+  if (j.contains("schemas")) {
+    for (const auto &[name, text] : j["schemas"].items()) {
+      if (ops.resolve(name)) continue;  // built-in ops keep the registry's schema and shape rule
+      OpSchema schema = parseSchema(text.get<std::string>());
+      if (schema.name != name) top.fail("schema for '" + name + "' names '" + schema.name + "'");
+      ops.declare(std::make_shared<const OpSchema>(std::move(schema)));
+    }
+  }
+
+  std::map<std::string, Value *> scope;
+  auto lookup = [&](const json &name, const Where &w) -> Value * {
+    if (name.is_null()) return nullptr;
+    auto it = scope.find(name.get<std::string>());
+    if (it == scope.end()) w.fail("use of undefined value '" + name.get<std::string>() + "'");
+    return it->second;
+  };
+  for (const json &in : field(j, "inputs", top)) {
+    std::string name = stringField(in, "name", top);
+    if (scope.count(name)) top.fail("input '" + name + "' is defined twice");
+    scope[name] = g->addInput(name, tensorType(in, top));
+  }
+
+  const json &nodes = field(j, "nodes", top);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const json &n = nodes[i];
+    Where w{path, "node " + std::to_string(i)};
+    NodeSpec spec;
+    spec.op = outOfPlace(stringField(n, "op", w));
+    w.node += " (" + spec.op + ")";
+    if (isRandomOp(spec.op)) w.fail("random ops cannot be compared (their results differ from call to call)");
+    bool wrapped = false;
+    for (const json &arg : field(n, "args", w)) {
+      std::string name = stringField(arg, "name", w);
+      if (arg.contains("value")) spec.inputs.push_back(lookup(arg["value"], w));
+      else if (arg.contains("values"))
+        for (const json &v : arg["values"]) spec.inputs.push_back(lookup(v, w));
+      else {
+        Attribute a = attributeOf(arg, w);
+        if (spec.op == "prim::constant" && name == "value") name = "data";
+        auto resolved = ops.resolve(spec.op);
+        const ArgSpec *argSpec = resolved ? resolved->schema->findArg(name) : nullptr;
+        if (argSpec && argSpec->kind == ArgKind::Tensor) {
+          if (a.isNone()) {
+            spec.inputs.push_back(nullptr);
+            continue;
+          }
+          wrapped = true;  // a number where the schema wants a tensor
+        }
+        spec.attrs[name] = a;
+      }
+    }
+    if (wrapped) {
+      std::string scalarOp = scalarOverload(spec.op);
+      if (scalarOp.empty() || !ops.resolve(scalarOp))
+        w.fail("a plain number is passed where the op takes a tensor, and the op has no .Scalar overload");
+      spec.op = scalarOp;
+    }
+    std::vector<size_t> absent;
+    const json &outs = field(n, "outputs", w);
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (outs[k].is_null()) {
+        absent.push_back(k);
+        spec.outputNames.push_back(g->freshName("absent"));
+        continue;
+      }
+      spec.outputNames.push_back(stringField(outs[k], "name", w));
+      spec.declaredTypes.push_back(tensorType(outs[k], w));
+    }
+    // Absent optional outputs (output_mask false) have no declared type: take
+    // the inferred one, and let the typed outputs be checked by position.
+    if (!absent.empty()) spec.declaredTypes.clear();
+    for (const std::string &name : spec.outputNames)
+      if (scope.count(name)) w.fail("value '" + name + "' is defined twice");
+    if (n.contains("loc") && n["loc"].is_object() && n["loc"].contains("line") && n["loc"]["line"].is_number_integer())
+      spec.loc = SourceLoc{n["loc"].value("file", ""), n["loc"]["line"].get<int>()};
+    Node *node;
+    try {
+      node = buildNode(*g, ops, spec);
+    } catch (const InputError &e) {
+      w.fail(e.message());
+    }
+    for (size_t k = 0; k < node->outputs.size(); ++k) {
+      Value *v = node->outputs[k];
+      bool isAbsent = std::find(absent.begin(), absent.end(), k) != absent.end();
+      if (!isAbsent && !absent.empty()) {
+        TensorType declared = tensorType(outs[k], w);
+        if (declared != v->type)
+          w.fail("output " + std::to_string(k) + " is declared " + declared.str() + " but the op computes " + v->type.str());
+      }
+      if (!isAbsent) scope[v->name] = v;
+    }
+  }
+
+  for (const json &out : field(j, "outputs", top)) {
+    Value *v = lookup(field(out, "value", top), top);
+    if (!v) top.fail("graph output is null");
+    g->addOutput(v, stringField(out, "name", top));
+  }
+  return g;
+}
+
+json parseJsonText(const std::string &text, const std::string &path) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error &e) {
+    int line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw InputError(SourcePos{path, line, col}, "invalid JSON");
+  }
+}
+
+std::unique_ptr<Module> readCaptureBundle(const json &bundle, const std::string &path) {
+  Where top{path, ""};
+  const json &graphs = field(bundle, "graphs", top);
+  auto m = std::make_unique<Module>();
+  m->path = path;
+  OpResolver ops;
+  m->graphs.push_back(readCaptureGraph(field(graphs, "reference", top), path, ops));
+  m->graphs.push_back(readCaptureGraph(field(graphs, "production", top), path, ops));
+  if (graphs.contains("fusions"))
+    for (const auto &[op, graph] : graphs["fusions"].items()) m->graphs.push_back(readCaptureGraph(graph, path, ops));
+  m->graphs[0]->setName("reference");
+  m->graphs[1]->setName("production");
+  m->customOps = ops.custom();
+  return m;
+}
+
+std::unique_ptr<Module> readCaptureDir(const std::string &dir) {
+  namespace fs = std::filesystem;
+  std::string indexPath = (fs::path(dir) / "capture.json").string();
+  json index = parseJsonText(readFile(indexPath), indexPath);
+  Where top{indexPath, ""};
+  if (index.value("format", "") != "torchtv-capture") top.fail("not a torchtv capture index");
+  if (index.value("version", 0) != kFormatVersion)
+    top.fail("unsupported capture format version " + index.value("version", json(nullptr)).dump());
+  json bundle = {{"capture", index}, {"graphs", json::object()}};
+  for (const char *role : {"reference", "production"}) {
+    std::string p = (fs::path(dir) / stringField(index, role, top)).string();
+    bundle["graphs"][role] = parseJsonText(readFile(p), p);
+  }
+  if (index.contains("fusions"))
+    for (const auto &[op, file] : index["fusions"].items()) {
+      std::string p = (fs::path(dir) / file.get<std::string>()).string();
+      bundle["graphs"]["fusions"][op] = parseJsonText(readFile(p), p);
+    }
+  return readCaptureBundle(bundle, indexPath);
+}
+
+std::unique_ptr<Module> readCaptureJsonFile(const std::string &path) {
+  json j = parseJsonText(readFile(path), path);
+  std::string format = j.is_object() ? j.value("format", "") : "";
+  if (format == "torchtv-capture") return readCaptureDir(std::filesystem::path(path).parent_path().string());
+  if (format != "torchtv-graph")
+    throw InputError(SourcePos{path}, "not a torchtv JSON file (expected format \"torchtv-graph\" or \"torchtv-capture\")");
+  auto m = std::make_unique<Module>();
+  m->path = path;
+  OpResolver ops;
+  m->graphs.push_back(readCaptureGraph(j, path, ops));
+  m->customOps = ops.custom();
+  return m;
+}
+
+}  // namespace torchtv

@@ -1,0 +1,495 @@
+"""Tests of the Python capture package (src/capture/torchtv_capture).
+
+Run from the repository root:  /usr/bin/python3 -m unittest discover -s tests/capture
+(needs a python3 with torch, 1.13 or 2.x). Every capture runs the real CLI in a subprocess; all
+of them are started at once in setUpModule to keep the suite fast.
+"""
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CAPTURE_SRC = os.path.join(REPO, "src", "capture")
+PAIRS = os.path.join(HERE, "pairs")
+
+GOOD = ["layernorm_train", "layernorm_train__bias_grad", "mlp_fused_train", "train_multiline",
+        "forward_ops"]
+BAD = ["bad_missing_function", "bad_syntax", "bad_wrong_outputs", "bad_data_dependent",
+       "bad_shape_mismatch", "bad_inplace_alias"]
+BAD_CLI = ["bad_syntax", "bad_data_dependent"]   # also run through the CLI (the rest in-process)
+
+DTYPES = {"bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"}
+VALUE_KEYS = {"value", "values", "none", "bool", "int", "float", "ints", "floats", "bools",
+              "dtype", "str", "device", "layout", "memory_format"}
+
+TMP = None
+RUNS = {}   # name -> (returncode, stdout, stderr, out_dir)
+
+
+def pair_path(name):
+    return os.path.join(PAIRS, name + ".py")
+
+
+def _start(name, out_dir, extra=()):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = CAPTURE_SRC + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    cmd = [sys.executable, "-m", "torchtv_capture", pair_path(name)]
+    if out_dir:
+        cmd += ["-o", out_dir]
+    cmd += list(extra)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=REPO, universal_newlines=True)
+
+
+GOOD_CLI = ["mlp_fused_train"]   # captured by a subprocess (with --emit-stdout); the rest in-process
+
+
+def _run_in_process(name, out_dir):
+    """cli.main() in this process; returns (rc, stdout, stderr)."""
+    import contextlib
+    import io
+    if CAPTURE_SRC not in sys.path:
+        sys.path.insert(0, CAPTURE_SRC)
+    from torchtv_capture import cli
+    so, se = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
+        rc = cli.main([pair_path(name), "-o", out_dir])
+    return rc, so.getvalue(), se.getvalue()
+
+
+def setUpModule():
+    """Starts the subprocess captures, runs the in-process ones meanwhile, then waits. Each pair
+    file is loaded at most once per process (a pair may register a torch.library namespace)."""
+    global TMP
+    TMP = tempfile.mkdtemp(prefix="torchtv-capture-test-")
+    procs = {}
+    for name in GOOD_CLI + BAD_CLI:
+        out = os.path.join(TMP, name)
+        extra = ["--emit-stdout"] if name in GOOD_CLI else []
+        procs[name] = (_start(name, out, extra), out)
+    try:
+        for name in GOOD:
+            if name not in GOOD_CLI:
+                out = os.path.join(TMP, name)
+                RUNS[name] = _run_in_process(name, out) + (out,)
+    finally:
+        for name, (p, out) in procs.items():
+            so, se = p.communicate(timeout=300)
+            RUNS[name] = (p.returncode, so, se, out)
+
+
+def tearDownModule():
+    if TMP:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+def load(name, graph="reference"):
+    rc, so, se, out = RUNS[name]
+    if rc != 0:
+        raise AssertionError("capture of %s failed (rc=%d): %s" % (name, rc, se[-2000:]))
+    with open(os.path.join(out, graph + ".json")) as f:
+        return json.load(f)
+
+
+def all_graphs(name):
+    rc, so, se, out = RUNS[name]
+    if rc != 0:
+        raise AssertionError("capture of %s failed (rc=%d): %s" % (name, rc, se[-2000:]))
+    with open(os.path.join(out, "capture.json")) as f:
+        cap = json.load(f)
+    gs = {"reference": load(name, "reference"), "production": load(name, "production")}
+    for op, rel in cap["fusions"].items():
+        with open(os.path.join(out, rel)) as f:
+            gs[op] = json.load(f)
+    return cap, gs
+
+
+def schema_arg_names(schema):
+    """Argument names of a schema string, in order."""
+    i = schema.index("(")
+    depth = 0
+    for j in range(i, len(schema)):
+        depth += {"(": 1, ")": -1}.get(schema[j], 0)
+        if depth == 0:
+            break
+    names = []
+    depth, cur = 0, ""
+    for ch in schema[i + 1:j] + ",":
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            piece = cur.strip()
+            cur = ""
+            if piece and piece != "*":
+                decl = piece.split("=")[0].strip()
+                names.append(re.split(r"\s+", decl)[-1])
+            continue
+        cur += ch
+    return names
+
+
+def line_of(path, text, nth=1):
+    with open(path) as f:
+        hits = [i + 1 for i, l in enumerate(f) if text in l]
+    return hits[nth - 1]
+
+
+def func_ranges(path):
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    res = {}
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef):
+            end = getattr(n, "end_lineno", None) or max(
+                getattr(x, "lineno", n.lineno) for x in ast.walk(n))
+            res[n.name] = (n.lineno, end)
+    return res
+
+
+class GraphStructureTest(unittest.TestCase):
+
+    def check_graph(self, g, name, expect_name):
+        self.assertEqual(g["format"], "torchtv-graph")
+        self.assertEqual(g["version"], 1)
+        self.assertEqual(g["name"], expect_name)
+        self.assertEqual(g["producer"]["tool"], "torchtv_capture")
+        self.assertEqual(g["producer"]["source"], pair_path(name))
+        defined = set()
+        for inp in g["inputs"]:
+            self.assertIn(inp["dtype"], DTYPES)
+            self.assertTrue(all(isinstance(d, int) for d in inp["shape"]))
+            self.assertNotIn(inp["name"], defined)
+            defined.add(inp["name"])
+        for n in g["nodes"]:
+            op = n["op"]
+            self.assertNotIn("getitem", op)
+            self.assertRegex(op, r"^[A-Za-z_][A-Za-z0-9_]*::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$")
+            self.assertFalse(op.endswith(".default"), op)
+            if op != "prim::constant":
+                self.assertIn(op, g["schemas"])
+                self.assertEqual([a["name"] for a in n["args"]], schema_arg_names(g["schemas"][op]),
+                                 "args of %s not in schema order" % op)
+            for a in n["args"]:
+                keys = set(a) - {"name"}
+                self.assertEqual(len(keys), 1, a)
+                self.assertTrue(keys <= VALUE_KEYS, a)
+                if "value" in a:
+                    self.assertIn(a["value"], defined, "%s uses %s before its definition" % (op, a["value"]))
+                if "values" in a:
+                    for v in a["values"]:
+                        self.assertTrue(v is None or v in defined)
+                if "dtype" in a:
+                    self.assertIn(a["dtype"], DTYPES)
+            for o in n["outputs"]:
+                if o is None:
+                    continue
+                self.assertIn(o["dtype"], DTYPES)
+                self.assertNotIn(o["name"], defined, "value %s defined twice" % o["name"])
+                defined.add(o["name"])
+            self.assertIn("loc", n)
+        self.assertTrue(g["outputs"])
+        for o in g["outputs"]:
+            self.assertIn(o["value"], defined)
+        for key in g["schemas"]:
+            self.assertTrue(any(n["op"] == key for n in g["nodes"]), key)
+
+    def test_all_good_pairs(self):
+        for name in GOOD:
+            with self.subTest(pair=name):
+                cap, gs = all_graphs(name)
+                self.assertEqual(cap["format"], "torchtv-capture")
+                self.assertEqual(cap["version"], 1)
+                self.assertEqual(cap["source"], pair_path(name))
+                for gname, g in gs.items():
+                    self.check_graph(g, name, gname)
+                ref, prod = gs["reference"], gs["production"]
+                self.assertEqual([o["name"] for o in ref["outputs"]], [o["name"] for o in prod["outputs"]])
+                self.assertEqual(ref["inputs"], prod["inputs"])
+
+    def test_layernorm_joint_graph(self):
+        for name in ("layernorm_train", "layernorm_train__bias_grad"):
+            ref = load(name, "reference")
+            prod = load(name, "production")
+            ops = [n["op"] for n in ref["nodes"]]
+            self.assertIn("aten::native_layer_norm", ops)
+            self.assertIn("aten::native_layer_norm_backward", ops)
+            self.assertEqual(ref["producer"]["mode"], "train_step")
+            self.assertEqual([o["name"] for o in ref["outputs"]], ["loss", "grad_x", "grad_w", "grad_b"])
+            self.assertEqual([i["name"] for i in ref["inputs"]], ["x", "w", "b"])
+            self.assertNotIn("aten::native_layer_norm", [n["op"] for n in prod["nodes"]])
+            # native_layer_norm is one node with three outputs
+            ln = [n for n in ref["nodes"] if n["op"] == "aten::native_layer_norm"][0]
+            self.assertEqual([o["shape"] for o in ln["outputs"]], [[4, 8], [4, 1], [4, 1]])
+            bw = [n for n in ref["nodes"] if n["op"] == "aten::native_layer_norm_backward"][0]
+            self.assertEqual({a["name"]: a for a in bw["args"]}["output_mask"], {"name": "output_mask", "bools": [True, True, True]})
+            self.assertEqual([o["name"] for o in ref["outputs"]][1:],
+                             ["grad_x", "grad_w", "grad_b"])
+            self.assertEqual([o["value"] for o in ref["outputs"]][1:], [o["name"] for o in bw["outputs"]])
+            loss_node = [n for n in ref["nodes"] if n["outputs"][0] and n["outputs"][0]["name"] == ref["outputs"][0]["value"]][0]
+            self.assertEqual(loss_node["outputs"][0]["shape"], [])
+
+    def test_production_args(self):
+        prod = load("layernorm_train", "production")
+        mean = [n for n in prod["nodes"] if n["op"] == "aten::mean.dim"][0]
+        self.assertEqual(mean["args"], [{"name": "self", "value": "x"}, {"name": "dim", "ints": [-1]},
+                                        {"name": "keepdim", "bool": True}, {"name": "dtype", "none": True}])
+        self.assertEqual(prod["schemas"]["aten::mean.dim"],
+                         "aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
+        # `var + EPS` is aten::add.Tensor with a wrapped-number operand
+        adds = [n for n in prod["nodes"] if n["op"] == "aten::add.Tensor"
+                and {"name": "other", "float": 1e-05} in n["args"]]
+        self.assertEqual(len(adds), 1)
+
+    def test_mlp_custom_op_and_fusion(self):
+        cap, gs = all_graphs("mlp_fused_train")
+        prod = gs["production"]
+        calls = [n for n in prod["nodes"] if n["op"] == "mlpfused::bias_relu"]
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(len(calls[0]["outputs"]), 1)
+        self.assertIn("mlpfused::bias_relu", prod["schemas"])
+        self.assertNotIn("aten::relu", [n["op"] for n in prod["nodes"]])
+        self.assertEqual(cap["fusions"], {"mlpfused::bias_relu": "fusions/mlpfused__bias_relu.json"})
+        self.assertTrue(os.path.isfile(os.path.join(RUNS["mlp_fused_train"][3], "fusions", "mlpfused__bias_relu.json")))
+        fg = gs["mlpfused::bias_relu"]
+        self.assertEqual([(i["name"], i["dtype"], i["shape"]) for i in fg["inputs"]],
+                         [("x", "f32", [5, 10]), ("b", "f32", [10])])
+        self.assertIn("aten::relu", [n["op"] for n in fg["nodes"]])
+        self.assertEqual([o["name"] for o in fg["outputs"]], ["out"])
+        self.assertEqual(fg["producer"]["mode"], "forward")
+        self.assertEqual(fg["fusion"]["op"], "mlpfused::bias_relu")
+        self.assertEqual(fg["fusion"]["graph"], "production")
+        self.assertEqual(prod["nodes"][fg["fusion"]["node_index"]]["op"], "mlpfused::bias_relu")
+        ref_ops = [n["op"] for n in gs["reference"]["nodes"]]
+        self.assertIn("aten::threshold_backward", ref_ops)
+        self.assertEqual([i["requires_grad"] for i in gs["reference"]["inputs"]], [False, True, True, True])
+        self.assertEqual([o["name"] for o in gs["reference"]["outputs"]], ["loss", "grad_w1", "grad_b1", "grad_w2"])
+        self.assertEqual(cap["warnings"], [])
+
+    def test_emit_stdout_matches_files(self):
+        rc, so, se, out = RUNS["mlp_fused_train"]
+        self.assertEqual(rc, 0, se)
+        lines = [l for l in so.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1)
+        obj = json.loads(lines[0])
+        cap, gs = all_graphs("mlp_fused_train")
+        self.assertEqual(obj["capture"], cap)
+        self.assertEqual(obj["graphs"]["reference"], gs["reference"])
+        self.assertEqual(obj["graphs"]["production"], gs["production"])
+        self.assertEqual(obj["graphs"]["fusions"], {"mlpfused::bias_relu": gs["mlpfused::bias_relu"]})
+
+    def test_locations(self):
+        for name in GOOD:
+            path = pair_path(name)
+            with open(path) as f:
+                nlines = len(f.read().splitlines())
+            ranges = func_ranges(path)
+            cap, gs = all_graphs(name)
+            for gname, g in gs.items():
+                with self.subTest(pair=name, graph=gname):
+                    locs = [n["loc"] for n in g["nodes"]]
+                    self.assertTrue(all(l is not None for l in locs), "%s/%s has nodes without loc" % (name, gname))
+                    for l in locs:
+                        self.assertEqual(l["file"], path)
+                        self.assertTrue(1 <= l["line"] <= nlines)
+                    if gname == "production":
+                        lo, hi = ranges["production"]
+                        for l in locs:
+                            self.assertTrue(lo < l["line"] <= hi, l)
+                    elif gname == "reference":
+                        lo, hi = ranges["reference"]
+                        for l in locs:
+                            self.assertTrue(lo < l["line"] <= hi, l)
+
+    def test_production_lines_exact(self):
+        prod = load("layernorm_train", "production")
+        path = pair_path("layernorm_train")
+        rsqrt = [n for n in prod["nodes"] if n["op"] == "aten::rsqrt"][0]
+        self.assertEqual(rsqrt["loc"]["line"], line_of(path, "torch.rsqrt("))
+        mlp = load("mlp_fused_train", "production")
+        br = [n for n in mlp["nodes"] if n["op"] == "mlpfused::bias_relu"][0]
+        self.assertEqual(br["loc"]["line"], line_of(pair_path("mlp_fused_train"), "torch.ops.mlpfused.bias_relu("))
+
+    def test_backward_locations(self):
+        ref = load("train_multiline", "reference")
+        path = pair_path("train_multiline")
+        mm_line = line_of(path, "h = x @ w")
+        tanh_line = line_of(path, "a = torch.tanh(h + b)")
+        sum_line = line_of(path, "return (a * a).sum()")
+        by_op = {}
+        for n in ref["nodes"]:
+            by_op.setdefault(n["op"], []).append(n["loc"]["line"])
+        self.assertEqual(by_op["aten::tanh"], [tanh_line])
+        self.assertEqual(by_op["aten::tanh_backward"], [tanh_line])
+        self.assertEqual(by_op["aten::mm"], [mm_line, mm_line])   # forward mm and its backward
+        self.assertEqual(by_op["aten::t"], [mm_line])
+        self.assertEqual(by_op["aten::sum"], [sum_line])
+        self.assertEqual(by_op["aten::expand"], [sum_line])
+
+    def test_forward_pair(self):
+        cap, gs = all_graphs("forward_ops")
+        self.assertEqual(cap["mode"], "forward")
+        ref, prod = gs["reference"], gs["production"]
+        self.assertEqual([o["name"] for o in ref["outputs"]], ["out0", "out1", "out2"])
+        self.assertEqual([i.get("requires_grad") for i in ref["inputs"]], [False, False])
+        self.assertNotIn("aten::native_layer_norm_backward", [n["op"] for n in ref["nodes"]])
+        consts = [n for n in prod["nodes"] if n["op"] == "prim::constant"]
+        self.assertEqual(len(consts), 1)
+        self.assertEqual(consts[0]["args"], [{"name": "value", "floats": [0.0, 0.0, 0.0]}])
+        self.assertEqual(consts[0]["outputs"][0]["shape"], [3])
+        for g in (ref, prod):
+            mx = [n for n in g["nodes"] if n["op"] == "aten::max.dim"][0]
+            self.assertEqual([(o["dtype"], o["shape"]) for o in mx["outputs"]], [("f32", [3]), ("i64", [3])])
+            self.assertEqual(g["outputs"][2]["value"], mx["outputs"][1]["name"])
+
+
+def _import_capture():
+    if CAPTURE_SRC not in sys.path:
+        sys.path.insert(0, CAPTURE_SRC)
+    import torchtv_capture.capture
+    import torchtv_capture.errors
+    return torchtv_capture.capture, torchtv_capture.errors
+
+
+class ErrorTest(unittest.TestCase):
+    """Bad pair files, captured in-process; two of them also through the CLI (CliErrorTest)."""
+
+    def error_of(self, name):
+        capture, errors = _import_capture()
+        with self.assertRaises(errors.CaptureError) as cm:
+            capture.capture_pair(pair_path(name))
+        err = cm.exception.to_json()
+        self.assertEqual(set(err), {"error", "file", "line"})
+        json.dumps(err, allow_nan=False)
+        return err
+
+    def test_missing_function(self):
+        err = self.error_of("bad_missing_function")
+        self.assertIn("production", err["error"])
+        self.assertEqual(err["file"], pair_path("bad_missing_function"))
+        self.assertIsNone(err["line"])
+
+    def test_syntax_error(self):
+        err = self.error_of("bad_syntax")
+        self.assertIn("syntax error", err["error"])
+        self.assertEqual(err["file"], pair_path("bad_syntax"))
+        self.assertEqual(err["line"], line_of(pair_path("bad_syntax"), "def reference(x)"))
+
+    def test_wrong_number_of_outputs(self):
+        err = self.error_of("bad_wrong_outputs")
+        self.assertIn("returns 3 tensors", err["error"])
+        self.assertIn("4 outputs", err["error"])
+        self.assertEqual(err["file"], pair_path("bad_wrong_outputs"))
+        self.assertEqual(err["line"], line_of(pair_path("bad_wrong_outputs"), "return loss,"))
+
+    def test_data_dependent_control_flow(self):
+        err = self.error_of("bad_data_dependent")
+        self.assertIn("data-dependent", err["error"])
+        self.assertEqual(err["file"], pair_path("bad_data_dependent"))
+        self.assertEqual(err["line"], line_of(pair_path("bad_data_dependent"), "if x.sum() > 0"))
+
+    def test_shape_mismatch(self):
+        err = self.error_of("bad_shape_mismatch")
+        self.assertIn("f32[3, 1]", err["error"])
+        self.assertIn("f32[3]", err["error"])
+        self.assertEqual(err["line"], line_of(pair_path("bad_shape_mismatch"), "return x.sum(-1, keepdim=True)"))
+
+    def test_inplace_alias(self):
+        err = self.error_of("bad_inplace_alias")
+        self.assertIn("in-place", err["error"])
+        self.assertEqual(err["line"], line_of(pair_path("bad_inplace_alias"), "y.mul_(2)"))
+
+
+class CliErrorTest(unittest.TestCase):
+
+    def test_cli_errors(self):
+        capture, errors = _import_capture()
+        for name in BAD_CLI:
+            with self.subTest(pair=name):
+                rc, so, se, out = RUNS[name]
+                self.assertEqual(rc, 3, "expected exit 3 for %s, got %d; stderr: %s" % (name, rc, se[-1000:]))
+                last = [l for l in se.splitlines() if l.strip()][-1]
+                err = json.loads(last)
+                self.assertEqual(set(err), {"error", "file", "line"})
+                self.assertEqual(err["file"], pair_path(name))
+                self.assertIsInstance(err["line"], int)
+                self.assertNotIn("Traceback", se)
+                self.assertFalse(os.path.exists(out), "output directory written despite the error")
+                self.assertEqual(so, "")
+                with self.assertRaises(errors.CaptureError) as cm:
+                    capture.capture_pair(pair_path(name))
+                self.assertEqual(cm.exception.to_json(), err)
+
+    def test_no_temporary_leftovers(self):
+        self.assertEqual([n for n in os.listdir(TMP) if n.startswith(".")], [])
+
+    def test_nonempty_output_dir_refused(self):
+        d = os.path.join(TMP, "nonempty")
+        os.makedirs(d)
+        with open(os.path.join(d, "keep.txt"), "w") as f:
+            f.write("x")
+        p = _start("bad_syntax", d)
+        so, se = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("not empty", json.loads(se.strip().splitlines()[-1])["error"])
+        self.assertTrue(os.path.isfile(os.path.join(d, "keep.txt")))
+
+
+class ValuesTest(unittest.TestCase):
+    """In-process checks of the argument encoding."""
+
+    @classmethod
+    def setUpClass(cls):
+        if CAPTURE_SRC not in sys.path:
+            sys.path.insert(0, CAPTURE_SRC)
+        import torch  # noqa: F401
+        from torchtv_capture import values
+        cls.torch = torch
+        cls.values = values
+
+    def enc(self, op, args, kwargs=None):
+        v = self.values
+        return [dict(name=sp.name, **v.encode_value(sp, val, lambda n: n, "t"))
+                for sp, val in v.bind_args(op, args, kwargs or {})]
+
+    def test_canonical_names(self):
+        aten = self.torch.ops.aten
+        cn = self.values.canonical_name
+        self.assertEqual(cn(aten.relu.default), "aten::relu")
+        self.assertEqual(cn(aten.add.Tensor), "aten::add.Tensor")
+        self.assertEqual(cn(aten.native_layer_norm.default), "aten::native_layer_norm")
+
+    def test_defaults_and_enums(self):
+        aten = self.torch.ops.aten
+        self.assertEqual(self.enc(aten.contiguous.default, ["x"]),
+                         [{"name": "self", "value": "x"},
+                          {"name": "memory_format", "memory_format": "contiguous_format"}])
+        e = self.enc(aten.clamp.default, ["x"], {"min": float("-inf"), "max": float("nan")})
+        self.assertEqual(e[1:], [{"name": "min", "float": "-inf"}, {"name": "max", "float": "nan"}])
+        e = self.enc(aten.mean.dim, ["x", [-1]], {"dtype": self.torch.float64})
+        self.assertEqual(e[-1], {"name": "dtype", "dtype": "f64"})
+
+    def test_int_list_broadcast(self):
+        aten = self.torch.ops.aten
+        sch = [sp for sp in self.values.parse_schema(aten.max_pool2d.default)]
+        names = [sp.name for sp in sch]
+        self.assertEqual(names[:3], ["self", "kernel_size", "stride"])
+        ks = sch[1]
+        self.assertEqual(self.values.encode_value(ks, 3, None, "t"), {"ints": [3, 3]})
+
+    def test_complex_dtype_refused(self):
+        from torchtv_capture.errors import CaptureError
+        with self.assertRaises(CaptureError):
+            self.values.dtype_name(self.torch.complex64)
+
+
+if __name__ == "__main__":
+    unittest.main()
