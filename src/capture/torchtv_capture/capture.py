@@ -52,7 +52,11 @@ def capture_pair(path):
     {"capture": capture_json, "graphs": {"reference": g, "production": g, "fusions": {name: g}}}.
     Raises CaptureError. The pair file is executed as a module; a pair that registers a
     torch.library namespace ("DEF") can be captured only once per process."""
-    pair = load_pair(path)
+    return capture_loaded_pair(load_pair(path))
+
+
+def capture_loaded_pair(pair):
+    """Captures an already loaded (and validated) Pair; see capture_pair."""
     rec = LocationRecorder(pair.user_files)
     warnings = []
     mode = pair.mode

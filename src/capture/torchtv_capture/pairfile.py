@@ -144,6 +144,31 @@ def load_pair(path):
             raise CaptureError("the pair file called sys.exit() while being imported", f, l)
         raise CaptureError("importing the pair file failed: %s" % short_exc(e), f, l)
 
+    return fill_pair(pair, mod)
+
+
+def pair_from_objects(reference, production, example_inputs, mode="forward", fusions=None):
+    """A Pair from Python objects (the torchtv.verify API): the same checks as a pair file,
+    with the file that defines ``reference`` standing in for the pair file."""
+    src = _fn_file(reference) or "<unknown>"
+    pair = Pair()
+    pair.path = os.path.abspath(src)
+    pair.user_files = UserFiles([pair.path, _fn_file(production)])
+    try:
+        with open(pair.path, "rb") as f:
+            pair.tree = ast.parse(f.read(), pair.path)
+    except (OSError, SyntaxError, ValueError):
+        pair.tree = None
+    inputs_fn = example_inputs if callable(example_inputs) else (lambda: example_inputs)
+    ns = types.SimpleNamespace(example_inputs=inputs_fn, reference=reference, production=production,
+                               MODE=mode, FUSIONS=fusions)
+    return fill_pair(pair, ns)
+
+
+def fill_pair(pair, mod):
+    """Validates the pair's functions, MODE, FUSIONS and example inputs, taken as attributes of
+    ``mod`` (the pair file's module, or a namespace), and stores them in ``pair``."""
+    ap = pair.path
     for fname in ("example_inputs", "reference", "production"):
         fn = getattr(mod, fname, None)
         if fn is None:

@@ -1,0 +1,128 @@
+"""torchtv's Python API, for people who live in pytest.
+
+    import torchtv
+    result = torchtv.verify(reference, production, example_inputs, mode="train_step",
+                            fusions={"ns::op": op_reference})
+    assert result.equivalent, result.summary()
+    torchtv.assert_equivalent(reference, production, example_inputs)
+
+The two functions are captured in this process (with the torch you import), written as a
+capture directory (docs/capture-format.md) and decided by the `torchtv` binary, found at
+$TORCHTV_BIN, else at build/torchtv of the source tree this package sits in, else on PATH.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+__all__ = ["verify", "assert_equivalent", "Result", "TorchtvError"]
+
+EXIT_CODES = {"equivalent": 0, "not_equivalent": 1, "unknown": 2, "error": 3}
+
+
+class TorchtvError(RuntimeError):
+    """torchtv could not run (binary missing, crashed) - never a verdict."""
+
+
+class Result:
+    """The outcome of torchtv.verify: the fields of `torchtv check --format json`."""
+
+    def __init__(self, data, report_path=None):
+        self.data = data
+        self.verdict = data["verdict"]
+        self.level = data["level"]
+        self.reason = data["reason"]
+        self.outputs = data["outputs"]
+        self.counterexample = data["counterexample"]
+        self.report_path = report_path
+
+    @property
+    def equivalent(self):
+        return self.verdict == "equivalent"
+
+    def summary(self):
+        head = "torchtv: %s%s - %s" % (self.verdict, " (%s)" % self.level if self.level else "",
+                                        self.reason)
+        lines = [head]
+        for o in self.outputs:
+            line = "  %s: %s%s" % (o["name"], o["verdict"], " (%s)" % o["level"] if o["level"] else "")
+            if o["verdict"] != "equivalent":
+                line += " - " + o["reason"]
+                site = o.get("production_site")
+                if site:
+                    line += "\n    production diverges at %%%s = %s%s" % (
+                        site["value"], site["op"], " (%s)" % site["loc"] if site.get("loc") else "")
+            lines.append(line)
+        if self.counterexample:
+            lines.append("  counterexample: " + json.dumps(self.counterexample))
+        if self.report_path:
+            lines.append("  report: " + self.report_path)
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return "<torchtv.Result %s%s>" % (self.verdict, " " + self.level if self.level else "")
+
+
+def _find_binary():
+    env = os.environ.get("TORCHTV_BIN")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    built = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "torchtv"))
+    if os.path.isfile(built) and os.access(built, os.X_OK):
+        return built
+    found = shutil.which("torchtv")
+    if found:
+        return found
+    raise TorchtvError("torchtv binary not found: build it (scripts/build.sh) or set TORCHTV_BIN")
+
+
+def verify(reference, production, example_inputs, mode="forward", fusions=None,
+           require="real", timeout=600, keep_capture=None):
+    """Captures `reference` and `production` at `example_inputs` (a tuple of tensors, or a
+    function returning one) and decides them. `mode` and `fusions` mean what MODE and FUSIONS
+    mean in a pair file. Returns a Result; a capture problem comes back as verdict "error"
+    with the reason, as from the CLI. `keep_capture`, a directory path, keeps the captured
+    graphs there."""
+    from torchtv_capture.capture import capture_loaded_pair
+    from torchtv_capture.cli import write_dir
+    from torchtv_capture.errors import CaptureError
+    from torchtv_capture.pairfile import pair_from_objects
+
+    binary = _find_binary()
+    workdir = tempfile.mkdtemp(prefix="torchtv-")
+    try:
+        capture_dir = keep_capture or os.path.join(workdir, "capture")
+        try:
+            pair = pair_from_objects(reference, production, example_inputs, mode, fusions)
+            write_dir(capture_loaded_pair(pair), capture_dir, force=bool(keep_capture))
+        except CaptureError as e:
+            where = "%s:%s" % (e.file, e.line) if e.line else (e.file or "")
+            return Result({"verdict": "error", "level": None, "reason": "capture failed: " + e.message,
+                           "outputs": [], "counterexample": None,
+                           "error": {"message": e.message, "location": where or None}})
+        cmd = [binary, "check", capture_dir, "--format", "json", "--require", require]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise TorchtvError("torchtv timed out after %s s" % timeout)
+        try:
+            data = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            raise TorchtvError("torchtv exited with %s and printed no result:\n%s"
+                               % (proc.returncode, proc.stderr[-2000:]))
+        if proc.returncode != EXIT_CODES.get(data.get("verdict")):
+            raise TorchtvError("torchtv's exit code %s does not match its verdict %s"
+                               % (proc.returncode, data.get("verdict")))
+        return Result(data)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def assert_equivalent(reference, production, example_inputs, **kwargs):
+    """torchtv.verify, raising AssertionError with the diff summary unless equivalent."""
+    result = verify(reference, production, example_inputs, **kwargs)
+    if not result.equivalent:
+        raise AssertionError(result.summary())
+    return result

@@ -1,0 +1,84 @@
+"""The Python API (torchtv.verify / assert_equivalent) from pytest, through the real binary."""
+import pytest
+import torch
+
+import torchtv
+
+
+def example():
+    torch.manual_seed(0)
+    return (torch.randn(4, 8), torch.randn(8))
+
+
+def scale_relu(x, w):
+    return torch.relu(x * w)
+
+
+def scale_relu_commuted(x, w):
+    return torch.relu(w * x)
+
+
+def scale_relu_wrong(x, w):
+    return torch.relu(x * w + 1e-7)
+
+
+def test_equivalent_functions_pass():
+    result = torchtv.assert_equivalent(scale_relu, scale_relu_commuted, example())
+    assert result.verdict == "equivalent"
+    assert result.level == "bitwise"
+    assert [o["name"] for o in result.outputs] == ["out"]
+
+
+def test_example_inputs_may_be_a_function():
+    assert torchtv.verify(scale_relu, scale_relu_commuted, example).equivalent
+
+
+def test_planted_bug_is_never_equivalent_and_assert_raises_with_summary():
+    result = torchtv.verify(scale_relu, scale_relu_wrong, example())
+    assert result.verdict in ("not_equivalent", "unknown")
+    with pytest.raises(AssertionError) as info:
+        torchtv.assert_equivalent(scale_relu, scale_relu_wrong, example())
+    text = str(info.value)
+    assert "torchtv: " + result.verdict in text
+    assert "production diverges at" in text
+    assert "test_api.py" in text  # the source line of the diverging node
+
+
+def test_capture_error_is_an_error_verdict():
+    def bad(x, w):
+        if x.sum() > 0:  # data-dependent control flow cannot be captured
+            return x
+        return w
+    result = torchtv.verify(scale_relu, bad, example())
+    assert result.verdict == "error"
+    assert "data-dependent" in result.reason
+    with pytest.raises(AssertionError):
+        torchtv.assert_equivalent(scale_relu, bad, example())
+
+
+def test_wrong_number_of_outputs_is_an_error():
+    result = torchtv.verify(scale_relu, lambda x, w: (x, w), example())
+    assert result.verdict == "error"
+
+
+def linear_loss(x, w):
+    return (x * w).sum()
+
+
+def linear_loss_explicit(x, w):
+    loss = (x * w).sum()
+    return loss, x.sum(0)
+
+
+@pytest.mark.xfail(strict=True, reason="train-step gradients need normalization and the prover (issues 4, 5)")
+def test_train_step_with_explicit_gradient():
+    x, w = example()
+    w.requires_grad_(True)
+    torchtv.assert_equivalent(linear_loss, linear_loss_explicit, (x, w), mode="train_step")
+
+
+def test_keep_capture_writes_a_capture_directory(tmp_path):
+    out = tmp_path / "cap"
+    torchtv.verify(scale_relu, scale_relu_commuted, example(), keep_capture=str(out))
+    assert (out / "capture.json").is_file()
+    assert (out / "reference.json").is_file()
