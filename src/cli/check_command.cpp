@@ -10,6 +10,7 @@ namespace torchtv::cli {
 namespace {
 struct CheckArgs {
   std::vector<std::string> files;
+  std::string inputs;  // --inputs, for .pt / .pt2 files
   OutputOptions output;
 };
 
@@ -20,9 +21,11 @@ int runCheck(const CheckArgs &args) {
   ctx.productionPath = args.files.size() > 1 ? args.files[1] : args.files[0];
   CheckResult result;
   try {
-    auto refModule = loadModule(ctx.referencePath);
+    LoadOptions load;
+    if (!args.inputs.empty()) load.inputs = parseInputTypes(args.inputs);
+    auto refModule = loadModule(ctx.referencePath, load);
     std::unique_ptr<Module> prodModule;
-    if (args.files.size() > 1) prodModule = loadModule(ctx.productionPath);
+    if (args.files.size() > 1) prodModule = loadModule(ctx.productionPath, load);
     const Graph &ref = selectGraph(*refModule, "reference");
     const Graph &prod = selectGraph(prodModule ? *prodModule : *refModule, "production");
     if (&ref == &prod)
@@ -47,6 +50,7 @@ Command addCheckCommand(CLI::App &app) {
                   "REF PROD: two graph files, or one file holding @reference and @production")
       ->required()
       ->expected(1, 2);
+  addInputsOption(*cmd, args->inputs);
   addOutputOptions(*cmd, args->output);
   return {cmd, [args] { return runCheck(*args); }};
 }

@@ -33,6 +33,9 @@ struct OutputOptions {
 
 void addOutputOptions(CLI::App &cmd, OutputOptions &options);
 
+// --inputs TYPES: the input types of .pt (TorchScript) files, e.g. 'f32[3,5],f32[5]'.
+void addInputsOption(CLI::App &cmd, std::string &inputs);
+
 // Prints a result in the chosen format on stdout and returns the exit code.
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options);
 
