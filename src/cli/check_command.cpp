@@ -31,6 +31,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const OutputOptio
 namespace {
 struct CheckArgs {
   std::vector<std::string> files;
+  std::string inputs;  // --inputs, for .pt / .pt2 files
   OutputOptions output;
 };
 }  // namespace
@@ -42,15 +43,18 @@ Command addCheckCommand(CLI::App &app) {
                   "REF PROD: two graph files, or one file (or capture directory) holding both graphs")
       ->required()
       ->expected(1, 2);
+  addInputsOption(*cmd, args->inputs);
   addOutputOptions(*cmd, args->output);
   return {cmd, [args] {
             ReportContext ctx;
             ctx.referencePath = args->files.at(0);
             ctx.productionPath = args->files.size() > 1 ? args->files[1] : args->files[0];
             auto load = [&] {
-              auto ref = loadModule(ctx.referencePath);
+              LoadOptions options;
+              if (!args->inputs.empty()) options.inputs = parseInputTypes(args->inputs);
+              auto ref = loadModule(ctx.referencePath, options);
               std::unique_ptr<Module> prod;
-              if (args->files.size() > 1) prod = loadModule(ctx.productionPath);
+              if (args->files.size() > 1) prod = loadModule(ctx.productionPath, options);
               return std::make_pair(std::move(ref), std::move(prod));
             };
             return decideAndEmit(load, ctx, args->output);
