@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ir/diagnostic.h"
+#include "ir/text_format.h"
 #include "src/cli/commands.h"
 #include "src/import/load.h"
 
@@ -10,6 +11,8 @@ namespace torchtv::cli {
 namespace {
 struct CheckArgs {
   std::vector<std::string> files;
+  std::string fusionsDir;
+  bool noNormalize = false;
   OutputOptions output;
 };
 
@@ -30,8 +33,11 @@ int runCheck(const CheckArgs &args) {
                        "needs two graphs: give two files, or one file with @reference and @production");
     spdlog::info("checking @{} ({} nodes) against @{} ({} nodes)", ref.name(), ref.nodes().size(),
                  prod.name(), prod.nodes().size());
+    FusionLibrary fusions = fusionsFor({refModule.get(), prodModule.get()}, args.fusionsDir);
     CheckOptions options;
     options.require = args.output.require;
+    options.fusions = &fusions;
+    options.normalization = args.noNormalize ? Normalization::Off : Normalization::On;
     result = checkGraphs(ref, prod, options);
   } catch (const InputError &e) {
     result = errorResult(e.message(), e.pos().str());
@@ -47,6 +53,8 @@ Command addCheckCommand(CLI::App &app) {
                   "REF PROD: two graph files, or one file holding @reference and @production")
       ->required()
       ->expected(1, 2);
+  cmd->add_option("--fusions", args->fusionsDir, "Folder of .tvir definitions of fused/custom ops to expand");
+  cmd->add_flag("--no-normalize", args->noNormalize, "Match the graphs as written (no normalization, no expansion)");
   addOutputOptions(*cmd, args->output);
   return {cmd, [args] { return runCheck(*args); }};
 }

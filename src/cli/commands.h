@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "src/fusion/fusion_library.h"
 #include "src/report/report.h"
 #include "src/verify/check.h"
 
@@ -37,5 +38,9 @@ void addOutputOptions(CLI::App &cmd, OutputOptions &options);
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options);
 
 std::string versionString();
+
+// The definitions a command expands: the bundled fusions/, then a user's
+// --fusions DIR and the definitions inside the input files (tried first).
+FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir);
 
 }  // namespace torchtv::cli

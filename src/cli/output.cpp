@@ -2,6 +2,7 @@
 #include <map>
 
 #include "src/cli/commands.h"
+#include "src/normalize/normalize.h"
 
 #ifndef TORCHTV_VERSION
 #define TORCHTV_VERSION "0.0.0"
@@ -19,6 +20,14 @@ void addOutputOptions(CLI::App &cmd, OutputOptions &options) {
   cmd.add_option("--require", options.require,
                  "Weakest level that counts as equivalent (bitwise: a real-only proof exits 2)")
       ->transform(CLI::CheckedTransformer(levels, CLI::ignore_case));
+}
+
+FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir) {
+  FusionLibrary lib = bundledFusions();
+  if (!userDir.empty()) lib.loadDirectory(userDir, FusionOrigin::User);
+  for (const Module *m : inputs)
+    if (m) lib.addModule(*m, FusionOrigin::User, readFile(m->path));
+  return lib;
 }
 
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options) {
