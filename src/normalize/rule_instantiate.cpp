@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "ir/diagnostic.h"
+#include "ir/op_registry.h"
 #include "src/normalize/rule_matcher.h"
 
 namespace torchtv {
@@ -15,14 +16,37 @@ void tensorVars(const Pattern &p, std::vector<std::string> &out) {
   for (const Pattern &o : p.operands) tensorVars(o, out);
 }
 
-void attrVars(const Pattern &p, std::vector<std::string> &out) {
-  std::function<void(const AttrExpr &)> walk = [&](const AttrExpr &e) {
-    if (e.kind == AttrExpr::Kind::Var && std::find(out.begin(), out.end(), e.name) == out.end())
-      out.push_back(e.name);
-    for (const auto &a : e.args) walk(a);
-  };
-  for (const auto &[k, e] : p.attrs) walk(e);
+// Attribute variables with the kind of the argument that binds them.
+void attrVars(const Pattern &p, std::vector<std::pair<std::string, ArgKind>> &out) {
+  for (const auto &[k, e] : p.attrs) {
+    if (e.kind != AttrExpr::Kind::Var) continue;
+    bool seen = false;
+    for (const auto &v : out) seen = seen || v.first == e.name;
+    const OpInfo *info = lookupOp(p.op);
+    const ArgSpec *arg = info ? info->schema->findArg(k) : nullptr;
+    if (!seen) out.emplace_back(e.name, arg ? arg->kind : ArgKind::Scalar);
+  }
   for (const Pattern &o : p.operands) attrVars(o, out);
+}
+
+// `_` for an argument a node cannot do without gets a value that fits the
+// test inputs (f32[2,3]-like tensors of the rule's dtype).
+void fillAny(Pattern &p, DType dtype) {
+  const OpInfo *info = p.isVar() ? nullptr : lookupOp(p.op);
+  for (auto &[k, e] : p.attrs) {
+    if (e.kind != AttrExpr::Kind::Any || !info) continue;
+    const ArgSpec *arg = info->schema->findArg(k);
+    if (!arg || arg->defaultValue || arg->optional) {
+      if (arg && arg->kind == ArgKind::ScalarType) {
+        e.kind = AttrExpr::Kind::Literal;
+        e.literal = dtype;
+      }
+      continue;
+    }
+    e.kind = AttrExpr::Kind::Literal;
+    if (arg->kind == ArgKind::IntList) e.literal = std::vector<int64_t>{2, 3};
+  }
+  for (Pattern &o : p.operands) fillAny(o, dtype);
 }
 
 // Values tried for attribute variables: ones that satisfy and ones that fail
@@ -32,14 +56,17 @@ const double kCandidates[] = {2.0, 0.5, -4.0, 3.0, 0.1};
 }  // namespace
 
 std::vector<RuleInstance> instantiateRule(const Rule &r, DType dtype) {
-  std::vector<std::string> tvars, avars;
+  std::vector<std::string> tvars;
+  std::vector<std::pair<std::string, ArgKind>> avars;
   tensorVars(r.lhs, tvars);
   attrVars(r.lhs, avars);
   std::vector<RuleInstance> out;
   for (double c : kCandidates) {
     RuleBindings b;
-    for (const std::string &a : avars)
-      b.attrs[a] = isFloating(dtype) ? Attribute(c) : Attribute(static_cast<int64_t>(c));
+    for (const auto &[a, kind] : avars) {
+      if (kind == ArgKind::ScalarType) b.attrs[a] = dtype == DType::F64 ? DType::F32 : DType::F64;
+      else b.attrs[a] = isFloating(dtype) ? Attribute(c) : Attribute(static_cast<int64_t>(c));
+    }
     if (r.precondition) {
       auto ok = evalAttr(*r.precondition, b);
       if (!ok || !ok->asBool()) continue;
@@ -56,7 +83,9 @@ std::vector<RuleInstance> instantiateRule(const Rule &r, DType dtype) {
       std::unordered_set<const Value *> real;
       Rewriter rw(*g, real);
       try {
-        auto v = buildPattern(side == 0 ? r.lhs : r.rhs, sb, rw, false, {});
+        Pattern lhs = r.lhs;
+        fillAny(lhs, dtype);
+        auto v = buildPattern(side == 0 ? lhs : r.rhs, sb, rw, false, {});
         if (!v) {
           ok = false;
           break;
