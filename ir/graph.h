@@ -93,11 +93,22 @@ private:
   std::map<std::string, int> nameUse_;
 };
 
-// A parsed file: graphs by name (e.g. @reference, @production, and fusion
-// definitions named after the op they define), plus declared custom ops.
+// A graph named after an op (`graph @aten::gelu(...)`): a fusion definition,
+// kept as text and parsed for each call it is instantiated for
+// (Note [Fusion templates] in text_format.h). Several may share a name.
+struct GraphTemplate {
+  std::string name;  // the op it defines, e.g. "aten::gelu"
+  std::string path;  // file, and position of `graph`, for error messages
+  int line = 1, col = 1;
+  std::string text;  // from `graph` to the closing brace
+};
+
+// A parsed file: graphs by name (e.g. @reference, @production), fusion
+// definitions (graphs named after the op they define), plus declared custom ops.
 struct Module {
   std::string path;
   std::vector<std::unique_ptr<Graph>> graphs;
+  std::vector<GraphTemplate> templates;
   std::map<std::string, std::shared_ptr<const OpSchema>> customOps;
 
   Graph *find(const std::string &name) const;

@@ -12,7 +12,34 @@
 // Operands are the tensor arguments in schema order (`none` for an absent
 // optional tensor); `{...}` holds the other arguments by name, defaults may be
 // left out. Result types are checked against the op's shape rule.
+//
+// Note [Fusion templates]
+// A graph named after an op (`@aten::gelu`, `@mlpfused::bias_relu`) is a
+// definition of that op. It is not built when the file is read; its text is
+// kept (Module::templates) and parsed once per distinct call, with the call's
+// operand types and attributes bound to the header:
+//
+//   graph @aten::_softmax(%x: $T[N,D]) {dim=$dim, half_to_float=false} -> (_) {
+//     %m: _ = aten::amax(%x) {dim=[$dim], keepdim=true}
+//     ...
+//   }
+//
+// - Inputs are the op's tensor arguments in schema order. An input typed
+//   `none` matches an absent optional operand; `_` matches any tensor; a type
+//   is unified with the operand's: `$T` binds the dtype, a symbol (N, D) binds
+//   that dim, a number must be equal.
+// - `{...}` after the inputs names EVERY non-tensor argument of the op: a
+//   literal is a guard (the definition applies only to calls with that value),
+//   `$name` binds the value, `[$a, 2]` binds list elements, `_` says the
+//   definition holds for any value. A call the header does not match is left
+//   alone (TemplateMismatch); several definitions of one op are tried in order.
+// - In the body, `$name` stands for a bound value in attributes and lists
+//   (`{dim=[$dim]}`, `{size=[$N, 1]}`), bound symbols in types are replaced by
+//   the call's dims, and `_` as a result type means "infer it".
 #pragma once
+
+#include <memory>
+#include <stdexcept>
 
 #include <string>
 #include <string_view>
@@ -32,6 +59,25 @@ std::string readFile(const std::string &path);
 
 // Parses a type such as "f32[4,B]"; used by the CLI's --inputs too.
 TensorType parseTensorType(std::string_view text);
+
+// The call a template is instantiated for.
+struct TemplateCall {
+  std::vector<const TensorType *> operands;  // nullptr for an absent optional operand
+  const AttributeMap *attrs = nullptr;
+  std::vector<TensorType> results;
+};
+
+// The template's header does not match the call (not an error).
+class TemplateMismatch : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses a definition for one call. Throws TemplateMismatch when the header
+// does not match, InputError (with the definition's file:line:col) when the
+// definition is malformed or does not type-check for this call.
+std::unique_ptr<Graph> instantiateTemplate(const GraphTemplate &t, const TemplateCall &call,
+                                           const OpResolver &resolver);
 
 std::string printGraph(const Graph &g);
 std::string printModule(const Module &m);

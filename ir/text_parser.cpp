@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "ir/diagnostic.h"
@@ -14,17 +15,19 @@ namespace torchtv {
 
 namespace {
 
-enum class Tok { End, Ident, ValueName, GraphName, Number, String, Punct };
+enum class Tok { End, Ident, ValueName, GraphName, Number, String, Punct, Param };
 
 struct Token {
   Tok kind = Tok::End;
   std::string text;
   int line = 1, col = 1;
+  size_t offset = 0;
 };
 
 class Lexer {
 public:
-  Lexer(std::string_view text, std::string path) : text_(text), path_(std::move(path)) {}
+  Lexer(std::string_view text, std::string path, int line = 1, int col = 1)
+      : text_(text), path_(std::move(path)), line_(line), col_(col) {}
 
   const std::string &path() const { return path_; }
 
@@ -37,8 +40,16 @@ public:
     Token t;
     t.line = line_;
     t.col = col_;
+    t.offset = pos_;
     if (pos_ >= text_.size()) return t;
     char c = text_[pos_];
+    if (c == '$') {  // a template parameter (Note [Fusion templates])
+      advance();
+      t.kind = Tok::Param;
+      t.text = identChars(false);
+      if (t.text.empty()) fail(t.line, t.col, "expected a parameter name after '$'");
+      return t;
+    }
     if (c == '%' || c == '@') {
       advance();
       t.kind = c == '%' ? Tok::ValueName : Tok::GraphName;
@@ -165,11 +176,17 @@ private:
   std::string path_;
   size_t pos_ = 0;
   int line_ = 1, col_ = 1;
+
+public:
+  std::string_view text() const { return text_; }
 };
 
 class Parser {
 public:
-  Parser(std::string_view text, const std::string &path) : lex_(text, path) { tok_ = lex_.next(); }
+  Parser(std::string_view text, const std::string &path, int line = 1, int col = 1)
+      : lex_(text, path, line, col) {
+    tok_ = lex_.next();
+  }
 
   Module parseModule() {
     Module m;
@@ -190,15 +207,20 @@ public:
         m.customOps[schema->name] = schema;
         tok_ = lex_.next();
       } else if (isIdent("graph")) {
-        Token at = tok_;
-        auto g = parseGraph();
+        Token at = take();
+        Token name = expectKind(Tok::GraphName, "a graph name such as @reference");
+        if (name.text.find("::") != std::string::npos) {
+          m.templates.push_back(skipTemplate(at, name));
+          continue;
+        }
+        auto g = parseGraph(name);
         if (m.find(g->name())) fail(at, "graph @" + g->name() + " is defined twice");
         m.graphs.push_back(std::move(g));
       } else {
         fail(tok_, "expected 'graph' or 'op', got " + describe(tok_));
       }
     }
-    if (m.graphs.empty()) fail(tok_, "no graph in file");
+    if (m.graphs.empty() && m.templates.empty()) fail(tok_, "no graph in file");
     return m;
   }
 
@@ -208,10 +230,20 @@ public:
     return t;
   }
 
+  std::unique_ptr<Graph> instantiate(const TemplateCall &call, const OpResolver &resolver) {
+    call_ = &call;
+    resolver_ = resolver;
+    if (!isIdent("graph")) fail(tok_, "a definition starts with 'graph'");
+    take();
+    Token name = expectKind(Tok::GraphName, "a graph name");
+    return parseGraph(name);
+  }
+
 private:
   [[noreturn]] void fail(const Token &t, const std::string &message) const {
     lex_.fail(t.line, t.col, message);
   }
+  [[noreturn]] void mismatch(const std::string &why) const { throw TemplateMismatch(why); }
 
   static std::string describe(const Token &t) {
     switch (t.kind) {
@@ -219,6 +251,7 @@ private:
     case Tok::ValueName: return "'%" + t.text + "'";
     case Tok::GraphName: return "'@" + t.text + "'";
     case Tok::String: return "string \"" + t.text + "\"";
+    case Tok::Param: return "'$" + t.text + "'";
     default: return "'" + t.text + "'";
     }
   }
@@ -239,13 +272,69 @@ private:
     return take();
   }
 
-  TensorType type() {
-    Token t = expectKind(Tok::Ident, "a type such as f32[4,8]");
-    auto dtype = parseDType(t.text);
-    if (!dtype) fail(t, "unknown dtype '" + t.text + "' (expected bool, u8, i8, i16, i32, i64, f16, bf16, f32 or f64)");
-    TensorType out{*dtype, {}};
+  // --- Note [Fusion templates]: parameters are bound while the header is read.
+  void requireTemplate(const Token &t) const {
+    if (!call_)
+      fail(t, describe(t) + " is only allowed in a fusion definition (a graph named after an op, such as @aten::gelu)");
+  }
+  std::optional<Dim> boundDim(const std::string &name) const {
+    auto d = dimBinds_.find(name);
+    if (d != dimBinds_.end()) return d->second;
+    auto a = binds_.find(name);
+    if (a != binds_.end() && a->second.isInt()) return Dim(a->second.asInt());
+    return std::nullopt;
+  }
+  Attribute boundAttr(const Token &t) const {
+    requireTemplate(t);
+    auto a = binds_.find(t.text);
+    if (a != binds_.end()) return a->second;
+    auto d = dimBinds_.find(t.text);
+    if (d != dimBinds_.end()) {
+      if (!d->second.isConcrete()) mismatch("$" + t.text + " is the symbolic dim " + d->second.str());
+      return d->second.size();
+    }
+    fail(t, "parameter $" + t.text + " is not bound by the definition's header");
+  }
+  // Binds $name to `actual`, or checks that an earlier binding agrees.
+  void bindAttr(const std::string &name, const Attribute &actual) {
+    if (auto d = boundDim(name)) {
+      if (!actual.isInt() || Dim(actual.asInt()) != *d) mismatch("$" + name + " differs");
+      return;
+    }
+    auto [it, inserted] = binds_.emplace(name, actual);
+    if (!inserted && it->second != actual) mismatch("$" + name + " differs");
+  }
+
+  // A type; inside a template header it is unified with `actual`.
+  TensorType type(const TensorType *actual = nullptr) {
+    TensorType out;
+    if (tok_.kind == Tok::Param) {
+      Token p = take();
+      requireTemplate(p);
+      auto it = binds_.find(p.text);
+      if (it != binds_.end()) {
+        if (!it->second.isDType()) fail(p, "$" + p.text + " is not a dtype");
+        out.dtype = it->second.asDType();
+        if (actual && actual->dtype != out.dtype) mismatch("dtype $" + p.text + " differs");
+      } else if (actual) {
+        out.dtype = actual->dtype;
+        binds_[p.text] = actual->dtype;
+      } else {
+        fail(p, "dtype parameter $" + p.text + " is not bound by the definition's inputs");
+      }
+    } else {
+      Token t = expectKind(Tok::Ident, "a type such as f32[4,8]");
+      auto dtype = parseDType(t.text);
+      if (!dtype) fail(t, "unknown dtype '" + t.text + "' (expected bool, u8, i8, i16, i32, i64, f16, bf16, f32 or f64)");
+      out.dtype = *dtype;
+      if (actual && actual->dtype != out.dtype) mismatch("dtype differs");
+    }
     expect("[");
     while (!isPunct("]")) {
+      Token at = tok_;
+      size_t i = out.shape.size();
+      const Dim *want = actual && i < actual->shape.size() ? &actual->shape[i] : nullptr;
+      if (actual && !want) mismatch("rank differs");
       if (tok_.kind == Tok::Number) {
         Token n = take();
         char *end = nullptr;
@@ -254,14 +343,31 @@ private:
         if (*end || errno || v < 0) fail(n, "bad dimension '" + n.text + "'");
         out.shape.push_back(static_cast<int64_t>(v));
       } else if (tok_.kind == Tok::Ident) {
-        out.shape.push_back(Dim::symbol(take().text));
+        std::string sym = take().text;
+        std::optional<Dim> bound = call_ ? boundDim(sym) : std::nullopt;
+        if (bound) out.shape.push_back(*bound);
+        else if (want) out.shape.push_back(dimBinds_.emplace(sym, *want).first->second);
+        else out.shape.push_back(Dim::symbol(sym));
       } else {
         fail(tok_, "expected a dimension, got " + describe(tok_));
       }
+      if (want && out.shape.back() != *want) mismatch("dim " + std::to_string(i) + " differs");
+      (void)at;
       if (!isPunct("]")) expect(",");
     }
     take();
+    if (actual && out.shape.size() != actual->shape.size()) mismatch("rank differs");
     return out;
+  }
+
+  // `_` (a type left to inference) or a type.
+  std::optional<TensorType> typeOrHole(const TensorType *actual = nullptr) {
+    if (isIdent("_")) {
+      requireTemplate(take());
+      if (actual) return *actual;
+      return std::nullopt;
+    }
+    return type(actual);
   }
 
   Attribute number(const Token &t) {
@@ -282,6 +388,7 @@ private:
   Attribute attrValue() {
     if (tok_.kind == Tok::Number) return number(take());
     if (tok_.kind == Tok::String) return take().text;
+    if (tok_.kind == Tok::Param) return boundAttr(take());
     if (tok_.kind == Tok::Ident) {
       Token t = take();
       if (t.text == "true") return true;
@@ -296,24 +403,90 @@ private:
       Token open = take();
       std::vector<Attribute> items;
       while (!isPunct("]")) {
-        if (tok_.kind != Tok::Number && !isIdent("inf") && !isIdent("nan") && !isIdent("true") && !isIdent("false"))
+        if (tok_.kind != Tok::Number && tok_.kind != Tok::Param && !isIdent("inf") && !isIdent("nan") &&
+            !isIdent("true") && !isIdent("false"))
           fail(tok_, "lists hold numbers only, got " + describe(tok_));
+        Token at = tok_;
         items.push_back(attrValue());
+        if (!items.back().isScalar()) fail(at, "lists hold numbers only, got " + items.back().str());
         if (!isPunct("]")) expect(",");
       }
       take();
-      bool anyFloat = false;
-      for (const auto &a : items) anyFloat = anyFloat || a.isFloat();
-      if (anyFloat) {
-        std::vector<double> v;
-        for (const auto &a : items) v.push_back(a.asDouble());
-        return v;
-      }
-      std::vector<int64_t> v;
-      for (const auto &a : items) v.push_back(a.isBool() ? a.asBool() : a.asInt());
-      return v;
+      return listOf(items);
     }
     fail(tok_, "expected an attribute value, got " + describe(tok_));
+  }
+
+  static Attribute listOf(const std::vector<Attribute> &items) {
+    bool anyFloat = false;
+    for (const auto &a : items) anyFloat = anyFloat || a.isFloat();
+    if (anyFloat) {
+      std::vector<double> v;
+      for (const auto &a : items) v.push_back(a.asDouble());
+      return v;
+    }
+    std::vector<int64_t> v;
+    for (const auto &a : items) v.push_back(a.isBool() ? a.asBool() : a.asInt());
+    return v;
+  }
+
+  // One `name=pattern` of a definition header against the call's attribute.
+  void attrPattern(const Attribute &actual) {
+    if (isIdent("_")) {
+      take();
+      return;
+    }
+    if (tok_.kind == Tok::Param) {
+      bindAttr(take().text, actual);
+      return;
+    }
+    if (isPunct("[") ) {
+      take();
+      std::vector<int64_t> got = actual.isInts() ? actual.asInts() : std::vector<int64_t>{};
+      if (!actual.isInts() && !(actual.isFloats() && actual.asFloats().empty())) mismatch("not a list");
+      size_t i = 0;
+      while (!isPunct("]")) {
+        if (i >= got.size()) mismatch("list length differs");
+        if (tok_.kind == Tok::Param) bindAttr(take().text, got[i]);
+        else {
+          Attribute lit = attrValue();
+          int64_t v = lit.isBool() ? lit.asBool() : lit.isInt() ? lit.asInt() : INT64_MIN;
+          if (v != got[i]) mismatch("list element differs");
+        }
+        ++i;
+        if (!isPunct("]")) expect(",");
+      }
+      take();
+      if (i != got.size()) mismatch("list length differs");
+      return;
+    }
+    Attribute lit = attrValue();
+    // A literal guard compares as the call's argument kind would store it.
+    if (actual.isFloat() && lit.isInt()) lit = static_cast<double>(lit.asInt());
+    if (lit != actual) mismatch("attribute differs");
+  }
+
+  void attrPatterns() {
+    Token open = tok_;
+    std::set<std::string> seen;
+    if (isPunct("{")) {
+      take();
+      while (!isPunct("}")) {
+        Token key = expectKind(Tok::Ident, "an attribute name");
+        auto it = call_->attrs->find(key.text);
+        if (it == call_->attrs->end()) fail(key, "the op has no attribute '" + key.text + "'");
+        if (!seen.insert(key.text).second) fail(key, "attribute '" + key.text + "' given twice");
+        expect("=");
+        attrPattern(it->second);
+        if (!isPunct("}")) expect(",");
+      }
+      take();
+    }
+    // Soundness: a definition must say what it does with every argument.
+    for (const auto &[name, value] : *call_->attrs)
+      if (!seen.count(name))
+        fail(open, "the definition does not bind attribute '" + name + "' (write " + name +
+                       "=_ if the definition holds for every value)");
   }
 
   Value *use(Graph &, const Token &t) {
@@ -326,29 +499,87 @@ private:
     if (scope_.count(t.text)) fail(t, "value '%" + t.text + "' is defined twice");
   }
 
-  std::unique_ptr<Graph> parseGraph() {
-    take();  // 'graph'
-    Token name = expectKind(Tok::GraphName, "a graph name such as @reference");
+  // Skips a definition (a graph named after an op) and keeps its text; it is
+  // parsed when instantiated for a call.
+  GraphTemplate skipTemplate(const Token &graphTok, const Token &name) {
+    int depth = 0;
+    while (!(depth == 0 && isPunct("->"))) {
+      if (tok_.kind == Tok::End) fail(tok_, "unexpected end of file in the header of @" + name.text);
+      if (isPunct("(") || isPunct("{") || isPunct("[")) ++depth;
+      if (isPunct(")") || isPunct("}") || isPunct("]")) --depth;
+      take();
+    }
+    take();
+    for (const char *open : {"(", "{"}) {
+      std::string close = *open == '(' ? ")" : "}";
+      if (!isPunct(open)) fail(tok_, std::string("expected '") + open + "', got " + describe(tok_));
+      depth = 0;
+      do {
+        if (tok_.kind == Tok::End) fail(tok_, "unexpected end of file inside graph @" + name.text);
+        if (isPunct(open)) ++depth;
+        if (tok_.kind == Tok::Punct && tok_.text == close) --depth;
+        if (depth == 0) break;
+        take();
+      } while (true);
+      Token last = take();
+      if (*open == '{') {
+        GraphTemplate t;
+        t.name = name.text;
+        t.path = lex_.path();
+        t.line = graphTok.line;
+        t.col = graphTok.col;
+        t.text = std::string(lex_.text().substr(graphTok.offset, last.offset + 1 - graphTok.offset));
+        return t;
+      }
+    }
+    fail(tok_, "unreachable");
+  }
+
+  std::unique_ptr<Graph> parseGraph(const Token &name) {
     auto g = std::make_unique<Graph>(name.text);
     scope_.clear();
     expect("(");
+    size_t operand = 0;
     while (!isPunct(")")) {
       Token v = expectKind(Tok::ValueName, "an input such as %x");
       define(v);
       expect(":");
-      scope_[v.text] = g->addInput(v.text, type());
+      const TensorType *actual = nullptr;
+      if (call_) {
+        if (operand >= call_->operands.size()) mismatch("more inputs than the call has operands");
+        actual = call_->operands[operand++];
+        if (isIdent("none")) {
+          take();
+          if (actual) mismatch("operand %" + v.text + " is present");
+          if (!isPunct(")")) expect(",");
+          continue;
+        }
+        if (!actual) mismatch("operand %" + v.text + " is none");
+      }
+      auto t = typeOrHole(actual);
+      scope_[v.text] = g->addInput(v.text, *t);
       if (!isPunct(")")) expect(",");
     }
     take();
+    if (call_) {
+      if (operand != call_->operands.size()) mismatch("fewer inputs than the call has operands");
+      attrPatterns();
+    }
     expect("->");
     expect("(");
-    std::vector<std::pair<Token, TensorType>> resultTypes;
+    std::vector<std::pair<Token, std::optional<TensorType>>> resultTypes;
     while (!isPunct(")")) {
       Token at = tok_;
-      resultTypes.emplace_back(at, type());
+      const TensorType *actual = nullptr;
+      if (call_) {
+        if (resultTypes.size() >= call_->results.size()) mismatch("more results than the op has");
+        actual = &call_->results[resultTypes.size()];
+      }
+      resultTypes.emplace_back(at, typeOrHole(actual));
       if (!isPunct(")")) expect(",");
     }
     take();
+    if (call_ && resultTypes.size() != call_->results.size()) mismatch("fewer results than the op has");
     expect("{");
     bool returned = false;
     while (!isPunct("}")) {
@@ -367,9 +598,10 @@ private:
                         std::to_string(resultTypes.size()));
         for (size_t i = 0; i < values.size(); ++i) {
           Value *v = use(*g, values[i]);
-          if (v->type != resultTypes[i].second)
+          const auto &want = resultTypes[i].second;
+          if (want && v->type != *want)
             fail(values[i], "returned value has type " + v->type.str() + " but the signature says " +
-                                resultTypes[i].second.str());
+                                want->str());
           g->addOutput(v);
         }
         returned = true;
@@ -385,18 +617,23 @@ private:
   void statement(Graph &g) {
     NodeSpec spec;
     std::vector<Token> results;
+    std::vector<std::optional<TensorType>> declared;
     while (true) {
       Token v = expectKind(Tok::ValueName, "a result such as %y or 'return'");
       define(v);
       for (const Token &r : results)
         if (r.text == v.text) fail(v, "value '%" + v.text + "' is defined twice");
       expect(":");
-      spec.declaredTypes.push_back(type());
+      declared.push_back(typeOrHole());
       spec.outputNames.push_back(v.text);
       results.push_back(v);
       if (!isPunct(",")) break;
       take();
     }
+    bool allDeclared = true;
+    for (const auto &d : declared) allDeclared = allDeclared && d.has_value();
+    if (allDeclared)
+      for (const auto &d : declared) spec.declaredTypes.push_back(*d);
     expect("=");
     Token opTok = expectKind(Tok::Ident, "an op name such as aten::mul.Tensor");
     spec.op = opTok.text;
@@ -432,8 +669,16 @@ private:
       expect(")");
       spec.loc = SourceLoc{file.text, std::atoi(line.text.c_str())};
     }
+    if (!allDeclared) {
+      auto r = resolver_.resolve(spec.op);
+      if (r && !r->builtin) fail(opTok, "the result types of custom op " + spec.op + " cannot be inferred; write them");
+    }
     try {
       Node *n = buildNode(g, resolver_, spec);
+      for (size_t i = 0; i < n->outputs.size() && !allDeclared; ++i)
+        if (i < declared.size() && declared[i] && *declared[i] != n->outputs[i]->type)
+          throw InputError("result " + std::to_string(i) + " is declared " + declared[i]->str() +
+                           " but the op computes " + n->outputs[i]->type.str());
       for (Value *out : n->outputs) scope_[out->name] = out;
     } catch (const InputError &e) {
       fail(opTok, e.message());
@@ -444,12 +689,20 @@ private:
   Token tok_;
   OpResolver resolver_;
   std::map<std::string, Value *> scope_;
+  const TemplateCall *call_ = nullptr;
+  std::map<std::string, Attribute> binds_;
+  std::map<std::string, Dim> dimBinds_;
 };
 
 }  // namespace
 
 Module parseModule(std::string_view text, const std::string &path) {
   return Parser(text, path).parseModule();
+}
+
+std::unique_ptr<Graph> instantiateTemplate(const GraphTemplate &t, const TemplateCall &call,
+                                           const OpResolver &resolver) {
+  return Parser(t.text, t.path, t.line, t.col).instantiate(call, resolver);
 }
 
 std::string readFile(const std::string &path) {

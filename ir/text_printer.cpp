@@ -55,6 +55,8 @@ std::string printModule(const Module &m) {
   for (const auto &[name, schema] : m.customOps) out += "op " + schema->text + "\n";
   if (!m.customOps.empty()) out += "\n";
   for (size_t i = 0; i < m.graphs.size(); ++i) out += (i ? "\n" : "") + printGraph(*m.graphs[i]);
+  // Definitions are printed as written: they are templates, not graphs.
+  for (const GraphTemplate &t : m.templates) out += (out.empty() ? "" : "\n") + t.text + "\n";
   return out;
 }
 

@@ -7,7 +7,14 @@
 
 namespace torchtv::cli {
 
-int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const OutputOptions &options) {
+void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
+  cmd.add_option("--fusions", options.fusionsDir, "Folder of .tvir definitions of fused/custom ops to expand");
+  cmd.add_flag("--no-normalize", options.noNormalize,
+               "Match the graphs as written (no normalization, no expansion)");
+}
+
+int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
+                  const OutputOptions &options) {
   ctx.version = versionString();
   CheckResult result;
   try {
@@ -19,8 +26,11 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const OutputOptio
                        "needs two graphs: give two files, or one file with @reference and @production");
     spdlog::info("checking @{} ({} nodes) against @{} ({} nodes)", ref.name(), ref.nodes().size(),
                  prod.name(), prod.nodes().size());
+    FusionLibrary fusions = fusionsFor({refModule.get(), prodModule.get()}, engine.fusionsDir);
     CheckOptions checkOptions;
     checkOptions.require = options.require;
+    checkOptions.fusions = &fusions;
+    checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
     result = checkGraphs(ref, prod, checkOptions);
   } catch (const InputError &e) {
     result = errorResult(e.message(), e.pos().str());
@@ -32,6 +42,7 @@ namespace {
 struct CheckArgs {
   std::vector<std::string> files;
   std::string inputs;  // --inputs, for .pt / .pt2 files
+  EngineOptions engine;
   OutputOptions output;
 };
 }  // namespace
@@ -44,6 +55,7 @@ Command addCheckCommand(CLI::App &app) {
       ->required()
       ->expected(1, 2);
   addInputsOption(*cmd, args->inputs);
+  addEngineOptions(*cmd, args->engine);
   addOutputOptions(*cmd, args->output);
   return {cmd, [args] {
             ReportContext ctx;
@@ -57,7 +69,7 @@ Command addCheckCommand(CLI::App &app) {
               if (args->files.size() > 1) prod = loadModule(ctx.productionPath, options);
               return std::make_pair(std::move(ref), std::move(prod));
             };
-            return decideAndEmit(load, ctx, args->output);
+            return decideAndEmit(load, ctx, args->engine, args->output);
           }};
 }
 

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "src/import/pair_file.h"
+#include "src/fusion/fusion_library.h"
 #include "src/report/report.h"
 #include "src/verify/check.h"
 
@@ -52,6 +53,19 @@ std::string versionString();
 // `check` and `verify`. `load` returns the reference module and, when the
 // production graph lives in another file, the production module.
 using ModuleLoader = std::function<std::pair<std::unique_ptr<Module>, std::unique_ptr<Module>>()>;
-int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const OutputOptions &options);
+
+// How the engine works: which definitions it expands, whether it normalizes.
+struct EngineOptions {
+  std::string fusionsDir;  // --fusions DIR
+  bool noNormalize = false;
+};
+void addEngineOptions(CLI::App &cmd, EngineOptions &options);
+
+int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
+                  const OutputOptions &options);
+
+// The definitions a command expands: the bundled fusions/, then a user's
+// --fusions DIR and the definitions inside the input files (tried first).
+FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir);
 
 }  // namespace torchtv::cli

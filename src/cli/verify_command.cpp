@@ -9,6 +9,7 @@ namespace {
 struct VerifyArgs {
   std::string pair;
   CaptureOptions capture;
+  EngineOptions engine;
   OutputOptions output;
 };
 }  // namespace
@@ -25,6 +26,7 @@ Command addVerifyCommand(CLI::App &app) {
   auto *cmd = app.add_subcommand("verify", "Capture a pair file (PAIR.py, runs its code) and decide it");
   cmd->add_option("pair", args->pair, "Pair file defining example_inputs, reference, production")->required();
   addCaptureOptions(*cmd, args->capture);
+  addEngineOptions(*cmd, args->engine);
   addOutputOptions(*cmd, args->output);
   return {cmd, [args] {
             ReportContext ctx;
@@ -32,7 +34,7 @@ Command addVerifyCommand(CLI::App &app) {
             auto load = [&] {
               return std::make_pair(capturePairFile(args->pair, args->capture), std::unique_ptr<Module>());
             };
-            return decideAndEmit(load, ctx, args->output);
+            return decideAndEmit(load, ctx, args->engine, args->output);
           }};
 }
 

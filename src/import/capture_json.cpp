@@ -125,6 +125,37 @@ bool isRandomOp(const std::string &op) {
   return false;
 }
 
+// Note [Captured fusions]
+// A FUSIONS reference is captured at the shapes and non-tensor arguments of
+// one call of its op. It becomes a fusion definition (Note [Fusion templates]
+// in ir/text_format.h) whose header has those concrete types and those
+// argument values as guards, so it expands exactly the calls it was captured
+// for; other calls of the op stay unexpanded (an uninterpreted op).
+GraphTemplate fusionTemplate(const Graph &g, const json &j, const std::string &path, const OpResolver &ops) {
+  Where w{path, "fusion graph " + g.name()};
+  auto resolved = ops.resolve(g.name());
+  if (!resolved) w.fail("defines an op the capture declared no schema for");
+  std::string guards;
+  if (j.contains("fusion") && j["fusion"].contains("args")) {
+    for (const json &arg : j["fusion"]["args"]) {
+      if (arg.contains("value") || arg.contains("values")) continue;
+      std::string name = stringField(arg, "name", w);
+      const ArgSpec *spec = resolved->schema->findArg(name);
+      if (!spec || spec->isTensor()) continue;
+      guards += (guards.empty() ? "" : ", ") + name + "=" + attributeOf(arg, w).str();
+    }
+  }
+  for (const ArgSpec &a : resolved->schema->args)
+    if (!a.isTensor() && guards.find(a.name + "=") == std::string::npos)
+      w.fail("the capture records no value for argument '" + a.name + "'");
+  std::string text = printGraph(g);
+  if (!guards.empty()) {
+    size_t arrow = text.find(") -> (");
+    text.insert(arrow + 1, " {" + guards + "}");
+  }
+  return GraphTemplate{g.name(), path, 1, 1, text};
+}
+
 }  // namespace
 
 std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, OpResolver &ops) {
@@ -262,10 +293,11 @@ std::unique_ptr<Module> readCaptureBundle(const json &bundle, const std::string 
   OpResolver ops;
   m->graphs.push_back(readCaptureGraph(field(graphs, "reference", top), path, ops));
   m->graphs.push_back(readCaptureGraph(field(graphs, "production", top), path, ops));
-  if (graphs.contains("fusions"))
-    for (const auto &[op, graph] : graphs["fusions"].items()) m->graphs.push_back(readCaptureGraph(graph, path, ops));
   m->graphs[0]->setName("reference");
   m->graphs[1]->setName("production");
+  if (graphs.contains("fusions"))
+    for (const auto &[op, graph] : graphs["fusions"].items())
+      m->templates.push_back(fusionTemplate(*readCaptureGraph(graph, path, ops), graph, path, ops));
   m->customOps = ops.custom();
   return m;
 }

@@ -3,8 +3,11 @@
 #include <chrono>
 
 #include "ir/diagnostic.h"
+#include "ir/op_registry.h"
+#include "ir/rewrite.h"
 #include "src/match/divergence.h"
 #include "src/match/value_numbering.h"
+#include "src/normalize/normalize.h"
 
 namespace torchtv {
 
@@ -31,11 +34,43 @@ Site siteOf(const Node &n) {
   return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
 }
 
+// Note [Levels of rewrites]: a matched output is only `real` when its cone
+// holds a value normalization produced at level real.
+bool coneHasReal(const Graph &g, const Value *out, const std::unordered_set<const Value *> &real) {
+  if (real.empty()) return false;
+  if (real.count(out)) return true;
+  for (const Node *n : coneOf(g, out)) {
+    for (const Value *v : n->outputs)
+      if (real.count(v)) return true;
+    for (const Value *v : n->inputs)
+      if (v && real.count(v)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-CheckResult checkGraphs(const Graph &ref, const Graph &prod, const CheckOptions &options) {
+CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
   auto start = std::chrono::steady_clock::now();
-  requireSameInterface(ref, prod);
+  requireSameInterface(origRef, origProd);
+  std::unique_ptr<Graph> refCopy, prodCopy;
+  NormalizeResult refNorm, prodNorm;
+  if (options.normalization == Normalization::On) {
+    NormalizeOptions no;
+    no.rules = &bundledRules();
+    const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+    refCopy = cloneGraph(origRef);
+    prodCopy = cloneGraph(origProd);
+    refNorm = normalizeGraph(*refCopy, lib, no);
+    prodNorm = normalizeGraph(*prodCopy, lib, no);
+  }
+  const Graph &ref = refCopy ? *refCopy : origRef;
+  const Graph &prod = prodCopy ? *prodCopy : origProd;
+  // Outputs already equal as written are bitwise-equal whatever normalization
+  // does (it may expand a composite both sides call alike, at level real).
+  ValueNumbering raw;
+  raw.addGraph(origRef);
+  raw.addGraph(origProd);
 
   ValueNumbering vn;
   vn.addGraph(ref);
@@ -57,10 +92,18 @@ CheckResult checkGraphs(const Graph &ref, const Graph &prod, const CheckOptions 
         cex.note = out.reason + " (any input shows it)";
         result.counterexample = cex;
       }
+    } else if (raw.number(origRef.outputs()[i]) == raw.number(origProd.outputs()[i])) {
+      out.verdict = Verdict::Equivalent;
+      out.level = Level::Bitwise;
+      out.reason = reasons::kStructurallyEqual;
     } else if (vn.number(a) == vn.number(b)) {
       out.verdict = Verdict::Equivalent;
       out.level = Level::Bitwise;
       out.reason = reasons::kStructurallyEqual;
+      if (coneHasReal(ref, a, refNorm.realValues) || coneHasReal(prod, b, prodNorm.realValues)) {
+        out.level = Level::Real;
+        out.reason = reasons::kStructurallyEqualReal;
+      }
     } else {
       out.verdict = Verdict::Unknown;
       out.reason = reasons::kNoStructuralMatch;
@@ -70,6 +113,7 @@ CheckResult checkGraphs(const Graph &ref, const Graph &prod, const CheckOptions 
       if (p) out.productionSite = siteOf(*p);
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
                           (p->loc.known() ? " at " + p->loc.str() : "");
+      if (p && !lookupOp(p->op)) out.reason += std::string(" (") + p->op + reasons::kUninterpretedOp + ")";
       out.reason += " (torchtv has no prover for the differing part yet)";
     }
     result.outputs.push_back(std::move(out));
@@ -78,8 +122,8 @@ CheckResult checkGraphs(const Graph &ref, const Graph &prod, const CheckOptions 
   if (result.verdict == Verdict::Equivalent) result.assumptions.push_back(reasons::kDeterminismAssumption);
   applyRequirement(result, options.require);
 
-  result.stats.referenceNodes = ref.nodes().size();
-  result.stats.productionNodes = prod.nodes().size();
+  result.stats.referenceNodes = origRef.nodes().size();
+  result.stats.productionNodes = origProd.nodes().size();
   result.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

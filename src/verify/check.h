@@ -6,8 +6,16 @@
 
 namespace torchtv {
 
+class FusionLibrary;
+
+enum class Normalization { On, Off };
+
 struct CheckOptions {
   RequiredLevel require = RequiredLevel::Real;
+  // Both graphs are copied and normalized (src/normalize) before matching.
+  Normalization normalization = Normalization::On;
+  // Definitions to expand; nullptr: the bundled fusions/ only.
+  const FusionLibrary *fusions = nullptr;
 };
 
 // Compares reference and production output by output. Throws InputError when

@@ -4,6 +4,10 @@ namespace torchtv {
 
 namespace reasons {
 const char *const kStructurallyEqual = "structurally equal";
+const char *const kStructurallyEqualReal =
+    "structurally equal after normalization, through rewrites that hold over the reals only "
+    "(an expanded ATen composite or a real rule)";
+const char *const kUninterpretedOp = " has no definition: an uninterpreted function, equal only on equal arguments";
 const char *const kNoStructuralMatch = "not proven: the graphs differ structurally";
 const char *const kTypeMismatch = "output types differ";
 const char *const kAllOutputsEquivalent = "all outputs equivalent";

@@ -84,6 +84,8 @@ CheckResult errorResult(const std::string &message, const std::string &location 
 // Reasons the engine gives; tests match on these prefixes.
 namespace reasons {
 extern const char *const kStructurallyEqual;
+extern const char *const kStructurallyEqualReal;
+extern const char *const kUninterpretedOp;
 extern const char *const kNoStructuralMatch;
 extern const char *const kTypeMismatch;
 extern const char *const kAllOutputsEquivalent;

@@ -1,0 +1,119 @@
+#include "src/fusion/fusion_library.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "ir/diagnostic.h"
+#include "ir/op_registry.h"
+
+namespace torchtv {
+
+namespace {
+
+// Note [Exact expansions]: the comment block right above `graph` may say
+// `# FAITHFUL: bitwise`.
+bool markedFaithful(const std::string &text, int graphLine) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  for (int i = graphLine - 2; i >= 0 && i < static_cast<int>(lines.size()); --i) {
+    std::string l = lines[i];
+    l.erase(0, l.find_first_not_of(" \t"));
+    if (l.empty() || l[0] != '#') break;
+    if (l.rfind("# FAITHFUL: bitwise", 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void FusionLibrary::loadDirectory(const std::string &dir, FusionOrigin origin) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(SourcePos{dir}, "fusion folder does not exist");
+  std::vector<std::string> files;
+  for (const auto &e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".tvir") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  for (const std::string &f : files) {
+    std::string text = readFile(f);
+    addModule(parseModule(text, f), origin, text);
+  }
+}
+
+void FusionLibrary::addModule(const Module &m, FusionOrigin origin, const std::string &text) {
+  for (const auto &[name, schema] : m.customOps)
+    if (!resolver_.resolve(name)) resolver_.declare(schema);
+  for (const GraphTemplate &t : m.templates) {
+    if (!lookupOp(t.name) && !resolver_.resolve(t.name))
+      throw InputError(SourcePos{t.path, t.line, t.col},
+                       "definition of unknown op '" + t.name + "' (declare it with an `op` line)");
+    bool exact = !lookupOp(t.name) || (!text.empty() && markedFaithful(text, t.line));
+    auto &list = defs_[t.name];
+    FusionDefinition d{t, exact};
+    // A user's definitions are tried before the bundled ones.
+    if (origin == FusionOrigin::User) list.insert(list.begin(), d);
+    else list.push_back(d);
+  }
+  cache_.clear();
+}
+
+const std::vector<FusionDefinition> *FusionLibrary::find(const std::string &op) const {
+  auto it = defs_.find(op);
+  return it == defs_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> FusionLibrary::definedOps() const {
+  std::vector<std::string> out;
+  for (const auto &[op, list] : defs_) out.push_back(op);
+  return out;
+}
+
+size_t FusionLibrary::size() const {
+  size_t n = 0;
+  for (const auto &[op, list] : defs_) n += list.size();
+  return n;
+}
+
+std::optional<FusionLibrary::Instance> FusionLibrary::instantiate(const Node &n) const {
+  const auto *defs = find(n.op);
+  if (!defs) return std::nullopt;
+  TemplateCall call;
+  call.attrs = &n.attrs;
+  std::string key = n.op + "(";
+  for (const Value *v : n.inputs) {
+    call.operands.push_back(v ? &v->type : nullptr);
+    key += (v ? v->type.str() : "none") + ",";
+  }
+  key += ")";
+  for (const auto &[name, a] : n.attrs) key += name + "=" + a.str() + ";";
+  for (const Value *v : n.outputs) {
+    call.results.push_back(v->type);
+    key += "->" + v->type.str();
+  }
+  auto hit = cache_.find(key);
+  if (hit != cache_.end()) return hit->second;
+  std::optional<Instance> found;
+  for (const FusionDefinition &d : *defs) {
+    try {
+      std::shared_ptr<const Graph> g = instantiateTemplate(d.tmpl, call, resolver_);
+      found = Instance{g, d.exact};
+      break;
+    } catch (const TemplateMismatch &) {
+      continue;
+    }
+  }
+  cache_[key] = found;
+  return found;
+}
+
+std::string FusionLibrary::bundledDirectory() {
+#ifdef TORCHTV_FUSIONS_DIR
+  return TORCHTV_FUSIONS_DIR;
+#else
+  return "fusions";
+#endif
+}
+
+}  // namespace torchtv

@@ -1,0 +1,66 @@
+// Reference definitions of fused and composite ops (fusions/*.tvir, a user's
+// --fusions DIR, a pair file's FUSIONS), found by op name and instantiated for
+// a call (Note [Fusion templates] in ir/text_format.h).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/builder.h"
+#include "ir/graph.h"
+#include "ir/text_format.h"
+
+namespace torchtv {
+
+// Where definitions come from; decides whether expanding one is exact.
+enum class FusionOrigin { Bundled, User };
+
+// Note [Exact expansions]
+// Expanding a custom op through its definition is exact: the definition is the
+// spec. Expanding an ATen op (native_layer_norm_backward, _softmax, ...) is
+// exact with respect to our definition, but ATen's kernel may round
+// differently (fused loops, float accumulation for f16), so its results count
+// as level real, unless the definition is preceded by a `# FAITHFUL: bitwise`
+// comment line, which claims that ATen's kernel performs exactly the
+// definition's operations for every dtype (e.g. threshold_backward, a select
+// with no arithmetic).
+struct FusionDefinition {
+  GraphTemplate tmpl;
+  bool exact = false;
+};
+
+class FusionLibrary {
+public:
+  // Reads every *.tvir in `dir` (sorted by name); InputError if unreadable.
+  void loadDirectory(const std::string &dir, FusionOrigin origin);
+  // Definitions and custom ops of a parsed file (e.g. a check input).
+  void addModule(const Module &m, FusionOrigin origin, const std::string &text = "");
+
+  const std::vector<FusionDefinition> *find(const std::string &op) const;
+  std::vector<std::string> definedOps() const;
+  size_t size() const;
+  // Knows every custom op declared next to a definition.
+  const OpResolver &resolver() const { return resolver_; }
+
+  // Instantiates the first definition of `n.op` whose header matches the
+  // call, or returns nullptr when none does. Cached per distinct call.
+  // InputError when a matching definition is malformed.
+  struct Instance {
+    std::shared_ptr<const Graph> graph;
+    bool exact = false;
+  };
+  std::optional<Instance> instantiate(const Node &n) const;
+
+  // The bundled definitions: TORCHTV_FUSIONS_DIR, else fusions/ next to the
+  // executable's parent folder.
+  static std::string bundledDirectory();
+
+private:
+  std::map<std::string, std::vector<FusionDefinition>> defs_;
+  OpResolver resolver_;
+  mutable std::map<std::string, std::optional<Instance>> cache_;
+};
+
+}  // namespace torchtv

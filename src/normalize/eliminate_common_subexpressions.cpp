@@ -1,0 +1,33 @@
+#include <algorithm>
+#include <unordered_map>
+
+#include "src/match/value_numbering.h"
+#include "src/normalize/passes.h"
+
+namespace torchtv {
+
+// Two nodes with the same op, attributes and operands compute the same values
+// (every op is deterministic, the assumption the verdict states). Operands of
+// bitwise-commutative ops are compared as a set (Note [Commutative ops]).
+bool eliminateCommonSubexpressions(Rewriter &rw) {
+  std::unordered_map<std::string, Node *> seen;
+  bool changed = false;
+  for (Node *n : rw.snapshot()) {
+    std::vector<int> operands;
+    for (const Value *v : n->inputs) operands.push_back(v ? v->id : -1);
+    if (isBitwiseCommutative(*n)) std::sort(operands.begin(), operands.end());
+    std::string key = n->op + "(";
+    for (int o : operands) key += std::to_string(o) + ",";
+    key += "){";
+    for (const auto &[name, a] : n->attrs) key += name + "=" + a.str() + ";";
+    key += "}";
+    for (const Value *v : n->outputs) key += v->type.str() + ";";
+    auto [it, inserted] = seen.emplace(key, n);
+    if (inserted) continue;
+    for (size_t i = 0; i < n->outputs.size(); ++i) rw.replace(n->outputs[i], it->second->outputs[i]);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace torchtv

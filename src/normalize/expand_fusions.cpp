@@ -1,0 +1,50 @@
+#include <unordered_map>
+
+#include "ir/diagnostic.h"
+#include "src/fusion/fusion_library.h"
+#include "src/normalize/passes.h"
+
+namespace torchtv {
+
+// Inlines one level of definitions; normalize.cpp repeats the pass, so nested
+// fused ops expand too. A definition that (transitively) calls its own op is
+// an error (Note [Expansion depth]).
+bool expandFusions(Rewriter &rw, const FusionLibrary &lib) {
+  bool changed = false;
+  for (Node *n : rw.snapshot()) {
+    if (rw.isReplaced(n) || !lib.find(n->op)) continue;
+    auto inst = lib.instantiate(*n);
+    if (!inst) continue;  // no definition covers this call: an uninterpreted op
+    const Graph &def = *inst->graph;
+    for (size_t i = 0; i < def.outputs().size(); ++i)
+      if (i >= n->outputs.size() || def.outputs()[i]->type != n->outputs[i]->type)
+        throw InputError("definition of " + n->op + " returns " + def.outputs()[i]->type.str() +
+                         " where the call has " + (i < n->outputs.size() ? n->outputs[i]->type.str() : "nothing"));
+    // Definition inputs are the call's present operands, in order.
+    std::unordered_map<const Value *, Value *> env;
+    size_t k = 0;
+    for (Value *operand : n->inputs)
+      if (operand) env[def.inputs().at(k++)] = operand;
+    bool real = !inst->exact || rw.anyOutputReal(*n);
+    for (const auto &d : def.nodes()) {
+      NodeSpec spec;
+      spec.op = d->op;
+      for (const Value *v : d->inputs) spec.inputs.push_back(v ? env.at(v) : nullptr);
+      spec.attrs = d->attrs;
+      for (const Value *o : d->outputs) spec.declaredTypes.push_back(o->type);
+      spec.loc = n->loc;  // the user's line, not the definition's
+      Node *c = rw.build(spec, real);
+      for (size_t i = 0; i < d->outputs.size(); ++i) env[d->outputs[i]] = c->outputs[i];
+    }
+    for (size_t i = 0; i < n->outputs.size(); ++i) {
+      Value *to = env.at(def.outputs()[i]);
+      if (!inst->exact) rw.markReal(to);  // even when the definition returns an operand
+      rw.replace(n->outputs[i], to);
+    }
+    rw.markReplaced(n);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace torchtv

@@ -1,0 +1,108 @@
+#include <set>
+
+#include "src/normalize/passes.h"
+#include "src/normalize/scalar_values.h"
+
+namespace torchtv {
+
+namespace {
+
+// Ops whose result, for a constant operand filled with one value, is that
+// value filled into the result's shape (they only move or repeat elements).
+const std::set<std::string> kShapeOps = {
+    "aten::expand",    "aten::view",         "aten::reshape",     "aten::_unsafe_view",
+    "aten::unsqueeze", "aten::squeeze",      "aten::squeeze.dim", "aten::permute",
+    "aten::transpose.int", "aten::t",        "aten::clone",       "aten::slice.Tensor",
+    "aten::select.int", "aten::flip",        "aten::contiguous",  "aten::detach",
+};
+
+// The single value a node's output is filled with, if it is a constant fill.
+std::optional<double> fillValue(const Node &n) {
+  auto numeric = [](const Attribute &a) -> std::optional<double> {
+    if (!a.isScalar()) return std::nullopt;
+    return a.asDouble();
+  };
+  if (n.op == "aten::full" || n.op == "aten::full_like") return numeric(n.attr("fill_value"));
+  if (n.op == "aten::ones_like" || n.op == "aten::ones") return 1.0;
+  if (n.op == "aten::zeros_like" || n.op == "aten::zeros") return 0.0;
+  if (n.op == "aten::scalar_tensor") return numeric(n.attr("s"));
+  if (n.op == "prim::constant") {
+    const Attribute &d = n.attr("data");
+    std::vector<double> xs;
+    if (d.isFloats()) xs = d.asFloats();
+    else for (int64_t i : d.asInts()) xs.push_back(static_cast<double>(i));
+    if (xs.empty()) return std::nullopt;
+    for (double x : xs)
+      if (Attribute(x) != Attribute(xs[0])) return std::nullopt;
+    return xs[0];
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> concreteSizes(const Shape &s) {
+  std::vector<int64_t> out;
+  for (const Dim &d : s) {
+    if (!d.isConcrete()) return std::nullopt;
+    out.push_back(d.size());
+  }
+  return out;
+}
+
+// The canonical `aten::full` for `out` filled with `v`, or nullopt when the
+// value is not exactly what the tensor holds (then folding could change it).
+std::optional<NodeSpec> fullSpec(const Value *out, double v) {
+  auto sizes = concreteSizes(out->type.shape);
+  auto fill = scalarFor(v, out->type.dtype);
+  if (!sizes || !fill) return std::nullopt;
+  NodeSpec spec;
+  spec.op = "aten::full";
+  spec.attrs = {{"size", *sizes}, {"fill_value", *fill}, {"dtype", out->type.dtype}};
+  return spec;
+}
+
+bool isCanonicalFull(const Node &n) {
+  return n.op == "aten::full" && n.attr("layout").isNone() && n.attr("device").isNone() &&
+         n.attr("pin_memory").isNone() && !n.attr("dtype").isNone();
+}
+
+}  // namespace
+
+bool foldConstants(Rewriter &rw) {
+  bool changed = false;
+  for (Node *n : rw.snapshot()) {
+    if (rw.isReplaced(n) || n->outputs.size() != 1) continue;
+    Value *out = n->outputs[0];
+    std::optional<double> v;
+    bool real = rw.anyOutputReal(*n);
+    if (isCanonicalFull(*n)) {
+      auto exact = scalarFor(n->attr("fill_value").asDouble(), out->type.dtype);
+      if (exact && *exact == n->attr("fill_value")) continue;  // already canonical
+      v = n->attr("fill_value").asDouble();
+    } else if (n->op == "aten::empty_like") {
+      continue;  // uninitialized: never a constant
+    } else if (auto own = fillValue(*n)) {
+      v = own;
+    } else if (kShapeOps.count(n->op) && n->inputs[0] && n->inputs[0]->producer &&
+               isCanonicalFull(*n->inputs[0]->producer)) {
+      v = n->inputs[0]->producer->attr("fill_value").asDouble();
+      real = real || rw.isReal(n->inputs[0]);
+    } else if ((n->op == "aten::_to_copy" || n->op == "aten::to.dtype") && n->inputs[0]->producer &&
+               isCanonicalFull(*n->inputs[0]->producer)) {
+      // A cast of a constant is exact when the value is exact in the target.
+      v = n->inputs[0]->producer->attr("fill_value").asDouble();
+      real = real || rw.isReal(n->inputs[0]);
+    }
+    if (!v) continue;
+    auto spec = fullSpec(out, *v);
+    if (!spec) continue;
+    spec->loc = n->loc;
+    Node *f = rw.build(*spec, real);
+    if (f->outputs[0]->type != out->type) continue;
+    rw.replace(out, f->outputs[0]);
+    rw.markReplaced(n);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace torchtv

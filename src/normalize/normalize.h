@@ -1,0 +1,47 @@
+// Brings a graph to torchtv's canonical vocabulary (Core-ATen-like ops,
+// explicit promotion, fused ops expanded) so that the matcher and the prover
+// compare like with like. Entry point of src/normalize.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_set>
+
+#include "ir/graph.h"
+#include "src/fusion/fusion_library.h"
+#include "src/normalize/rule.h"
+
+namespace torchtv {
+
+enum class FusionExpansion { On, Off };
+
+struct NormalizeOptions {
+  FusionExpansion fusions = FusionExpansion::On;
+  const RuleSet *rules = nullptr;  // nullptr: no rewrite rules
+  int maxIterations = 32;
+};
+
+struct NormalizeResult {
+  // Note [Levels of rewrites]: values only known equal to the original at
+  // level real. They belong to the normalized graph.
+  std::unordered_set<const Value *> realValues;
+  int iterations = 0;
+  bool fixedPoint = true;  // false: stopped at maxIterations
+  std::map<std::string, int> passChanges;  // pass name -> rounds in which it changed the graph
+};
+
+// Runs, in this order and repeatedly until nothing changes (at most
+// opts.maxIterations rounds):
+//   expandFusions, dropNoOps, foldConstants, unifyScalarOverloads,
+//   applyRules, makePromotionExplicit, eliminateCommonSubexpressions,
+//   eliminateDeadCode.
+// Fusions first, so that what a definition expands to is normalized like the
+// rest; dead code last, so that every pass sees only live nodes next round.
+// Throws InputError when a definition is malformed or expands without end.
+NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const NormalizeOptions &opts);
+
+// The bundled fusions and rules, loaded once (InputError if they are broken).
+const FusionLibrary &bundledFusions();
+const RuleSet &bundledRules();
+
+}  // namespace torchtv

@@ -1,0 +1,123 @@
+#include <cmath>
+#include <map>
+
+#include "ir/op_registry.h"
+#include "src/match/value_numbering.h"
+#include "src/normalize/passes.h"
+#include "src/normalize/scalar_values.h"
+
+namespace torchtv {
+
+namespace {
+
+// Note [Scalar overloads]
+// One canonical direction: a binary op whose second operand is a 0-d constant
+// becomes its Scalar overload with the constant as an attribute. PyTorch
+// treats a 0-d CPU tensor and a wrapped number alike inside the kernel (both
+// become a scalar of the compute type; the Scalar overloads are implemented by
+// wrapping the number into such a tensor), so the two agree whenever
+//  - the result type is unchanged (checked by rebuilding the node), and
+//  - the constant's value is exact in the result's dtype, so converting it
+//    first to the tensor dtype and then to the compute type, or directly to
+//    the compute type, gives the same number.
+// pow is left out: pow.Tensor_Scalar has its own kernel (x*x for exponent 2).
+struct ScalarForm {
+  const char *op;
+  const char *arg;  // the Scalar argument replacing operand 1
+};
+const std::map<std::string, ScalarForm> kScalarForms = {
+    {"aten::add.Tensor", {"aten::add.Scalar", "other"}},
+    {"aten::sub.Tensor", {"aten::sub.Scalar", "other"}},
+    {"aten::mul.Tensor", {"aten::mul.Scalar", "other"}},
+    {"aten::div.Tensor", {"aten::div.Scalar", "other"}},
+    {"aten::rsub.Tensor", {"aten::rsub.Scalar", "other"}},
+    {"aten::remainder.Tensor", {"aten::remainder.Scalar", "other"}},
+    {"aten::eq.Tensor", {"aten::eq.Scalar", "other"}},
+    {"aten::ne.Tensor", {"aten::ne.Scalar", "other"}},
+    {"aten::lt.Tensor", {"aten::lt.Scalar", "other"}},
+    {"aten::le.Tensor", {"aten::le.Scalar", "other"}},
+    {"aten::gt.Tensor", {"aten::gt.Scalar", "other"}},
+    {"aten::ge.Tensor", {"aten::ge.Scalar", "other"}},
+    {"aten::masked_fill.Tensor", {"aten::masked_fill.Scalar", "value"}},
+};
+
+std::optional<double> zeroDimConstant(const Value *v) {
+  if (!v || v->type.rank() != 0 || !v->producer || v->producer->op != "aten::full") return std::nullopt;
+  const Attribute &f = v->producer->attr("fill_value");
+  if (!f.isScalar()) return std::nullopt;
+  return f.asDouble();
+}
+
+bool tensorToScalar(Rewriter &rw, Node *n) {
+  auto form = kScalarForms.find(n->op);
+  if (form == kScalarForms.end() || n->inputs.size() < 2) return false;
+  size_t constIdx = 1;
+  if (n->op == "aten::masked_fill.Tensor") constIdx = 2;
+  auto c = zeroDimConstant(n->inputs[constIdx]);
+  if (!c && isBitwiseCommutative(*n) && zeroDimConstant(n->inputs[0])) {
+    c = zeroDimConstant(n->inputs[0]);
+    constIdx = 0;
+  }
+  if (!c) return false;
+  Value *self = n->inputs[constIdx == 0 ? 1 : 0];
+  const TensorType &out = n->outputs[0]->type;
+  DType valueType = out.dtype == DType::Bool ? self->type.dtype : out.dtype;
+  // The attribute kind follows the tensor operand: a float for floating ones.
+  auto scalar = scalarFor(*c, self->type.dtype);
+  if (!scalar || !exactIn(*c, valueType) || self->type.dtype == DType::Bool) return false;
+  NodeSpec spec;
+  spec.op = form->second.op;
+  for (size_t i = 0; i < n->inputs.size(); ++i)
+    if (i != constIdx && (n->op != "aten::masked_fill.Tensor" || i < 2)) spec.inputs.push_back(n->inputs[i]);
+  spec.attrs = n->attrs;
+  spec.attrs[form->second.arg] = *scalar;
+  spec.loc = n->loc;
+  bool real = rw.anyOutputReal(*n) || rw.isReal(n->inputs[constIdx]);
+  Node *s = rw.build(spec, real);
+  if (s->outputs[0]->type != out) return false;
+  rw.replace(n->outputs[0], s->outputs[0]);
+  return true;
+}
+
+// An int Scalar argument on a floating tensor means the same as the float of
+// equal value (the kernel converts it to the compute type either way); below
+// 2^24 the conversion is exact in every compute type. `alpha` is left alone:
+// value numbering treats add with alpha=1 (an int) as commutative.
+bool intScalarsToFloat(Rewriter &rw, Node *n) {
+  if (!lookupOp(n->op) || n->inputs.empty() || !n->inputs[0] || !isFloating(n->inputs[0]->type.dtype))
+    return false;
+  for (const Value *v : n->inputs)
+    if (v && !isFloating(v->type.dtype)) return false;
+  AttributeMap attrs = n->attrs;
+  bool any = false;
+  for (const ArgSpec &a : n->schema->args) {
+    if (a.kind != ArgKind::Scalar || a.name == "alpha") continue;
+    auto it = attrs.find(a.name);
+    if (it == attrs.end() || !it->second.isInt() || std::llabs(it->second.asInt()) > (1LL << 24)) continue;
+    it->second = static_cast<double>(it->second.asInt());
+    any = true;
+  }
+  if (!any) return false;
+  NodeSpec spec{n->op, n->inputs, attrs, {}, {}, n->loc};
+  Node *s = rw.build(spec, rw.anyOutputReal(*n));
+  for (size_t i = 0; i < s->outputs.size(); ++i)
+    if (s->outputs[i]->type != n->outputs[i]->type) return false;
+  for (size_t i = 0; i < s->outputs.size(); ++i) rw.replace(n->outputs[i], s->outputs[i]);
+  return true;
+}
+
+}  // namespace
+
+bool unifyScalarOverloads(Rewriter &rw) {
+  bool changed = false;
+  for (Node *n : rw.snapshot()) {
+    if (rw.isReplaced(n)) continue;
+    if (tensorToScalar(rw, n) || intScalarsToFloat(rw, n)) {
+      rw.markReplaced(n);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace torchtv

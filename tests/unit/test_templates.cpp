@@ -1,0 +1,84 @@
+// The .tvir grammar for fusion definitions (Note [Fusion templates]).
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "ir/diagnostic.h"
+#include "ir/text_format.h"
+
+using namespace torchtv;
+
+namespace {
+const char *kDefs = R"(op my::scale(Tensor x, float s, bool flip) -> Tensor
+graph @my::scale(%x: $T[N, D]) {s=$s, flip=false} -> ($T[N, D]) {
+  %y: _ = aten::mul.Scalar(%x) {other=$s}
+  %v: $T[N, D] = aten::view(%y) {size=[$N, $D]}
+  return %v
+}
+graph @my::scale(%x: _) {s=_, flip=true} -> (_) {
+  %y: _ = aten::neg(%x)
+  return %y
+}
+graph @reference(%x: f32[2,3]) -> (f32[2,3]) {
+  %y: f32[2,3] = my::scale(%x) {s=2.0, flip=false}
+  return %y
+}
+)";
+
+std::string errorOf(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const InputError &e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("definitions are kept as templates and instantiated per call") {
+  Module m = parseModule(kDefs, "d.tvir");
+  REQUIRE(m.templates.size() == 2);
+  CHECK(m.graphs.size() == 1);
+  CHECK(m.templates[0].name == "my::scale");
+  CHECK(m.templates[0].line == 2);
+  OpResolver ops;
+  for (const auto &[n, s] : m.customOps) ops.declare(s);
+  TensorType t{DType::F16, {4, 5}};
+  AttributeMap attrs{{"s", 0.5}, {"flip", false}};
+  TemplateCall call{{&t}, &attrs, {t}};
+  auto g = instantiateTemplate(m.templates[0], call, ops);
+  CHECK(printGraph(*g).find("aten::mul.Scalar(%x) {other=0.5}") != std::string::npos);
+  CHECK(printGraph(*g).find("{size=[4, 5]}") != std::string::npos);
+  CHECK(g->outputs()[0]->type == t);
+  // The guard flip=false does not hold: the first definition does not match.
+  AttributeMap flipped{{"s", 0.5}, {"flip", true}};
+  TemplateCall other{{&t}, &flipped, {t}};
+  CHECK_THROWS_AS(instantiateTemplate(m.templates[0], other, ops), TemplateMismatch);
+  CHECK(instantiateTemplate(m.templates[1], other, ops)->nodes()[0]->op == "aten::neg");
+  // A rank the header does not have is a mismatch too.
+  TensorType r3{DType::F16, {2, 4, 5}};
+  TemplateCall rank3{{&r3}, &attrs, {r3}};
+  CHECK_THROWS_AS(instantiateTemplate(m.templates[0], rank3, ops), TemplateMismatch);
+  // Printing keeps definitions as written.
+  CHECK(printModule(m).find("graph @my::scale(%x: $T[N, D]) {s=$s, flip=false}") != std::string::npos);
+}
+
+TEST_CASE("a definition must bind every attribute, and parameters only exist in definitions") {
+  Module m = parseModule(R"(op my::f(Tensor x, float s) -> Tensor
+graph @my::f(%x: _) -> (_) {
+  %y: _ = aten::neg(%x)
+  return %y
+}
+)", "d.tvir");
+  OpResolver ops;
+  for (const auto &[n, s] : m.customOps) ops.declare(s);
+  TensorType t{DType::F32, {3}};
+  AttributeMap attrs{{"s", 1.0}};
+  TemplateCall call{{&t}, &attrs, {t}};
+  CHECK(errorOf([&] { instantiateTemplate(m.templates[0], call, ops); }).find("does not bind attribute 's'") !=
+        std::string::npos);
+  CHECK(errorOf([] { parseModule("graph @g(%x: f32[2]) -> (f32[2]) {\n  %y: f32[2] = aten::mul.Scalar(%x) {other=$c}\n  return %y\n}\n", "p.tvir"); })
+            .find("p.tvir:2:") != std::string::npos);
+  CHECK(errorOf([] { parseModule("graph @g(%x: _) -> (f32[2]) {\n  return %x\n}\n", "p.tvir"); })
+            .find("only allowed in a fusion definition") != std::string::npos);
+}
