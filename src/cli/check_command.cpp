@@ -19,9 +19,10 @@ int runCheck(const CheckArgs &args) {
   ctx.referencePath = args.files.at(0);
   ctx.productionPath = args.files.size() > 1 ? args.files[1] : args.files[0];
   CheckResult result;
+  // The modules outlive the check: the report draws their graphs.
+  std::unique_ptr<Module> refModule, prodModule;
   try {
-    auto refModule = loadModule(ctx.referencePath);
-    std::unique_ptr<Module> prodModule;
+    refModule = loadModule(ctx.referencePath);
     if (args.files.size() > 1) prodModule = loadModule(ctx.productionPath);
     const Graph &ref = selectGraph(*refModule, "reference");
     const Graph &prod = selectGraph(prodModule ? *prodModule : *refModule, "production");
@@ -33,6 +34,8 @@ int runCheck(const CheckArgs &args) {
     CheckOptions options;
     options.require = args.output.require;
     result = checkGraphs(ref, prod, options);
+    ctx.reference = &ref;
+    ctx.production = &prod;
   } catch (const InputError &e) {
     result = errorResult(e.message(), e.pos().str());
   }

@@ -28,7 +28,7 @@ int run(int argc, char **argv) {
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
 
-  std::vector<Command> commands = {addCheckCommand(app), addShowCommand(app)};
+  std::vector<Command> commands = {addCheckCommand(app), addShowCommand(app), addCiCommand(app)};
 
   try {
     app.parse(argc, argv);

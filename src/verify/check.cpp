@@ -31,6 +31,14 @@ Site siteOf(const Node &n) {
   return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
 }
 
+std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
+  std::map<std::string, int> out;
+  for (const Value *v : g.inputs()) out[v->name] = vn.number(v);
+  for (const auto &n : g.nodes())
+    for (const Value *v : n->outputs) out[v->name] = vn.number(v);
+  return out;
+}
+
 }  // namespace
 
 CheckResult checkGraphs(const Graph &ref, const Graph &prod, const CheckOptions &options) {
@@ -75,6 +83,8 @@ CheckResult checkGraphs(const Graph &ref, const Graph &prod, const CheckOptions 
     result.outputs.push_back(std::move(out));
   }
   summarize(result);
+  result.match.reference = numbersByName(ref, vn);
+  result.match.production = numbersByName(prod, vn);
   if (result.verdict == Verdict::Equivalent) result.assumptions.push_back(reasons::kDeterminismAssumption);
   applyRequirement(result, options.require);
 

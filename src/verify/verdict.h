@@ -2,6 +2,7 @@
 // matches on is defined in verdict.cpp (Note [Verdict strings]).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,17 @@ struct CheckStats {
   double seconds = 0;
 };
 
+// Note [Match map]
+// For the diff report: each value of the matched graphs (inputs and node
+// results, by name) with its number in the value-numbering table shared by both
+// graphs. A value whose number also occurs on the other side has a proven-equal
+// counterpart there; the others form the residual regions. Empty when the
+// graphs were never matched (errors).
+struct MatchMap {
+  std::map<std::string, int> reference;
+  std::map<std::string, int> production;
+};
+
 struct CheckResult {
   Verdict verdict = Verdict::Unknown;
   Level level = Level::None;
@@ -67,6 +79,7 @@ struct CheckResult {
   CheckStats stats;
   // Where an error came from (file:line:col), for Error verdicts.
   std::string errorLocation;
+  MatchMap match;
 };
 
 // Overall verdict from per-output ones: the worst verdict wins; equivalent
@@ -91,6 +104,11 @@ extern const char *const kSomeOutputsDiffer;
 extern const char *const kSomeOutputsUnknown;
 extern const char *const kRealOnlyButBitwiseRequired;
 extern const char *const kDeterminismAssumption;
+// `torchtv ci`: what happened to a pair whose check gave no verdict.
+extern const char *const kCiTimedOut;
+extern const char *const kCiCrashed;
+extern const char *const kCiNoResult;
+extern const char *const kCiVerifyUnavailable;
 }  // namespace reasons
 
 }  // namespace torchtv
