@@ -81,6 +81,14 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
         ReportContext childCtx;
         r = parseJsonResult(p.out, childCtx);
         out.json = p.out;
+        // The exit code is what gates; a JSON that disagrees with it (a report
+        // that could not be written, a bug) must not pass for a verdict.
+        if (p.exitCode != exitCode(r.verdict)) {
+          std::string last = p.err.substr(0, p.err.find('\n'));
+          r = errorResult(std::string(reasons::kCiNoResult) + " (" + how + ", but its JSON says " +
+                          std::string(verdictName(r.verdict)) + ")" + (last.empty() ? "" : ": " + last));
+          out.json.clear();
+        }
       } catch (const InputError &) {
         std::string last = p.err.substr(0, p.err.find('\n'));
         r = errorResult(std::string(reasons::kCiNoResult) + " (" + how + ")" + (last.empty() ? "" : ": " + last));

@@ -68,4 +68,15 @@ with tempfile.TemporaryDirectory() as out:
         cex = [t for s, n, k, t in cases if s == "output-dtype-mismatch"]
         c.check(cex and "counterexample" in cex[0], "the failure does not carry the counterexample")
     c.check(not glob.glob(os.path.join(out, "*.tmp.*")), "temporary files left behind")
+
+# A pair whose HTML report cannot be written (a folder is in the way) is an
+# error, never a pass, even though its check said equivalent; the others go on.
+with tempfile.TemporaryDirectory() as out:
+    os.makedirs(os.path.join(out, "rmsnorm.html"))
+    gate = os.path.join(a.source_dir, "examples/ci/torchtv-ci.toml")
+    p = run([a.torchtv, "ci", gate, "-j", "2", "--out", out])
+    c.check(p.returncode == 3, f"an unwritable report: exit {p.returncode}, expected 3\n{p.stdout}")
+    lines = {l.split()[0]: l for l in p.stdout.splitlines() if l.strip()}
+    c.check("error" in lines.get("rmsnorm", ""), f"rmsnorm should be an error: {lines.get('rmsnorm')}")
+    c.check("equivalent" in lines.get("rmsnorm-bitwise", ""), "the other pair was not decided")
 c.done()
