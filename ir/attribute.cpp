@@ -29,6 +29,8 @@ std::string joinList(const std::vector<T> &xs, F fmt) {
   return out + "]";
 }
 
+}  // namespace
+
 std::string quote(const std::string &s) {
   std::string out = "\"";
   for (char c : s) {
@@ -41,7 +43,6 @@ std::string quote(const std::string &s) {
   }
   return out + "\"";
 }
-}  // namespace
 
 std::string Attribute::str() const {
   struct Printer {

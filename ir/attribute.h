@@ -71,6 +71,9 @@ private:
 // Shortest text that reads back to the same double; always marks it as a float
 // ("2.0", "1e-05", "inf", "-inf", "nan").
 std::string formatFloat(double v);
+// A double-quoted string with '"', '\\' and newlines escaped: how .tvir writes
+// strings (Graphviz's DOT reads the same form).
+std::string quote(const std::string &s);
 
 // Attributes of a node, keyed by schema argument name (sorted: stable hashing).
 using AttributeMap = std::map<std::string, Attribute>;

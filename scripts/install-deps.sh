@@ -16,6 +16,12 @@ PACKAGES=(
   libcli11-dev                   # command-line parsing
   nlohmann-json3-dev             # JSON reading and writing
   libzip-dev pkg-config          # reading .pt2 archives (both layouts)
+  libtoml11-dev                  # `torchtv ci` manifests (TOML, header-only)
+  graphviz                       # `dot` lays out the graphs of the HTML report
+  fonts-dejavu-core              # the font the report's drawings and page use
+  python3-jsonschema             # tests: validate SARIF against its schema
+  python3-pil                    # tests: check the browser test's screenshot
+  chromium                       # tests: open HTML reports in a real browser
 )
 
 missing=()
@@ -25,6 +31,12 @@ for pkg in "${PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
+
+# npm installs playwright-core for the browser test. Any npm will do: a node
+# from elsewhere (e.g. NodeSource's) must not be replaced by Debian's.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all packages present"

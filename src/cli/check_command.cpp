@@ -1,4 +1,6 @@
 // torchtv check REF PROD: decide two graph files.
+#include <tuple>
+
 #include <spdlog/spdlog.h>
 
 #include "ir/diagnostic.h"
@@ -17,8 +19,10 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
                   const OutputOptions &options) {
   ctx.version = versionString();
   CheckResult result;
+  // The modules outlive the check: the report draws their graphs.
+  std::unique_ptr<Module> refModule, prodModule;
   try {
-    auto [refModule, prodModule] = load();
+    std::tie(refModule, prodModule) = load();
     const Graph &ref = selectGraph(*refModule, "reference");
     const Graph &prod = selectGraph(prodModule ? *prodModule : *refModule, "production");
     if (&ref == &prod)
@@ -32,6 +36,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.fusions = &fusions;
     checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
     result = checkGraphs(ref, prod, checkOptions);
+    ctx.useGraphsOf(result, ref, prod);
   } catch (const InputError &e) {
     result = errorResult(e.message(), e.pos().str());
   }

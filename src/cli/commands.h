@@ -28,13 +28,18 @@ Command addCheckCommand(CLI::App &app);
 Command addVerifyCommand(CLI::App &app);
 Command addCaptureCommand(CLI::App &app);
 Command addShowCommand(CLI::App &app);
+Command addCiCommand(CLI::App &app);
 
 // Options every deciding command shares (check, verify, ...).
-enum class OutputFormat { Text, Json };
+enum class OutputFormat { Text, Json, Sarif, Junit, Github };
+enum class ColorChoice { Auto, Always, Never };
 
 struct OutputOptions {
   OutputFormat format = OutputFormat::Text;
   RequiredLevel require = RequiredLevel::Real;
+  std::string reportPath;  // --report: the HTML diff report, written atomically
+  bool explain = false;    // --explain: side-by-side diff of diverging regions
+  ColorChoice color = ColorChoice::Auto;
 };
 
 void addOutputOptions(CLI::App &cmd, OutputOptions &options);
@@ -44,7 +49,9 @@ void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture);
 // --inputs TYPES: the input types of .pt (TorchScript) files, e.g. 'f32[3,5],f32[5]'.
 void addInputsOption(CLI::App &cmd, std::string &inputs);
 
-// Prints a result in the chosen format on stdout and returns the exit code.
+// Prints a result in the chosen format on stdout, writes the --report file,
+// and returns the exit code. ctx.reference/production should be set whenever
+// the graphs were read, for --report and --explain.
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options);
 
 std::string versionString();

@@ -1,8 +1,12 @@
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <unistd.h>
 
+#include "ir/diagnostic.h"
 #include "src/cli/commands.h"
 #include "src/normalize/normalize.h"
+#include "src/util/atomic_file.h"
 
 #ifndef TORCHTV_VERSION
 #define TORCHTV_VERSION "0.0.0"
@@ -13,13 +17,24 @@ namespace torchtv::cli {
 std::string versionString() { return TORCHTV_VERSION; }
 
 void addOutputOptions(CLI::App &cmd, OutputOptions &options) {
-  std::map<std::string, OutputFormat> formats{{"text", OutputFormat::Text}, {"json", OutputFormat::Json}};
-  cmd.add_option("--format", options.format, "Output format: text or json")
+  std::map<std::string, OutputFormat> formats{{"text", OutputFormat::Text},
+                                              {"json", OutputFormat::Json},
+                                              {"sarif", OutputFormat::Sarif},
+                                              {"junit", OutputFormat::Junit},
+                                              {"github", OutputFormat::Github}};
+  cmd.add_option("--format", options.format, "Output format on stdout: text, json, sarif, junit or github")
       ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case));
   std::map<std::string, RequiredLevel> levels{{"real", RequiredLevel::Real}, {"bitwise", RequiredLevel::Bitwise}};
   cmd.add_option("--require", options.require,
                  "Weakest level that counts as equivalent (bitwise: a real-only proof exits 2)")
       ->transform(CLI::CheckedTransformer(levels, CLI::ignore_case));
+  cmd.add_option("--report", options.reportPath, "Also write the HTML diff report to this file");
+  cmd.add_flag("--explain", options.explain,
+               "Print the diverging regions side by side (on stderr when --format is not text)");
+  std::map<std::string, ColorChoice> colors{
+      {"auto", ColorChoice::Auto}, {"always", ColorChoice::Always}, {"never", ColorChoice::Never}};
+  cmd.add_option("--color", options.color, "Colours in --explain: auto (on a terminal, unless NO_COLOR), always, never")
+      ->transform(CLI::CheckedTransformer(colors, CLI::ignore_case));
 }
 
 void addInputsOption(CLI::App &cmd, std::string &inputs) {
@@ -43,10 +58,50 @@ FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::s
   return lib;
 }
 
+namespace {
+
+std::string render(const CheckResult &result, const ReportContext &ctx, OutputFormat format) {
+  switch (format) {
+  case OutputFormat::Json: return renderJson(result, ctx);
+  case OutputFormat::Sarif: return renderSarif({NamedResult{"", result, ctx}}, ctx.version);
+  case OutputFormat::Junit: return renderJunit({NamedResult{"", result, ctx}});
+  case OutputFormat::Github: return renderGithub(result, ctx);
+  case OutputFormat::Text: break;
+  }
+  return renderText(result, ctx);
+}
+
+ColorMode colorFor(ColorChoice choice, int fd) {
+  if (choice == ColorChoice::Always) return ColorMode::Always;
+  if (choice == ColorChoice::Never || std::getenv("NO_COLOR")) return ColorMode::Never;
+  return ::isatty(fd) ? ColorMode::Always : ColorMode::Never;
+}
+
+void writeAll(FILE *f, const std::string &s) {
+  std::fwrite(s.data(), 1, s.size(), f);
+  std::fflush(f);
+}
+
+}  // namespace
+
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options) {
-  std::string out = options.format == OutputFormat::Json ? renderJson(result, ctx) : renderText(result, ctx);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  writeAll(stdout, render(result, ctx, options.format));
+  if (options.explain) {
+    // Machine-readable stdout stays parseable: the explanation goes to stderr.
+    bool toStdout = options.format == OutputFormat::Text;
+    writeAll(toStdout ? stdout : stderr,
+             renderExplain(result, ctx, colorFor(options.color, toStdout ? STDOUT_FILENO : STDERR_FILENO)));
+  }
+  if (!options.reportPath.empty()) {
+    try {
+      HtmlOptions html;
+      html.dotPath = defaultDotPath();
+      writeFileAtomic(options.reportPath, renderHtml(result, ctx, html));
+    } catch (const InputError &e) {
+      std::fprintf(stderr, "torchtv: error: %s\n", e.what());
+      return exitCode(Verdict::Error);
+    }
+  }
   return exitCode(result.verdict);
 }
 

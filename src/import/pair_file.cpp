@@ -45,23 +45,20 @@ std::string runCapture(const std::string &pairPath, const std::vector<std::strin
   std::string pythonPath = capturePackageDir();
   if (const char *old = std::getenv("PYTHONPATH"); old && *old) pythonPath += std::string(":") + old;
   popts.env.push_back("PYTHONPATH=" + pythonPath);
-  ProcessResult r;
-  try {
-    r = runProcess(argv, popts);
-  } catch (const std::exception &e) {
-    throw InputError(SourcePos{pairPath}, std::string("cannot start the capture: ") + e.what() +
+  ProcessResult r = runProcess(argv, popts);
+  if (!r.started)
+    throw InputError(SourcePos{pairPath}, "cannot start the capture: " + r.error +
                                               " (choose a Python with torch via --python or TORCHTV_PYTHON)");
-  }
-  if (r.exited && r.exitCode == 0) return r.out;
+  if (!r.timedOut && r.signal == 0 && r.exitCode == 0) return r.out;
   // On failure the capture's last stderr line is {"error", "file", "line"}.
   nlohmann::json err = nlohmann::json::parse(lastLine(r.err), nullptr, false);
-  if (r.exited && err.is_object() && err.contains("error")) {
+  if (r.signal == 0 && !r.timedOut && err.is_object() && err.contains("error")) {
     std::string file = err.value("file", nlohmann::json(nullptr)).is_string() ? err["file"].get<std::string>() : pairPath;
     int line = err.value("line", nlohmann::json(nullptr)).is_number_integer() ? err["line"].get<int>() : 0;
     throw InputError(SourcePos{file, line}, "capture failed: " + err["error"].get<std::string>());
   }
   std::string tail = r.err.size() > 2000 ? r.err.substr(r.err.size() - 2000) : r.err;
-  throw InputError(SourcePos{pairPath}, "capture failed: " + python + " " + describeExit(r, popts) +
+  throw InputError(SourcePos{pairPath}, "capture failed: " + python + " " + describeExit(r, popts.timeoutSeconds) +
                                             (tail.empty() ? "" : ":\n" + tail));
 }
 

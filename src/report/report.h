@@ -1,8 +1,10 @@
-// Renderings of a CheckResult: one function per format.
+// Renderings of a CheckResult: one file per format.
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "ir/graph.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -11,11 +13,60 @@ struct ReportContext {
   std::string referencePath;
   std::string productionPath;
   std::string version;
+  // The graphs that were matched, for the views that draw them (HTML,
+  // --explain); null when there are none (errors, results read back from JSON).
+  const Graph *reference = nullptr;
+  const Graph *production = nullptr;
+
+  // Points the views at the graphs `r` matched: the normalized copies when the
+  // check made them (its match map names their values), else `ref` and `prod`.
+  void useGraphsOf(const CheckResult &r, const Graph &ref, const Graph &prod) {
+    reference = r.comparedReference ? r.comparedReference.get() : &ref;
+    production = r.comparedProduction ? r.comparedProduction.get() : &prod;
+  }
+};
+
+// One decided pair, for the formats that gather many (`torchtv ci`).
+struct NamedResult {
+  std::string name;
+  CheckResult result;
+  ReportContext ctx;
 };
 
 // Human-readable summary for the terminal.
 std::string renderText(const CheckResult &r, const ReportContext &ctx);
 // Machine-readable result; schema in docs/json-output.md.
 std::string renderJson(const CheckResult &r, const ReportContext &ctx);
+// The inverse of renderJson for what it carries (not the graphs or the match
+// map). Throws InputError when the text is not such a result.
+CheckResult parseJsonResult(const std::string &text, ReportContext &ctx);
+
+// SARIF 2.1.0: one run, one result per output that is not equivalent (and one
+// per errored pair). Rule ids are stable: see kSarifRules in sarif_report.cpp.
+std::string renderSarif(const std::vector<NamedResult> &results, const std::string &version);
+// JUnit XML: one testsuite per pair, one testcase per output.
+std::string renderJunit(const std::vector<NamedResult> &results);
+// GitHub Actions workflow commands: `::error file=...,line=...::message`.
+std::string renderGithub(const CheckResult &r, const ReportContext &ctx);
+
+enum class ColorMode { Never, Always };
+// Side-by-side text diff of each diverging region, with source lines.
+std::string renderExplain(const CheckResult &r, const ReportContext &ctx, ColorMode color);
+
+struct HtmlOptions {
+  // Graphviz's dot; empty: the page shows tables instead of drawn graphs.
+  std::string dotPath;
+  double dotTimeoutSeconds = 30;
+  // Graphs with more nodes than this first show the neighbourhood of the
+  // divergence only (Note [Collapsed view]).
+  size_t collapseAbove = 60;
+  int neighbourhoodRadius = 2;
+  // The full drawing of a collapsed graph is added (folded) up to this size.
+  size_t fullGraphLimit = 600;
+};
+// Where dot is: $TORCHTV_DOT if set (empty disables drawing), else PATH.
+std::string defaultDotPath();
+// A self-contained HTML page (no external resources).
+std::string renderHtml(const CheckResult &r, const ReportContext &ctx, const HtmlOptions &options);
 
 }  // namespace torchtv

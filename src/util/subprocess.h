@@ -1,32 +1,38 @@
-// Running a child process with its output captured and a time limit.
+// Runs a program as a child process, feeding it stdin and collecting its
+// output, with a wall-clock limit. Used where a crash or hang of the other
+// program must not take torchtv down with it (Graphviz's dot, `torchtv ci`'s
+// per-pair runs).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace torchtv {
 
 struct ProcessResult {
-  int exitCode = -1;      // valid when exited
-  bool exited = false;    // false: killed by a signal (or the time limit)
-  int signal = 0;
-  bool timedOut = false;
-  std::string out;        // everything written to stdout
-  std::string err;        // everything written to stderr
+  bool started = false;   // false: the program could not be executed (see error)
+  bool timedOut = false;  // killed after the time limit
+  int exitCode = -1;      // valid when it exited normally
+  int signal = 0;         // non-zero when a signal ended it
+  std::string out, err;
+  std::string error;      // why it could not be started
 };
 
 struct ProcessOptions {
-  double timeoutSeconds = 0;  // 0: no limit
-  // Extra environment entries ("NAME=value") on top of the parent's.
+  std::string stdinText;
+  double timeoutSeconds = 60;
+  // Extra environment entries ("NAME=value") on top of the inherited ones.
   std::vector<std::string> env;
 };
 
-// Runs argv[0] (looked up on PATH) with stdin closed. Throws std::runtime_error
-// only when the process cannot be started at all.
+// Runs argv[0] (looked up in PATH when it has no '/') with the given arguments.
+// Never throws for the child's failures; they are described in the result.
 ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options = {});
 
-// "exited with 3", "killed by signal 11 (Segmentation fault)", "timed out after 30 s".
-std::string describeExit(const ProcessResult &r, const ProcessOptions &options = {});
+// "exit 3", "signal 11 (Segmentation fault)", "timed out after 5 s", ...
+std::string describeExit(const ProcessResult &r, double timeoutSeconds);
+
+// Absolute path of a program in PATH, or "" when there is none.
+std::string findProgram(const std::string &name);
 
 }  // namespace torchtv

@@ -48,12 +48,20 @@ bool coneHasReal(const Graph &g, const Value *out, const std::unordered_set<cons
   return false;
 }
 
+std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
+  std::map<std::string, int> out;
+  for (const Value *v : g.inputs()) out[v->name] = vn.number(v);
+  for (const auto &n : g.nodes())
+    for (const Value *v : n->outputs) out[v->name] = vn.number(v);
+  return out;
+}
+
 }  // namespace
 
 CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
   auto start = std::chrono::steady_clock::now();
   requireSameInterface(origRef, origProd);
-  std::unique_ptr<Graph> refCopy, prodCopy;
+  std::shared_ptr<Graph> refCopy, prodCopy;
   NormalizeResult refNorm, prodNorm;
   if (options.normalization == Normalization::On) {
     NormalizeOptions no;
@@ -119,6 +127,10 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
     result.outputs.push_back(std::move(out));
   }
   summarize(result);
+  result.match.reference = numbersByName(ref, vn);
+  result.match.production = numbersByName(prod, vn);
+  result.comparedReference = refCopy;
+  result.comparedProduction = prodCopy;
   if (result.verdict == Verdict::Equivalent) result.assumptions.push_back(reasons::kDeterminismAssumption);
   applyRequirement(result, options.require);
 

@@ -16,6 +16,11 @@ const char *const kSomeOutputsUnknown = "some outputs could not be decided";
 const char *const kRealOnlyButBitwiseRequired =
     "equivalent only at level real, but --require bitwise was given";
 const char *const kDeterminismAssumption = "each primitive op is deterministic";
+const char *const kCiTimedOut = "not decided: the check timed out";
+const char *const kCiCrashed = "the check crashed";
+const char *const kCiNoResult = "the check printed no result";
+const char *const kCiVerifyUnavailable =
+    "pair files are checked by `torchtv verify`, which this build of torchtv does not have";
 }  // namespace reasons
 
 std::string_view verdictName(Verdict v) {

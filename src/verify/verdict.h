@@ -2,12 +2,16 @@
 // matches on is defined in verdict.cpp (Note [Verdict strings]).
 #pragma once
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace torchtv {
+
+class Graph;
 
 enum class Verdict { Equivalent, NotEquivalent, Unknown, Error };
 // None goes with every verdict but Equivalent.
@@ -57,6 +61,17 @@ struct CheckStats {
   double seconds = 0;
 };
 
+// Note [Match map]
+// For the diff report: each value of the matched graphs (inputs and node
+// results, by name) with its number in the value-numbering table shared by both
+// graphs. A value whose number also occurs on the other side has a proven-equal
+// counterpart there; the others form the residual regions. Empty when the
+// graphs were never matched (errors).
+struct MatchMap {
+  std::map<std::string, int> reference;
+  std::map<std::string, int> production;
+};
+
 struct CheckResult {
   Verdict verdict = Verdict::Unknown;
   Level level = Level::None;
@@ -67,6 +82,10 @@ struct CheckResult {
   CheckStats stats;
   // Where an error came from (file:line:col), for Error verdicts.
   std::string errorLocation;
+  MatchMap match;
+  // The graphs the match map describes when normalization rewrote the inputs
+  // (null: the inputs as given were compared). Reports draw these.
+  std::shared_ptr<const Graph> comparedReference, comparedProduction;
 };
 
 // Overall verdict from per-output ones: the worst verdict wins; equivalent
@@ -93,6 +112,11 @@ extern const char *const kSomeOutputsDiffer;
 extern const char *const kSomeOutputsUnknown;
 extern const char *const kRealOnlyButBitwiseRequired;
 extern const char *const kDeterminismAssumption;
+// `torchtv ci`: what happened to a pair whose check gave no verdict.
+extern const char *const kCiTimedOut;
+extern const char *const kCiCrashed;
+extern const char *const kCiNoResult;
+extern const char *const kCiVerifyUnavailable;
 }  // namespace reasons
 
 }  // namespace torchtv

@@ -1,0 +1,233 @@
+// torchtv ci MANIFEST: decide every pair of a manifest, in parallel, and write
+// the reports a CI job gates on. Exit code: the worst verdict.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+#include "src/cli/ci_manifest.h"
+#include "src/cli/commands.h"
+#include "src/util/atomic_file.h"
+#include "src/util/subprocess.h"
+
+namespace torchtv::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CiArgs {
+  std::string manifest;
+  int jobs = 1;
+  std::string outDir = "torchtv-reports";
+  ColorChoice progress = ColorChoice::Auto;  // Auto: a bar on a terminal, lines otherwise
+  CLI::App *root = nullptr;
+};
+
+struct Outcome {
+  NamedResult result;
+  std::string json;  // as the child printed it (or as we rendered it)
+  double wallSeconds = 0;
+};
+
+std::string selfPath() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "torchtv" : p.string();
+}
+
+bool hasSubcommand(CLI::App *root, const std::string &name) {
+  for (CLI::App *sub : root->get_subcommands([](CLI::App *) { return true; }))
+    if (sub->get_name() == name) return true;
+  return false;
+}
+
+// Note [Pairs in child processes]
+// Each pair is checked by a child `torchtv check`/`verify` that prints JSON:
+// a crash (a solver's SIGFPE, an out-of-memory kill) or a hang in one pair
+// becomes that pair's verdict and never stops the others.
+Outcome runEntry(const CiEntry &e, const CiArgs &args) {
+  Outcome out;
+  out.result.name = e.name;
+  ReportContext &ctx = out.result.ctx;
+  ctx.version = versionString();
+  ctx.referencePath = e.files.at(0);
+  ctx.productionPath = e.files.back();
+  std::string html = (fs::path(args.outDir) / (e.name + ".html")).string();
+  auto start = std::chrono::steady_clock::now();
+  CheckResult r;
+  if (e.kind == PairKind::PairFile && !hasSubcommand(args.root, "verify")) {
+    r = errorResult(reasons::kCiVerifyUnavailable, e.files[0]);
+  } else {
+    std::vector<std::string> argv = {selfPath(), "-q", e.kind == PairKind::PairFile ? "verify" : "check"};
+    argv.insert(argv.end(), e.files.begin(), e.files.end());
+    argv.insert(argv.end(), {"--format", "json", "--report", html});
+    if (!e.require.empty()) argv.insert(argv.end(), {"--require", e.require});
+    argv.insert(argv.end(), e.args.begin(), e.args.end());
+    ProcessOptions options;
+    options.timeoutSeconds = e.timeoutSeconds;
+    ProcessResult p = runProcess(argv, options);
+    std::string how = describeExit(p, e.timeoutSeconds);
+    if (p.timedOut) {
+      r.verdict = Verdict::Unknown;
+      r.reason = std::string(reasons::kCiTimedOut) + " (" + how + ")";
+    } else if (p.signal || !p.started) {
+      r = errorResult(std::string(reasons::kCiCrashed) + " (" + how + ")");
+    } else {
+      try {
+        ReportContext childCtx;
+        r = parseJsonResult(p.out, childCtx);
+        out.json = p.out;
+        // The exit code is what gates; a JSON that disagrees with it (a report
+        // that could not be written, a bug) must not pass for a verdict.
+        if (p.exitCode != exitCode(r.verdict)) {
+          std::string last = p.err.substr(0, p.err.find('\n'));
+          r = errorResult(std::string(reasons::kCiNoResult) + " (" + how + ", but its JSON says " +
+                          std::string(verdictName(r.verdict)) + ")" + (last.empty() ? "" : ": " + last));
+          out.json.clear();
+        }
+      } catch (const InputError &) {
+        std::string last = p.err.substr(0, p.err.find('\n'));
+        r = errorResult(std::string(reasons::kCiNoResult) + " (" + how + ")" + (last.empty() ? "" : ": " + last));
+      }
+    }
+  }
+  out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (out.json.empty()) {
+    // No usable child output: our own verdict, and a page that says it.
+    r.stats.seconds = out.wallSeconds;
+    out.json = renderJson(r, ctx);
+    HtmlOptions options;
+    writeFileAtomic(html, renderHtml(r, ctx, options));
+  }
+  writeFileAtomic((fs::path(args.outDir) / (e.name + ".json")).string(), out.json);
+  out.result.result = std::move(r);
+  return out;
+}
+
+std::string verdictText(const CheckResult &r) {
+  std::string s(verdictName(r.verdict));
+  if (r.level != Level::None) s += " (" + std::string(levelName(r.level)) + ")";
+  return s;
+}
+
+class Progress {
+public:
+  Progress(size_t total, bool bar) : total_(total), bar_(bar) {}
+
+  void finished(const Outcome &o) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+    char line[512];
+    std::snprintf(line, sizeof line, "[%zu/%zu] %s: %s (%.2f s)", done_, total_, o.result.name.c_str(),
+                  verdictText(o.result.result).c_str(), o.wallSeconds);
+    if (!bar_) {
+      std::printf("%s\n", line);
+    } else {
+      const int width = 30;
+      int filled = static_cast<int>(width * done_ / std::max<size_t>(total_, 1));
+      std::printf("\r\033[K%s\n[%s%s] %zu/%zu", line, std::string(filled, '#').c_str(),
+                  std::string(width - filled, '.').c_str(), done_, total_);
+      if (done_ == total_) std::printf("\r\033[K");
+    }
+    std::fflush(stdout);
+  }
+
+private:
+  std::mutex mutex_;
+  size_t total_, done_ = 0;
+  bool bar_;
+};
+
+std::string summaryTable(const std::vector<Outcome> &outcomes, const std::string &outDir, Verdict worst) {
+  size_t nameWidth = 4;
+  for (const Outcome &o : outcomes) nameWidth = std::max(nameWidth, o.result.name.size());
+  std::string out;
+  char line[1024];
+  std::snprintf(line, sizeof line, "%-*s  %-24s %8s  %s\n", static_cast<int>(nameWidth), "pair", "verdict", "time",
+                "reason");
+  out += line;
+  for (const Outcome &o : outcomes) {
+    const CheckResult &r = o.result.result;
+    std::string reason = (r.errorLocation.empty() ? "" : r.errorLocation + ": ") + r.reason;
+    std::snprintf(line, sizeof line, "%-*s  %-24s %7.2fs  %s\n", static_cast<int>(nameWidth), o.result.name.c_str(),
+                  verdictText(r).c_str(), o.wallSeconds, reason.c_str());
+    out += line;
+  }
+  out += "worst: " + std::string(verdictName(worst)) + " (exit " + std::to_string(exitCode(worst)) + "); reports in " +
+         outDir + "/ (junit.xml, results.sarif, one .html and .json per pair)\n";
+  return out;
+}
+
+int runCi(const CiArgs &args) {
+  Manifest manifest;
+  try {
+    manifest = readManifest(args.manifest);
+    std::error_code ec;
+    fs::create_directories(args.outDir, ec);
+    if (ec) throw InputError(SourcePos{args.outDir}, "cannot create the report folder: " + ec.message());
+  } catch (const InputError &e) {
+    std::fprintf(stderr, "torchtv: error: %s\n", e.what());
+    return exitCode(Verdict::Error);
+  }
+  size_t total = manifest.entries.size();
+  bool bar = args.progress == ColorChoice::Always || (args.progress == ColorChoice::Auto && ::isatty(STDOUT_FILENO));
+  Progress progress(total, bar);
+  std::vector<Outcome> outcomes(total);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < total; i = next++) {
+      try {
+        outcomes[i] = runEntry(manifest.entries[i], args);
+      } catch (const std::exception &e) {
+        // A report that cannot be written fails this pair, not the run.
+        outcomes[i].result.name = manifest.entries[i].name;
+        outcomes[i].result.result = errorResult(e.what());
+      }
+      progress.finished(outcomes[i]);
+    }
+  };
+  int jobs = std::max(1, std::min<int>(args.jobs, static_cast<int>(total)));
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  for (std::thread &t : threads) t.join();
+
+  Verdict worst = Verdict::Equivalent;
+  std::vector<NamedResult> all;
+  for (const Outcome &o : outcomes) {
+    if (severity(o.result.result.verdict) > severity(worst)) worst = o.result.result.verdict;
+    all.push_back(o.result);
+  }
+  try {
+    writeFileAtomic((fs::path(args.outDir) / "junit.xml").string(), renderJunit(all));
+    writeFileAtomic((fs::path(args.outDir) / "results.sarif").string(), renderSarif(all, versionString()));
+  } catch (const InputError &e) {
+    std::fprintf(stderr, "torchtv: error: %s\n", e.what());
+    worst = Verdict::Error;
+  }
+  std::string summary = summaryTable(outcomes, args.outDir, worst);
+  std::fwrite(summary.data(), 1, summary.size(), stdout);
+  std::fflush(stdout);
+  return exitCode(worst);
+}
+
+}  // namespace
+
+Command addCiCommand(CLI::App &app) {
+  auto args = std::make_shared<CiArgs>();
+  args->root = &app;
+  auto *cmd = app.add_subcommand("ci", "Decide every pair of a manifest and write CI reports (exit: worst verdict)");
+  cmd->add_option("manifest", args->manifest, "TOML manifest listing the pairs")->required();
+  cmd->add_option("-j,--jobs", args->jobs, "Pairs checked in parallel")->check(CLI::PositiveNumber);
+  cmd->add_option("--out", args->outDir, "Folder for the reports (default torchtv-reports)");
+  std::map<std::string, ColorChoice> modes{
+      {"auto", ColorChoice::Auto}, {"bar", ColorChoice::Always}, {"lines", ColorChoice::Never}};
+  cmd->add_option("--progress", args->progress, "auto (a bar on a terminal), bar, or lines")
+      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
+  return {cmd, [args] { return runCi(*args); }};
+}
+
+}  // namespace torchtv::cli

@@ -1,0 +1,143 @@
+#include "src/cli/ci_manifest.h"
+
+#include <filesystem>
+#include <set>
+
+#include <toml.hpp>
+
+namespace torchtv::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::set<std::string> kPairKeys = {"name",    "reference", "production", "graphs",
+                                         "pair",    "require",   "timeout",    "args"};
+const std::set<std::string> kDefaultKeys = {"require", "timeout"};
+const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args";
+
+SourcePos posOf(const std::string &path, const toml::value &v) {
+  toml::source_location loc = v.location();
+  return SourcePos{path, static_cast<int>(loc.line()), static_cast<int>(loc.column())};
+}
+
+struct Reader {
+  std::string path;
+  fs::path dir;
+
+  [[noreturn]] void fail(const toml::value &at, const std::string &entry, const std::string &message) const {
+    throw InputError(posOf(path, at), (entry.empty() ? "" : "pair \"" + entry + "\": ") + message);
+  }
+
+  std::string string(const toml::value &v, const std::string &entry, const std::string &key) const {
+    if (!v.is_string()) fail(v, entry, "\"" + key + "\" must be a string");
+    return v.as_string().str;
+  }
+
+  double timeout(const toml::value &v, const std::string &entry) const {
+    double t = v.is_integer() ? static_cast<double>(v.as_integer()) : v.is_floating() ? v.as_floating() : -1;
+    if (t <= 0) fail(v, entry, "\"timeout\" must be a positive number of seconds");
+    return t;
+  }
+
+  std::string level(const toml::value &v, const std::string &entry) const {
+    std::string s = string(v, entry, "require");
+    if (s != "real" && s != "bitwise") fail(v, entry, "\"require\" must be \"real\" or \"bitwise\", not \"" + s + "\"");
+    return s;
+  }
+
+  std::string file(const toml::value &v, const std::string &entry, const std::string &key) const {
+    std::string given = string(v, entry, key);
+    fs::path p = fs::path(given).is_absolute() ? fs::path(given) : (dir / given);
+    p = p.lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) fail(v, entry, key + " file \"" + p.string() + "\" does not exist");
+    return p.string();
+  }
+};
+
+bool usableName(const std::string &name) {
+  if (name.empty() || name[0] == '.') return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+}  // namespace
+
+Manifest readManifest(const std::string &path) {
+  toml::value root;
+  try {
+    root = toml::parse(path);
+  } catch (const toml::syntax_error &e) {
+    std::string what = e.what();
+    std::string first = what.substr(0, what.find('\n'));
+    if (first.rfind("[error] ", 0) == 0) first = first.substr(8);
+    SourcePos pos{path, static_cast<int>(e.location().line()), static_cast<int>(e.location().column())};
+    throw InputError(pos, "not a valid TOML manifest: " + first);
+  } catch (const std::runtime_error &e) {
+    throw InputError(SourcePos{path}, std::string("cannot read manifest: ") + e.what());
+  }
+  Reader r{path, fs::path(path).parent_path()};
+  Manifest m;
+  m.path = path;
+  CiEntry defaults;
+  for (const auto &[key, value] : root.as_table()) {
+    if (key != "pair" && key != "defaults")
+      r.fail(value, "", "unknown top-level key \"" + key + "\" (expected [defaults] and [[pair]] tables)");
+  }
+  if (root.contains("defaults")) {
+    const toml::value &d = root.at("defaults");
+    if (!d.is_table()) r.fail(d, "", "\"defaults\" must be a table");
+    for (const auto &[key, value] : d.as_table()) {
+      if (!kDefaultKeys.count(key)) r.fail(value, "", "unknown key \"" + key + "\" in [defaults] (expected require, timeout)");
+      if (key == "require") defaults.require = r.level(value, "");
+      if (key == "timeout") defaults.timeoutSeconds = r.timeout(value, "");
+    }
+  }
+  if (!root.contains("pair") || !root.at("pair").is_array() || root.at("pair").as_array().empty())
+    throw InputError(SourcePos{path}, "the manifest lists no pairs (add [[pair]] tables)");
+  std::set<std::string> names;
+  size_t index = 0;
+  for (const toml::value &p : root.at("pair").as_array()) {
+    ++index;
+    if (!p.is_table()) r.fail(p, "", "pair " + std::to_string(index) + " is not a table");
+    CiEntry e = defaults;
+    e.pos = posOf(path, p);
+    if (!p.contains("name")) r.fail(p, "#" + std::to_string(index), "has no \"name\"");
+    e.name = r.string(p.at("name"), "#" + std::to_string(index), "name");
+    if (!usableName(e.name))
+      r.fail(p.at("name"), e.name, "a name may only hold letters, digits, '-', '_' and '.' (it names report files)");
+    if (!names.insert(e.name).second) r.fail(p.at("name"), e.name, "duplicate name (names must be unique)");
+    for (const auto &[key, value] : p.as_table())
+      if (!kPairKeys.count(key)) r.fail(value, e.name, "unknown key \"" + key + "\" (expected " + kPairKeyList + ")");
+    bool files = p.contains("reference") || p.contains("production");
+    int kinds = int(files) + int(p.contains("graphs")) + int(p.contains("pair"));
+    if (kinds != 1)
+      r.fail(p, e.name, "give exactly one of: reference and production (two graph files), graphs (one file), "
+                        "pair (a pair file)");
+    if (files) {
+      if (!p.contains("reference") || !p.contains("production"))
+        r.fail(p, e.name, "needs both \"reference\" and \"production\"");
+      e.kind = PairKind::GraphFiles;
+      e.files = {r.file(p.at("reference"), e.name, "reference"), r.file(p.at("production"), e.name, "production")};
+    } else if (p.contains("graphs")) {
+      e.kind = PairKind::OneGraphFile;
+      e.files = {r.file(p.at("graphs"), e.name, "graphs")};
+    } else {
+      e.kind = PairKind::PairFile;
+      e.files = {r.file(p.at("pair"), e.name, "pair")};
+    }
+    if (p.contains("require")) e.require = r.level(p.at("require"), e.name);
+    if (p.contains("timeout")) e.timeoutSeconds = r.timeout(p.at("timeout"), e.name);
+    if (p.contains("args")) {
+      const toml::value &a = p.at("args");
+      if (!a.is_array()) r.fail(a, e.name, "\"args\" must be a list of strings");
+      for (const toml::value &arg : a.as_array()) e.args.push_back(r.string(arg, e.name, "args"));
+    }
+    m.entries.push_back(std::move(e));
+  }
+  return m;
+}
+
+}  // namespace torchtv::cli

@@ -1,0 +1,52 @@
+// The manifest of `torchtv ci`: the pairs a CI job gates on, in TOML.
+//
+//   [defaults]                 # optional, for every pair
+//   require = "real"           # or "bitwise"
+//   timeout = 600              # seconds per pair
+//
+//   [[pair]]
+//   name = "rmsnorm"           # unique; names the report files
+//   reference = "rmsnorm_reference.tvir"
+//   production = "rmsnorm_production.tvir"
+//
+//   [[pair]]
+//   name = "layernorm"
+//   pair = "layernorm_train.py"   # a pair file, run through `torchtv verify`
+//
+//   [[pair]]
+//   name = "golden"
+//   graphs = "both.tvir"       # one file holding @reference and @production
+//   args = ["--require", "bitwise"]   # more arguments for the check
+//
+// Paths are relative to the manifest's folder.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/diagnostic.h"
+
+namespace torchtv::cli {
+
+enum class PairKind { GraphFiles, OneGraphFile, PairFile };
+
+struct CiEntry {
+  std::string name;
+  PairKind kind = PairKind::GraphFiles;
+  std::vector<std::string> files;  // resolved paths: 2, 1 or 1 by kind
+  std::string require;             // "", "real" or "bitwise"
+  double timeoutSeconds = 600;
+  std::vector<std::string> args;
+  SourcePos pos;                   // where the entry is, for messages
+};
+
+struct Manifest {
+  std::string path;
+  std::vector<CiEntry> entries;
+};
+
+// Reads and checks a manifest: unknown keys, missing files, duplicate or
+// unusable names are InputErrors naming the entry and its position.
+Manifest readManifest(const std::string &path);
+
+}  // namespace torchtv::cli

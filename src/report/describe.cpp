@@ -1,0 +1,61 @@
+#include "src/report/describe.h"
+
+#include <cctype>
+
+#include "ir/attribute.h"
+
+namespace torchtv {
+
+std::string verdictWithLevel(Verdict v, Level l) {
+  std::string s(verdictName(v));
+  if (l != Level::None) s += " (" + std::string(levelName(l)) + ")";
+  return s;
+}
+
+std::string siteText(const Site &s) {
+  return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " (" + s.loc + ")");
+}
+
+std::string valuesText(const std::vector<double> &values, size_t maxValues) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size() && i < maxValues; ++i) out += (i ? ", " : "") + formatFloat(values[i]);
+  if (values.size() > maxValues) out += ", ... (" + std::to_string(values.size() - maxValues) + " more)";
+  return out + "]";
+}
+
+std::string counterexampleText(const Counterexample &c, size_t maxValues) {
+  std::string out = "counterexample: output " + c.output;
+  if (!c.index.empty()) {
+    out += " at index [";
+    for (size_t i = 0; i < c.index.size(); ++i) out += (i ? "," : "") + std::to_string(c.index[i]);
+    out += "]: reference " + formatFloat(c.referenceValue) + ", production " + formatFloat(c.productionValue);
+  }
+  if (!c.note.empty()) out += (c.index.empty() ? ": " : "; ") + c.note;
+  out += "\n";
+  for (const TensorValues &t : c.inputs)
+    out += "  input " + t.name + ": " + t.type + " = " + valuesText(t.values, maxValues) + "\n";
+  return out;
+}
+
+FileLine parseFileLine(const std::string &loc) {
+  FileLine out;
+  out.file = loc;
+  // Peel up to two trailing ":<digits>" parts (line, then col).
+  int numbers[2] = {0, 0};
+  int found = 0;
+  while (found < 2) {
+    size_t colon = out.file.rfind(':');
+    if (colon == std::string::npos || colon + 1 == out.file.size()) break;
+    std::string tail = out.file.substr(colon + 1);
+    bool digits = tail.size() < 9;
+    for (char c : tail) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    if (!digits) break;
+    numbers[found++] = std::stoi(tail);
+    out.file.resize(colon);
+  }
+  if (found == 2) out.line = numbers[1], out.col = numbers[0];
+  if (found == 1) out.line = numbers[0];
+  return out;
+}
+
+}  // namespace torchtv

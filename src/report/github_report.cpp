@@ -1,0 +1,67 @@
+// GitHub Actions workflow commands: each failing output becomes an annotation
+// on the production source line (or the graph file) in the pull request.
+#include "src/report/describe.h"
+#include "src/report/report.h"
+
+namespace torchtv {
+
+namespace {
+
+// Escaping of workflow commands (as in @actions/core): the message escapes
+// % CR LF; property values also escape ':' and ','.
+std::string escapeData(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+std::string escapeProperty(const std::string &s) {
+  std::string out;
+  for (char c : escapeData(s)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+std::string annotation(const char *kind, const FileLine &where, const std::string &title, const std::string &msg) {
+  std::string props;
+  if (!where.file.empty()) props += "file=" + escapeProperty(where.file);
+  if (where.line > 0) props += ",line=" + std::to_string(where.line);
+  if (where.col > 0) props += ",col=" + std::to_string(where.col);
+  props += std::string(props.empty() ? "" : ",") + "title=" + escapeProperty(title);
+  return std::string("::") + kind + " " + props + "::" + escapeData(msg) + "\n";
+}
+
+}  // namespace
+
+std::string renderGithub(const CheckResult &r, const ReportContext &ctx) {
+  // A plain first line for the log; workflow commands follow.
+  std::string out = "torchtv: " + verdictWithLevel(r.verdict, r.level) + " - " + r.reason + "\n";
+  if (r.verdict == Verdict::Error) {
+    FileLine where = parseFileLine(r.errorLocation);
+    if (where.file.empty()) where.file = ctx.productionPath;
+    return out + annotation("error", where, "torchtv: error", r.reason);
+  }
+  for (const OutputResult &o : r.outputs) {
+    if (o.verdict == Verdict::Equivalent) continue;
+    FileLine where;
+    if (o.productionSite && !o.productionSite->loc.empty()) where = parseFileLine(o.productionSite->loc);
+    else where.file = ctx.productionPath;
+    std::string msg = o.reason;
+    if (o.referenceSite) msg += "\nreference diverges at " + siteText(*o.referenceSite);
+    if (o.productionSite) msg += "\nproduction diverges at " + siteText(*o.productionSite);
+    if (r.counterexample && r.counterexample->output == o.name) msg += "\n" + counterexampleText(*r.counterexample);
+    // unknown fails the gate too (exit 2), so it is an error, not a warning.
+    out += annotation("error", where, "torchtv: output " + o.name + " " + std::string(verdictName(o.verdict)), msg);
+  }
+  return out;
+}
+
+}  // namespace torchtv

@@ -1,0 +1,163 @@
+#include "src/report/html_graph.h"
+
+#include <algorithm>
+#include <set>
+
+#include "ir/attribute.h"
+#include "src/report/escape.h"
+
+namespace torchtv {
+
+namespace {
+
+struct Colors {
+  const char *fill, *stroke, *style;
+};
+
+Colors colorsOf(const ViewNode &n) {
+  if (!n.node && n.status == NodeStatus::Matched) return {"#e3f2fd", "#1e88e5", "rounded,filled"};
+  switch (n.status) {
+  case NodeStatus::Matched: return {"#e8f5e9", "#43a047", "rounded,filled"};
+  case NodeStatus::Residual: return {"#fff3e0", "#ef6c00", "rounded,filled"};
+  case NodeStatus::Divergence: return {"#ffcdd2", "#c62828", "rounded,filled,bold"};
+  case NodeStatus::Dead: return {"#f5f5f5", "#9e9e9e", "rounded,filled,dashed"};
+  }
+  return {"#ffffff", "#000000", "rounded"};
+}
+
+const char *verdictColor(Verdict v) {
+  switch (v) {
+  case Verdict::Equivalent: return "#c8e6c9";
+  case Verdict::NotEquivalent: return "#ffcdd2";
+  case Verdict::Unknown: return "#fff9c4";
+  case Verdict::Error: return "#ffcdd2";
+  }
+  return "#ffffff";
+}
+
+std::string verdictOf(const std::vector<OutputResult> &outputs, size_t i) {
+  return i < outputs.size() ? std::string(verdictName(outputs[i].verdict)) : "";
+}
+
+}  // namespace
+
+std::string viewNodeId(const std::string &side, int index) { return side + "-n" + std::to_string(index); }
+std::string outputNodeId(const std::string &side, size_t output) { return side + "-out" + std::to_string(output); }
+
+NodeLabel labelOf(const ViewNode &n, const SideView &side) {
+  NodeLabel label;
+  if (!n.node) {
+    size_t pos = std::find(side.graph->inputs().begin(), side.graph->inputs().end(), n.value) -
+                 side.graph->inputs().begin();
+    label.title = "%" + n.value->name + " (input " + std::to_string(pos) + ")";
+  } else {
+    label.title = "%" + n.value->name + " = " + n.node->op;
+    if (n.node->outputs.size() > 1) label.title += " (+" + std::to_string(n.node->outputs.size() - 1) + " results)";
+    if (n.node->loc.known()) label.loc = n.node->loc.str();
+  }
+  label.type = n.value->type.str();
+  return label;
+}
+
+std::vector<bool> neighbourhood(const SideView &side, int radius) {
+  size_t count = side.nodes.size();
+  std::vector<std::vector<int>> adjacent(count);
+  for (size_t i = 0; i < count; ++i)
+    for (int o : side.nodes[i].operands) {
+      adjacent[i].push_back(o);
+      adjacent[o].push_back(static_cast<int>(i));
+    }
+  std::vector<int> distance(count, -1), frontier;
+  for (size_t i = 0; i < count; ++i)
+    if (side.nodes[i].status == NodeStatus::Residual || side.nodes[i].status == NodeStatus::Divergence)
+      distance[i] = 0, frontier.push_back(static_cast<int>(i));
+  if (frontier.empty())
+    for (int o : side.outputNodes)
+      if (distance[o] < 0) distance[o] = 0, frontier.push_back(o);
+  for (int d = 1; d <= radius; ++d) {
+    std::vector<int> next;
+    for (int i : frontier)
+      for (int j : adjacent[i])
+        if (distance[j] < 0) distance[j] = d, next.push_back(j);
+    frontier = std::move(next);
+  }
+  std::vector<bool> visible(count);
+  for (size_t i = 0; i < count; ++i) visible[i] = distance[i] >= 0;
+  return visible;
+}
+
+std::string sideToDot(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
+                      const std::vector<bool> &visible, const std::string &idPrefix) {
+  auto shown = [&](int i) { return visible.empty() || visible[i]; };
+  std::string p = idPrefix + sideName;
+  std::string dot = "digraph " + quote(sideName) + " {\n  id=\"" + p + "-graph\";\n";
+  dot += "  rankdir=TB; nodesep=0.25; ranksep=0.35;\n";
+  dot += "  node [shape=box, fontname=\"DejaVu Sans\", fontsize=10, margin=\"0.12,0.04\"];\n";
+  dot += "  edge [color=\"#607d8b\", arrowsize=0.6];\n";
+  size_t hidden = 0, edges = 0;
+  std::set<int> fedByHidden;
+  for (size_t i = 0; i < side.nodes.size(); ++i) {
+    const ViewNode &n = side.nodes[i];
+    int index = static_cast<int>(i);
+    if (!shown(index)) {
+      ++hidden;
+      continue;
+    }
+    NodeLabel label = labelOf(n, side);
+    std::string text = label.title + "\n" + label.type + (label.loc.empty() ? "" : "\n" + label.loc);
+    Colors c = colorsOf(n);
+    dot += "  n" + std::to_string(i) + " [id=\"" + idPrefix + viewNodeId(sideName, index) + "\", class=\"tv-" +
+           std::string(statusName(n.status)) + "\", label=" + quote(text) + ", style=\"" + c.style +
+           "\", fillcolor=\"" + c.fill + "\", color=\"" + c.stroke + "\", tooltip=" +
+           quote(std::string(statusName(n.status))) + "];\n";
+    for (int o : n.operands) {
+      if (shown(o)) dot += "  n" + std::to_string(o) + " -> n" + std::to_string(i) + " [id=\"" + p + "-e" +
+                           std::to_string(edges++) + "\"];\n";
+      else fedByHidden.insert(index);
+    }
+  }
+  if (hidden) {
+    dot += "  folded [id=\"" + p + "-folded\", class=\"tv-folded\", shape=note, style=filled, fillcolor=\"#eceff1\", "
+           "label=\"" + std::to_string(hidden) + " nodes folded (matched or dead)\"];\n";
+    for (int i : fedByHidden)
+      dot += "  folded -> n" + std::to_string(i) + " [style=dashed, id=\"" + p + "-e" + std::to_string(edges++) +
+             "\"];\n";
+  }
+  for (size_t o = 0; o < side.outputNodes.size(); ++o) {
+    std::string name = o < side.graph->outputNames().size() ? side.graph->outputNames()[o] : std::to_string(o);
+    std::string verdict = verdictOf(outputs, o);
+    dot += "  out" + std::to_string(o) + " [id=\"" + idPrefix + outputNodeId(sideName, o) +
+           "\", class=\"tv-output\", shape=ellipse, style=filled, fillcolor=\"" +
+           (o < outputs.size() ? verdictColor(outputs[o].verdict) : "#ffffff") + "\", label=" +
+           quote("output " + name + (verdict.empty() ? "" : "\n" + verdict)) + "];\n";
+    if (shown(side.outputNodes[o]))
+      dot += "  n" + std::to_string(side.outputNodes[o]) + " -> out" + std::to_string(o) + " [id=\"" + p + "-e" +
+             std::to_string(edges++) + "\"];\n";
+  }
+  return dot + "}\n";
+}
+
+std::string sideToTable(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs) {
+  std::string html = "<table class=\"nodes\"><thead><tr><th>value</th><th>op</th><th>type</th><th>source</th>"
+                     "<th>status</th><th>operands</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < side.nodes.size(); ++i) {
+    const ViewNode &n = side.nodes[i];
+    NodeLabel label = labelOf(n, side);
+    std::string operands;
+    for (int o : n.operands) operands += (operands.empty() ? "%" : ", %") + side.nodes[o].value->name;
+    html += "<tr id=\"" + viewNodeId(sideName, static_cast<int>(i)) + "\" class=\"node tv-" +
+            std::string(statusName(n.status)) + "\"><td>%" + xmlEscape(n.value->name) + "</td><td>" +
+            xmlEscape(n.node ? n.node->op : "input") + "</td><td>" + xmlEscape(label.type) + "</td><td>" +
+            xmlEscape(label.loc) + "</td><td>" + std::string(statusName(n.status)) + "</td><td>" +
+            xmlEscape(operands) + "</td></tr>\n";
+  }
+  for (size_t o = 0; o < side.outputNodes.size(); ++o)
+    html += "<tr id=\"" + outputNodeId(sideName, o) + "\" class=\"node tv-output\"><td>output " +
+            xmlEscape(o < side.graph->outputNames().size() ? side.graph->outputNames()[o] : "") + "</td><td>return</td><td>" +
+            xmlEscape(side.nodes[side.outputNodes[o]].value->type.str()) + "</td><td></td><td>" +
+            xmlEscape(verdictOf(outputs, o)) + "</td><td>%" + xmlEscape(side.nodes[side.outputNodes[o]].value->name) +
+            "</td></tr>\n";
+  return html + "</tbody></table>\n";
+}
+
+}  // namespace torchtv

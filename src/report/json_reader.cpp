@@ -1,0 +1,96 @@
+// Reads back what renderJson wrote: `torchtv ci` runs each pair as a child
+// process and gathers the children's JSON into the combined reports.
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/diagnostic.h"
+#include "src/report/report.h"
+
+namespace torchtv {
+
+namespace {
+
+using nlohmann::json;
+
+Verdict verdictOf(const json &j) {
+  std::string s = j.get<std::string>();
+  for (Verdict v : {Verdict::Equivalent, Verdict::NotEquivalent, Verdict::Unknown, Verdict::Error})
+    if (verdictName(v) == s) return v;
+  throw InputError("unknown verdict \"" + s + "\" in a JSON result");
+}
+
+Level levelOf(const json &j) {
+  if (j.is_null()) return Level::None;
+  std::string s = j.get<std::string>();
+  for (Level l : {Level::Bitwise, Level::Real})
+    if (levelName(l) == s) return l;
+  throw InputError("unknown level \"" + s + "\" in a JSON result");
+}
+
+// Non-finite numbers travel as strings (see renderJson).
+double numberOf(const json &j) {
+  if (j.is_number()) return j.get<double>();
+  std::string s = j.get<std::string>();
+  if (s == "nan") return NAN;
+  if (s == "inf") return INFINITY;
+  if (s == "-inf") return -INFINITY;
+  throw InputError("bad number \"" + s + "\" in a JSON result");
+}
+
+std::optional<Site> siteOf(const json &j) {
+  if (j.is_null()) return std::nullopt;
+  return Site{j.at("value").get<std::string>(), j.at("op").get<std::string>(),
+              j.at("loc").is_null() ? "" : j.at("loc").get<std::string>()};
+}
+
+}  // namespace
+
+CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
+  try {
+    json j = json::parse(text);
+    CheckResult r;
+    r.verdict = verdictOf(j.at("verdict"));
+    r.level = levelOf(j.at("level"));
+    r.reason = j.at("reason").get<std::string>();
+    for (const json &o : j.at("outputs")) {
+      OutputResult out;
+      out.name = o.at("name").get<std::string>();
+      out.verdict = verdictOf(o.at("verdict"));
+      out.level = levelOf(o.at("level"));
+      out.reason = o.at("reason").get<std::string>();
+      out.referenceSite = siteOf(o.at("reference_site"));
+      out.productionSite = siteOf(o.at("production_site"));
+      r.outputs.push_back(out);
+    }
+    if (const json &c = j.at("counterexample"); !c.is_null()) {
+      Counterexample cex;
+      for (const json &t : c.at("inputs")) {
+        TensorValues tv{t.at("name").get<std::string>(), t.at("type").get<std::string>(), {}};
+        for (const json &v : t.at("values")) tv.values.push_back(numberOf(v));
+        cex.inputs.push_back(tv);
+      }
+      cex.output = c.at("output").get<std::string>();
+      cex.index = c.at("index").get<std::vector<long long>>();
+      cex.referenceValue = numberOf(c.at("reference_value"));
+      cex.productionValue = numberOf(c.at("production_value"));
+      cex.note = c.at("note").get<std::string>();
+      r.counterexample = cex;
+    }
+    r.assumptions = j.at("assumptions").get<std::vector<std::string>>();
+    if (const json &e = j.at("error"); !e.is_null() && !e.at("location").is_null())
+      r.errorLocation = e.at("location").get<std::string>();
+    ctx.version = j.at("torchtv_version").get<std::string>();
+    ctx.referencePath = j.at("files").at("reference").get<std::string>();
+    ctx.productionPath = j.at("files").at("production").get<std::string>();
+    const json &stats = j.at("stats");
+    r.stats.referenceNodes = stats.at("reference_nodes").get<size_t>();
+    r.stats.productionNodes = stats.at("production_nodes").get<size_t>();
+    r.stats.seconds = stats.at("seconds").get<double>();
+    return r;
+  } catch (const json::exception &e) {
+    throw InputError(std::string("not a torchtv JSON result: ") + e.what());
+  }
+}
+
+}  // namespace torchtv

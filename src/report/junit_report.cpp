@@ -1,0 +1,75 @@
+// JUnit XML, the test-report format CI systems show (GitLab, Jenkins, GitHub
+// actions that read it): one testsuite per pair, one testcase per output.
+#include <cstdio>
+
+#include "src/report/describe.h"
+#include "src/report/escape.h"
+#include "src/report/report.h"
+
+namespace torchtv {
+
+namespace {
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+std::string attr(const std::string &name, const std::string &value) {
+  return " " + name + "=\"" + xmlEscape(value) + "\"";
+}
+
+// An equivalent output passes; not_equivalent and unknown fail the gate (a
+// failure element); error is an <error>.
+std::string testcase(const std::string &suite, const std::string &name, Verdict v, const std::string &message,
+                     const std::string &details, double time) {
+  std::string out = "    <testcase" + attr("classname", "torchtv." + suite) + attr("name", name) +
+                    attr("time", seconds(time));
+  if (v == Verdict::Equivalent) return out + "/>\n";
+  const char *tag = v == Verdict::Error ? "error" : "failure";
+  out += ">\n      <" + std::string(tag) + attr("type", std::string(verdictName(v))) + attr("message", message) +
+         ">" + xmlEscape(details) + "</" + tag + ">\n    </testcase>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string renderJunit(const std::vector<NamedResult> &pairs) {
+  size_t tests = 0, failures = 0, errors = 0;
+  double total = 0;
+  std::string suites;
+  for (const NamedResult &nr : pairs) {
+    const CheckResult &r = nr.result;
+    std::string name = nr.name.empty() ? "check" : nr.name;
+    size_t suiteTests = 0, suiteFailures = 0, suiteErrors = 0;
+    std::string cases;
+    if (r.verdict == Verdict::Error) {
+      std::string where = r.errorLocation.empty() ? "" : r.errorLocation + ": ";
+      cases += testcase(name, "check", Verdict::Error, r.reason, where + r.reason, r.stats.seconds);
+      suiteTests = suiteErrors = 1;
+    }
+    // The pair's time is shared evenly: the checker does not time outputs apart.
+    double each = r.outputs.empty() ? 0 : r.stats.seconds / r.outputs.size();
+    for (const OutputResult &o : r.outputs) {
+      std::string details = "output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
+      if (o.referenceSite) details += "reference diverges at " + siteText(*o.referenceSite) + "\n";
+      if (o.productionSite) details += "production diverges at " + siteText(*o.productionSite) + "\n";
+      if (r.counterexample && r.counterexample->output == o.name) details += counterexampleText(*r.counterexample);
+      details += "reference: " + nr.ctx.referencePath + "\nproduction: " + nr.ctx.productionPath + "\n";
+      cases += testcase(name, "output " + o.name, o.verdict, o.reason, details, each);
+      ++suiteTests;
+      if (o.verdict == Verdict::NotEquivalent || o.verdict == Verdict::Unknown) ++suiteFailures;
+    }
+    suites += "  <testsuite" + attr("name", name) + attr("tests", std::to_string(suiteTests)) +
+              attr("failures", std::to_string(suiteFailures)) + attr("errors", std::to_string(suiteErrors)) +
+              attr("skipped", "0") + attr("time", seconds(r.stats.seconds)) + ">\n" + cases + "  </testsuite>\n";
+    tests += suiteTests, failures += suiteFailures, errors += suiteErrors;
+    total += r.stats.seconds;
+  }
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attr("name", "torchtv") +
+         attr("tests", std::to_string(tests)) + attr("failures", std::to_string(failures)) +
+         attr("errors", std::to_string(errors)) + attr("time", seconds(total)) + ">\n" + suites + "</testsuites>\n";
+}
+
+}  // namespace torchtv

@@ -1,0 +1,140 @@
+// SARIF 2.1.0 (OASIS), the format code-scanning services read. The schema is
+// vendored in third_party/sarif/ and the tests validate our output against it.
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "src/report/describe.h"
+#include "src/report/report.h"
+
+namespace torchtv {
+
+namespace {
+
+using nlohmann::json;
+
+// Note [SARIF rule ids]
+// One rule per failing verdict. The ids are stable: code-scanning services
+// track alerts by rule id and fingerprint, so renaming one reopens every alert.
+struct SarifRule {
+  Verdict verdict;
+  const char *id;
+  const char *name;
+  const char *description;
+  const char *level;  // SARIF result level
+};
+const SarifRule kSarifRules[] = {
+    {Verdict::NotEquivalent, "TTV001", "NotEquivalent",
+     "Production computes a different output than the reference (a counterexample exists).", "error"},
+    {Verdict::Unknown, "TTV002", "NotProven",
+     "torchtv could neither prove nor refute that the output equals the reference's.", "warning"},
+    {Verdict::Error, "TTV003", "InputError", "The pair could not be checked: bad input or usage.", "error"},
+};
+
+const SarifRule &ruleFor(Verdict v) {
+  for (const SarifRule &r : kSarifRules)
+    if (r.verdict == v) return r;
+  return kSarifRules[2];
+}
+
+int ruleIndex(Verdict v) { return static_cast<int>(&ruleFor(v) - kSarifRules); }
+
+// A path as a URI reference: unreserved characters and '/' stay, the rest is
+// percent-encoded (a space, '#', '%', ...).
+std::string uriOf(const std::string &path) {
+  static const char *hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+json physical(const std::string &file, int line, int col) {
+  json loc = {{"artifactLocation", {{"uri", uriOf(file)}}}};
+  if (line > 0) {
+    loc["region"] = {{"startLine", line}};
+    if (col > 0) loc["region"]["startColumn"] = col;
+  }
+  return {{"physicalLocation", loc}};
+}
+
+json siteLocation(const Site &s) {
+  FileLine fl = parseFileLine(s.loc);
+  json loc = physical(fl.file, fl.line, 0);
+  loc["message"] = {{"text", siteText(s)}};
+  return loc;
+}
+
+json makeResult(const NamedResult &nr, Verdict verdict, const std::string &text, const std::string &output) {
+  json result = {{"ruleId", ruleFor(verdict).id},
+                 {"ruleIndex", ruleIndex(verdict)},
+                 {"level", ruleFor(verdict).level},
+                 {"message", {{"text", text}}},
+                 {"partialFingerprints", {{"torchtvOutput/v1", nr.name + "/" + output}}},
+                 {"properties", {{"pair", nr.name}, {"output", output}, {"verdict", std::string(verdictName(verdict))}}}};
+  return result;
+}
+
+void addPair(const NamedResult &nr, json &results) {
+  const CheckResult &r = nr.result;
+  std::string prefix = nr.name.empty() ? "" : nr.name + ": ";
+  if (r.verdict == Verdict::Error) {
+    json res = makeResult(nr, Verdict::Error, prefix + "error: " + r.reason, "");
+    FileLine fl = parseFileLine(r.errorLocation);
+    std::string file = !fl.file.empty() ? fl.file : nr.ctx.productionPath;
+    res["locations"] = json::array({physical(file.empty() ? "." : file, fl.line, fl.col)});
+    results.push_back(res);
+    return;
+  }
+  for (const OutputResult &o : r.outputs) {
+    if (o.verdict == Verdict::Equivalent) continue;
+    std::string text = prefix + "output " + o.name + " is " + verdictWithLevel(o.verdict, o.level) + ": " + o.reason;
+    if (r.counterexample && r.counterexample->output == o.name) text += "\n" + counterexampleText(*r.counterexample);
+    json res = makeResult(nr, o.verdict, text, o.name);
+    // The production source line first (where a fix goes), then the graph file.
+    json locations = json::array();
+    if (o.productionSite && !o.productionSite->loc.empty()) locations.push_back(siteLocation(*o.productionSite));
+    if (!nr.ctx.productionPath.empty()) locations.push_back(physical(nr.ctx.productionPath, 0, 0));
+    res["locations"] = locations;
+    if (o.referenceSite && !o.referenceSite->loc.empty()) {
+      json related = siteLocation(*o.referenceSite);
+      related["id"] = 1;
+      related["message"]["text"] = "reference: " + siteText(*o.referenceSite);
+      res["relatedLocations"] = json::array({related});
+    }
+    results.push_back(res);
+  }
+}
+
+}  // namespace
+
+std::string renderSarif(const std::vector<NamedResult> &pairs, const std::string &version) {
+  json rules = json::array();
+  for (const SarifRule &r : kSarifRules)
+    rules.push_back({{"id", r.id},
+                     {"name", r.name},
+                     {"shortDescription", {{"text", r.description}}},
+                     {"defaultConfiguration", {{"level", r.level}}}});
+  json results = json::array();
+  for (const NamedResult &nr : pairs) addPair(nr, results);
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "torchtv"},
+                  {"version", version},
+                  {"semanticVersion", version},
+                  {"rules", rules}}}}},
+              {"results", results}};
+  json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+  return log.dump(2) + "\n";
+}
+
+}  // namespace torchtv

@@ -1,0 +1,265 @@
+// Report formats: JSON round trip, SARIF, JUnit, GitHub annotations, the diff
+// view behind the HTML report and --explain, and the file/process helpers.
+#include <cmath>
+#include <csignal>
+#include <unistd.h>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "ir/diagnostic.h"
+#include "ir/text_format.h"
+#include "src/report/describe.h"
+#include "src/report/diff_view.h"
+#include "src/report/html_graph.h"
+#include "src/report/report.h"
+#include "src/util/atomic_file.h"
+#include "src/util/subprocess.h"
+#include "src/verify/check.h"
+
+using namespace torchtv;
+
+namespace {
+
+const char *kPair = R"(graph @reference(%x: f32[4], %w: f32[4]) -> (f32[], f32[4]) {
+  %loss: f32[] = aten::sum(%x) loc("ref.py":3)
+  %a: f32[4] = aten::mul.Tensor(%x, %w) loc("ref.py":4)
+  %g: f32[4] = aten::add.Scalar(%a) {other=1.0} loc("ref.py":5)
+  return %loss, %g
+}
+graph @production(%x: f32[4], %w: f32[4]) -> (f32[], f32[4]) {
+  %dead: f32[4] = aten::neg(%x)
+  %loss: f32[] = aten::sum(%x) loc("prod.py":10)
+  %a: f32[4] = aten::mul.Tensor(%w, %x) loc("prod.py":11)
+  %g: f32[4] = aten::add.Scalar(%a) {other=2.0} loc("prod.py":12)
+  return %loss, %g
+}
+)";
+
+struct Checked {
+  Module module;
+  CheckResult result;
+  ReportContext ctx;
+};
+
+Checked checkText(const char *text) {
+  Checked c{parseModule(text, "pair.tvir"), {}, {}};
+  const Graph &ref = *c.module.find("reference"), &prod = *c.module.find("production");
+  // The graphs as written: these tests are about the views (dead code, pairing),
+  // which normalization would simplify away.
+  CheckOptions options;
+  options.normalization = Normalization::Off;
+  c.result = checkGraphs(ref, prod, options);
+  c.ctx.referencePath = c.ctx.productionPath = "pair.tvir";
+  c.ctx.version = "test";
+  c.ctx.useGraphsOf(c.result, ref, prod);
+  return c;
+}
+
+CheckResult withCounterexample() {
+  CheckResult r;
+  r.verdict = Verdict::NotEquivalent;
+  r.reason = "some outputs differ";
+  OutputResult o;
+  o.name = "grad";
+  o.verdict = Verdict::NotEquivalent;
+  o.reason = "values differ <&\"'>";
+  o.productionSite = Site{"t2", "aten::add.Scalar", "fast path.py:11"};
+  o.referenceSite = Site{"e", "aten::add.Scalar", "ref.py:6"};
+  r.outputs.push_back(o);
+  Counterexample c;
+  c.output = "grad";
+  c.index = {1, 2};
+  c.referenceValue = NAN;
+  c.productionValue = -0.0;
+  c.inputs.push_back({"x", "f32[2]", {1.5, INFINITY}});
+  r.counterexample = c;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("renderJson and parseJsonResult round-trip, non-finite values included") {
+  CheckResult r = withCounterexample();
+  ReportContext ctx{"a.tvir", "b.tvir", "1.2.3"};
+  ReportContext back;
+  CheckResult again = parseJsonResult(renderJson(r, ctx), back);
+  CHECK(back.referencePath == "a.tvir");
+  CHECK(back.version == "1.2.3");
+  CHECK(again.verdict == Verdict::NotEquivalent);
+  REQUIRE(again.outputs.size() == 1);
+  CHECK(again.outputs[0].reason == r.outputs[0].reason);
+  CHECK(again.outputs[0].productionSite->loc == "fast path.py:11");
+  REQUIRE(again.counterexample);
+  CHECK(std::isnan(again.counterexample->referenceValue));
+  CHECK(std::signbit(again.counterexample->productionValue));
+  CHECK(std::isinf(again.counterexample->inputs[0].values[1]));
+  CHECK(again.counterexample->index == std::vector<long long>{1, 2});
+  CHECK_THROWS_AS(parseJsonResult("{\"verdict\": \"maybe\"}", back), InputError);
+  CHECK_THROWS_AS(parseJsonResult("not json", back), InputError);
+}
+
+TEST_CASE("SARIF: one result per failing output, at the production source line first") {
+  Checked c = checkText(kPair);
+  auto log = nlohmann::json::parse(renderSarif({{"pair1", c.result, c.ctx}}, "9.9"));
+  CHECK(log["version"] == "2.1.0");
+  auto &run = log["runs"][0];
+  CHECK(run["tool"]["driver"]["name"] == "torchtv");
+  std::set<std::string> ruleIds;
+  for (auto &rule : run["tool"]["driver"]["rules"]) ruleIds.insert(rule["id"].get<std::string>());
+  // Note [SARIF rule ids]: these never change.
+  CHECK(ruleIds == std::set<std::string>{"TTV001", "TTV002", "TTV003"});
+  REQUIRE(run["results"].size() == 1);  // loss is equivalent, g is not
+  auto &res = run["results"][0];
+  CHECK(res["ruleId"] == "TTV002");
+  CHECK(res["properties"]["output"] == "g");
+  CHECK(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "prod.py");
+  CHECK(res["locations"][0]["physicalLocation"]["region"]["startLine"] == 12);
+  CHECK(res["locations"][1]["physicalLocation"]["artifactLocation"]["uri"] == "pair.tvir");
+  CHECK(res["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 5);
+
+  CheckResult err = errorResult("unknown op", "bad file.tvir:4:16");
+  auto errLog = nlohmann::json::parse(renderSarif({{"e", err, ReportContext{}}}, "9.9"));
+  auto &loc = errLog["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+  CHECK(errLog["runs"][0]["results"][0]["ruleId"] == "TTV003");
+  CHECK(loc["artifactLocation"]["uri"] == "bad%20file.tvir");
+  CHECK(loc["region"]["startLine"] == 4);
+  CHECK(loc["region"]["startColumn"] == 16);
+}
+
+TEST_CASE("JUnit: one testcase per output, escaped, failures carry the counterexample") {
+  CheckResult r = withCounterexample();
+  std::string xml = renderJunit({{"p", r, ReportContext{"a", "b", "v"}}});
+  CHECK(xml.find("tests=\"1\" failures=\"1\" errors=\"0\"") != std::string::npos);
+  CHECK(xml.find("<failure type=\"not_equivalent\" message=\"values differ &lt;&amp;&quot;&#39;&gt;\"") !=
+        std::string::npos);
+  CHECK(xml.find("at index [1,2]: reference nan, production -0.0") != std::string::npos);
+  std::string err = renderJunit({{"q", errorResult("boom"), ReportContext{}}});
+  CHECK(err.find("<error type=\"error\" message=\"boom\">") != std::string::npos);
+}
+
+TEST_CASE("GitHub annotations escape properties and data") {
+  CheckResult r = withCounterexample();
+  std::string out = renderGithub(r, ReportContext{"a", "b", "v"});
+  CHECK(out.find("::error file=fast path.py,line=11,title=torchtv%3A output grad not_equivalent::") !=
+        std::string::npos);
+  CHECK(out.find("%0A") != std::string::npos);  // multi-line message kept on one line
+  std::string annotation = out.substr(out.find("::error"));
+  CHECK(annotation.find('\n') == annotation.size() - 1);
+}
+
+TEST_CASE("parseFileLine takes file:line and file:line:col apart") {
+  CHECK(parseFileLine("a/b.py:12").line == 12);
+  CHECK(parseFileLine("a/b.py:12").file == "a/b.py");
+  FileLine three = parseFileLine("c:/x.tvir:4:16");
+  CHECK(three.file == "c:/x.tvir");
+  CHECK(three.line == 4);
+  CHECK(three.col == 16);
+  CHECK(parseFileLine("nofile").line == 0);
+}
+
+TEST_CASE("diff view: matched, residual, divergence and dead nodes, paired across sides") {
+  Checked c = checkText(kPair);
+  DiffView v = buildDiffView(c.result, *c.ctx.reference, *c.ctx.production);
+  auto find = [](const SideView &s, const std::string &name) -> const ViewNode & {
+    for (const ViewNode &n : s.nodes)
+      if (n.value->name == name) return n;
+    FAIL("no node " << name);
+    return s.nodes[0];
+  };
+  CHECK(find(v.reference, "a").status == NodeStatus::Matched);
+  CHECK(find(v.reference, "a").partner->name == "a");
+  CHECK(find(v.reference, "g").status == NodeStatus::Divergence);
+  CHECK(find(v.production, "g").status == NodeStatus::Divergence);
+  CHECK(find(v.production, "dead").status == NodeStatus::Dead);
+  CHECK(find(v.production, "x").partner == c.ctx.reference->inputs()[0]);
+  Region region = residualRegion(v.production, 1);
+  REQUIRE(region.residual.size() == 1);
+  CHECK(v.production.nodes[region.residual[0]].value->name == "g");
+  REQUIRE(region.frontier.size() == 1);
+  CHECK(v.production.nodes[region.frontier[0]].value->name == "a");
+}
+
+TEST_CASE("--explain shows both sides of the region with source lines") {
+  Checked c = checkText(kPair);
+  std::string text = renderExplain(c.result, c.ctx, ColorMode::Never);
+  CHECK(text.find("! %g = aten::add.Scalar(%a) {alpha=1, other=1.0}") != std::string::npos);
+  CHECK(text.find("! %g = aten::add.Scalar(%a) {alpha=1, other=2.0}") != std::string::npos);
+  CHECK(text.find("ref.py:5") != std::string::npos);
+  CHECK(text.find("prod.py:12") != std::string::npos);
+  CHECK(text.find("\033[") == std::string::npos);
+  CHECK(renderExplain(c.result, c.ctx, ColorMode::Always).find("\033[") != std::string::npos);
+}
+
+TEST_CASE("HTML report without Graphviz: tables, the verdict table, a pairing for every matched node") {
+  Checked c = checkText(kPair);
+  HtmlOptions options;
+  options.dotPath = "";
+  std::string html = renderHtml(c.result, c.ctx, options);
+  CHECK(html.find("id=\"verdict-table\"") != std::string::npos);
+  CHECK(html.find("id=\"no-graphviz\"") != std::string::npos);
+  CHECK(html.find("class=\"node tv-divergence\"") != std::string::npos);
+  CHECK(html.find("\"ref-n2\":\"prod-n3\"") != std::string::npos);  // %loss <-> %loss (production has %dead first)
+  // Nothing is fetched: no external URL in any src or href.
+  CHECK(html.find("src=\"http") == std::string::npos);
+  CHECK(html.find("href=\"http") == std::string::npos);
+}
+
+TEST_CASE("HTML report collapses big graphs around the divergence") {
+  std::string ref = "graph @reference(%x: f32[4]) -> (f32[4]) {\n", prod = "graph @production(%x: f32[4]) -> (f32[4]) {\n";
+  std::string prev = "x";
+  for (int i = 0; i < 80; ++i) {
+    // exp: a chain normalization cannot shorten (neg(neg(x)) would fold away).
+    std::string line = "  %v" + std::to_string(i) + ": f32[4] = aten::exp(%" + prev + ")\n";
+    ref += line, prod += line;
+    prev = "v" + std::to_string(i);
+  }
+  ref += "  %y: f32[4] = aten::relu(%" + prev + ")\n  return %y\n}\n";
+  prod += "  %y: f32[4] = aten::sigmoid(%" + prev + ")\n  return %y\n}\n";
+  Checked c = checkText((ref + prod).c_str());
+  DiffView v = buildDiffView(c.result, *c.ctx.reference, *c.ctx.production);
+  HtmlOptions options;
+  std::vector<bool> shown = neighbourhood(v.reference, options.neighbourhoodRadius);
+  size_t count = 0;
+  for (bool b : shown) count += b;
+  CHECK(count == 3);  // %y and two nodes above it
+}
+
+TEST_CASE("writeFileAtomic replaces the whole file and leaves no temporary behind") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("torchtv-atomic-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string path = (dir / "r.html").string();
+  writeFileAtomic(path, "first");
+  writeFileAtomic(path, "second, longer");
+  std::ifstream in(path);
+  std::string content((std::istreambuf_iterator<char>(in)), {});
+  CHECK(content == "second, longer");
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  CHECK_THROWS_AS(writeFileAtomic((dir / "missing" / "x").string(), "x"), InputError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("runProcess: output, exit codes, signals and time limits become results, never exceptions") {
+  ProcessOptions in;
+  in.stdinText = std::string(200000, 'a');  // more than a pipe holds
+  ProcessResult cat = runProcess({"sh", "-c", "wc -c; echo err >&2; exit 4"}, in);
+  CHECK(cat.started);
+  CHECK(cat.exitCode == 4);
+  CHECK(cat.out.find("200000") != std::string::npos);
+  CHECK(cat.err == "err\n");
+  ProcessResult crash = runProcess({"sh", "-c", "kill -SEGV $$"});
+  CHECK(crash.signal == SIGSEGV);
+  CHECK(describeExit(crash, 1).find("signal 11") != std::string::npos);
+  ProcessOptions quick;
+  quick.timeoutSeconds = 0.2;
+  ProcessResult hang = runProcess({"sleep", "30"}, quick);
+  CHECK(hang.timedOut);
+  ProcessResult missing = runProcess({"/nonexistent/program"});
+  CHECK_FALSE(missing.started);
+  CHECK(missing.error.find("cannot run") != std::string::npos);
+}
