@@ -11,6 +11,9 @@ namespace {
 struct CheckArgs {
   std::vector<std::string> files;
   OutputOptions output;
+  double timeout = 0;
+  unsigned rlimit = 4000000;
+  bool selfCheck = false;
 };
 
 int runCheck(const CheckArgs &args) {
@@ -32,6 +35,9 @@ int runCheck(const CheckArgs &args) {
                  prod.name(), prod.nodes().size());
     CheckOptions options;
     options.require = args.output.require;
+    options.timeoutSeconds = args.timeout;
+    options.rlimit = args.rlimit;
+    options.selfCheck = args.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     result = checkGraphs(ref, prod, options);
   } catch (const InputError &e) {
     result = errorResult(e.message(), e.pos().str());
@@ -48,6 +54,11 @@ Command addCheckCommand(CLI::App &app) {
       ->required()
       ->expected(1, 2);
   addOutputOptions(*cmd, args->output);
+  cmd->add_option("--timeout", args->timeout, "Global time limit in seconds (0: none); what is left undecided is unknown")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--rlimit", args->rlimit, "Z3 resource limit per query (deterministic)");
+  cmd->add_flag("--self-check", args->selfCheck,
+                "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
   return {cmd, [args] { return runCheck(*args); }};
 }
 

@@ -6,8 +6,13 @@
 
 namespace torchtv {
 
+enum class SelfCheckMode { Off, On };
+
 struct CheckOptions {
   RequiredLevel require = RequiredLevel::Real;
+  double timeoutSeconds = 0;  // 0: no global limit
+  unsigned rlimit = 4000000;  // per solver query (smt::kDefaultRlimit)
+  SelfCheckMode selfCheck = SelfCheckMode::Off;
 };
 
 // Compares reference and production output by output. Throws InputError when

@@ -12,6 +12,14 @@ const char *const kSomeOutputsUnknown = "some outputs could not be decided";
 const char *const kRealOnlyButBitwiseRequired =
     "equivalent only at level real, but --require bitwise was given";
 const char *const kDeterminismAssumption = "each primitive op is deterministic";
+const char *const kProvenBitwise = "proven bit for bit by Z3 (IEEE semantics)";
+const char *const kRealNormalForm = "equal over the reals (normal form)";
+const char *const kRealZ3 = "equal over the reals (Z3)";
+const char *const kNotProven = "not proven";
+const char *const kRefuted = "refuted: the outputs differ on a concrete input";
+const char *const kDidNotReplay = "counterexample did not replay";
+const char *const kTimeLimit = "the time limit (--timeout) was reached";
+const char *const kRealAssumptionPrefix = "level real assumes ";
 }  // namespace reasons
 
 std::string_view verdictName(Verdict v) {

@@ -55,6 +55,17 @@ struct CheckStats {
   size_t referenceNodes = 0;
   size_t productionNodes = 0;
   double seconds = 0;
+  size_t distinctProofs = 0;  // residual regions proven (memoized by structure)
+  size_t cacheHits = 0;       // regions answered from the memo
+  size_t solverQueries = 0;   // Z3 queries run
+};
+
+// `--self-check`: every equivalent output re-checked by concrete evaluation.
+struct SelfCheck {
+  bool ran = false;
+  bool agreed = true;
+  size_t runs = 0;
+  std::string detail;
 };
 
 struct CheckResult {
@@ -67,6 +78,7 @@ struct CheckResult {
   CheckStats stats;
   // Where an error came from (file:line:col), for Error verdicts.
   std::string errorLocation;
+  std::optional<SelfCheck> selfCheck;
 };
 
 // Overall verdict from per-output ones: the worst verdict wins; equivalent
@@ -91,6 +103,14 @@ extern const char *const kSomeOutputsDiffer;
 extern const char *const kSomeOutputsUnknown;
 extern const char *const kRealOnlyButBitwiseRequired;
 extern const char *const kDeterminismAssumption;
+extern const char *const kProvenBitwise;
+extern const char *const kRealNormalForm;
+extern const char *const kRealZ3;
+extern const char *const kNotProven;
+extern const char *const kRefuted;
+extern const char *const kDidNotReplay;
+extern const char *const kTimeLimit;
+extern const char *const kRealAssumptionPrefix;
 }  // namespace reasons
 
 }  // namespace torchtv
