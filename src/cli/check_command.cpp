@@ -12,7 +12,7 @@ struct CheckArgs {
   std::vector<std::string> files;
   OutputOptions output;
   double timeout = 0;
-  unsigned rlimit = 4000000;
+  unsigned rlimit = 1000000;
   bool selfCheck = false;
 };
 

@@ -252,6 +252,7 @@ struct NormalForm::Impl {
     a.name = name;
     a.args = std::move(args);
     a.positive = positive;
+    a.indicator = name.rfind("cmp_", 0) == 0;
     a.text = text.empty() ? name + "(...)" : text;
     return ofAtom(finish(std::move(a)));
   }
@@ -464,6 +465,20 @@ struct NormalForm::Impl {
       if (polyKey(b) < polyKey(a)) std::swap(a, b);
       return fn(topName(t->op), {a, b}, false, text);
     }
+    case TOp::Lt: case TOp::Le: case TOp::Gt: case TOp::Ge: case TOp::Eq: case TOp::Ne:
+      if (!isFloating(t->args[0]->dtype)) {
+        // Integer polynomials are equal only modulo 2^n: their order, and
+        // whether a difference is zero, are not ring facts. The comparison is
+        // an opaque indicator of its (normalized) operands.
+        Poly ind = fn(std::string("cmp_") + topName(t->op) + "_" + std::string(dtypeName(t->args[0]->dtype)),
+                      {A(0), A(1)}, false, text);
+        return ind;
+      }
+      break;
+    default:
+      break;
+    }
+    switch (t->op) {
     case TOp::Lt: return indicator("lt", add(A(0), A(1), Rat(-1)));
     case TOp::Le: return indicator("le", add(A(0), A(1), Rat(-1)));
     case TOp::Gt: return indicator("lt", add(A(1), A(0), Rat(-1)));

@@ -24,7 +24,7 @@ enum class Arith { Ieee, Real };
 // Each query gets a fresh context with a fixed random seed and a resource
 // limit (rlimit, deterministic, unlike wall-clock timeouts); the wall-clock
 // deadline only guards the whole run (--timeout).
-constexpr unsigned kDefaultRlimit = 4000000;
+constexpr unsigned kDefaultRlimit = 1000000;
 // Sums over at most this many elements are unrolled at level real; longer
 // ones become uninterpreted functions of their (canonical) body, which is sound
 // for equality of identical bodies only.
@@ -33,7 +33,7 @@ constexpr int64_t kUnrollLimit = 16;
 struct QueryOptions {
   unsigned rlimit = kDefaultRlimit;
   unsigned seed = 0;
-  double deadlineSeconds = 60;  // wall clock for this query, a guard only
+  double deadlineSeconds = 10;  // wall clock for this query, a guard only
 };
 
 // One element of a tensor read in a model.

@@ -64,13 +64,14 @@ Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std
 void decideDiffering(const Graph &ref, const Graph &prod, const std::vector<size_t> &pending, Prover &prover,
                      CheckResult &result, std::set<std::string> &assumptions) {
   auto confirmer = makeEvaluatorConfirmer();
-  auto refuted = refuteByRandomInputs(ref, prod, pending, *confirmer);
-  if (refuted) {
-    OutputResult &out = result.outputs[refuted->difference.output];
+  for (size_t i : pending) {
+    auto refuted = refuteByRandomInputs(ref, prod, {i}, *confirmer);
+    if (!refuted) continue;
+    OutputResult &out = result.outputs[i];
     out.verdict = Verdict::NotEquivalent;
     out.level = Level::None;
     out.reason = std::string(reasons::kRefuted) + " (" + refuted->how + ")";
-    result.counterexample = counterexampleOf(ref, *refuted, out.name);
+    if (!result.counterexample) result.counterexample = counterexampleOf(ref, *refuted, out.name);
   }
   for (size_t i : pending) {
     OutputResult &out = result.outputs[i];

@@ -11,7 +11,7 @@ enum class SelfCheckMode { Off, On };
 struct CheckOptions {
   RequiredLevel require = RequiredLevel::Real;
   double timeoutSeconds = 0;  // 0: no global limit
-  unsigned rlimit = 4000000;  // per solver query (smt::kDefaultRlimit)
+  unsigned rlimit = 1000000;  // per solver query (smt::kDefaultRlimit)
   SelfCheckMode selfCheck = SelfCheckMode::Off;
 };
 

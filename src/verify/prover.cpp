@@ -33,7 +33,7 @@ double secondsLeft(const ProverLimits &l) {
 smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt::Arith arith) {
   smt::QueryOptions o;
   o.rlimit = limits_.rlimit;
-  o.deadlineSeconds = std::min(60.0, secondsLeft(limits_));
+  o.deadlineSeconds = std::min(10.0, secondsLeft(limits_));
   if (o.deadlineSeconds <= 0) return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
   ++queries_;
   return smt::proveEqual(tc, r.reference, r.production, arith, o);

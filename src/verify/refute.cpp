@@ -23,7 +23,15 @@ size_t graphElements(const Graph &g) {
 long double integerIn(std::mt19937_64 &rng, DType d, bool wide) {
   if (d == DType::Bool) return static_cast<long double>(rng() & 1);
   if (!wide) return static_cast<long double>(static_cast<int64_t>(rng() % 11) - 5);
-  // The full range of the dtype: integer overflow is PyTorch semantics (it wraps).
+  // The full range of the dtype, its boundaries half of the time: integer
+  // overflow is PyTorch semantics (it wraps).
+  if (rng() % 2 == 0) {
+    int bits = dtypeBits(d);
+    int64_t hi = bits >= 64 ? INT64_MAX : (d == DType::U8 ? 255 : (int64_t(1) << (bits - 1)) - 1);
+    int64_t lo = d == DType::U8 ? 0 : (bits >= 64 ? INT64_MIN : -hi - 1);
+    const int64_t picks[] = {lo, hi, hi - 1, lo + 1, 0, 1, -1};
+    return static_cast<long double>(sem::wrapToDType(picks[rng() % 7], d));
+  }
   return static_cast<long double>(sem::wrapToDType(static_cast<int64_t>(rng()), d));
 }
 
