@@ -13,6 +13,13 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
   cmd.add_option("--fusions", options.fusionsDir, "Folder of .tvir definitions of fused/custom ops to expand");
   cmd.add_flag("--no-normalize", options.noNormalize,
                "Match the graphs as written (no normalization, no expansion)");
+  cmd.add_option("--timeout", options.timeout,
+                 "Global time limit in seconds (0: none); what is left undecided is unknown")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--rlimit", options.rlimit, "Z3 resource limit per query (deterministic)")
+      ->capture_default_str();
+  cmd.add_flag("--self-check", options.selfCheck,
+               "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
 }
 
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
@@ -35,6 +42,9 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.require = options.require;
     checkOptions.fusions = &fusions;
     checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
+    checkOptions.timeoutSeconds = engine.timeout;
+    checkOptions.rlimit = engine.rlimit;
+    checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     result = checkGraphs(ref, prod, checkOptions);
     ctx.useGraphsOf(result, ref, prod);
   } catch (const InputError &e) {

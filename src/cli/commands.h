@@ -65,6 +65,9 @@ using ModuleLoader = std::function<std::pair<std::unique_ptr<Module>, std::uniqu
 struct EngineOptions {
   std::string fusionsDir;  // --fusions DIR
   bool noNormalize = false;
+  double timeout = 0;         // --timeout, seconds; 0: none
+  unsigned rlimit = 1000000;  // --rlimit, per Z3 query
+  bool selfCheck = false;     // --self-check
 };
 void addEngineOptions(CLI::App &cmd, EngineOptions &options);
 

@@ -68,7 +68,15 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
       {"stats",
        {{"reference_nodes", r.stats.referenceNodes},
         {"production_nodes", r.stats.productionNodes},
-        {"seconds", r.stats.seconds}}},
+        {"seconds", r.stats.seconds},
+        {"distinct_proofs", r.stats.distinctProofs},
+        {"cache_hits", r.stats.cacheHits},
+        {"solver_queries", r.stats.solverQueries}}},
+      {"self_check", r.selfCheck ? json{{"ran", r.selfCheck->ran},
+                                        {"agreed", r.selfCheck->agreed},
+                                        {"runs", r.selfCheck->runs},
+                                        {"detail", r.selfCheck->detail}}
+                                 : json(nullptr)},
   };
   return j.dump(2) + "\n";
 }

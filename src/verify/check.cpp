@@ -1,6 +1,7 @@
 #include "src/verify/check.h"
 
 #include <chrono>
+#include <set>
 
 #include "ir/diagnostic.h"
 #include "ir/op_registry.h"
@@ -8,6 +9,9 @@
 #include "src/match/divergence.h"
 #include "src/match/value_numbering.h"
 #include "src/normalize/normalize.h"
+#include "src/verify/prover.h"
+#include "src/verify/refute.h"
+#include "src/verify/self_check.h"
 
 namespace torchtv {
 
@@ -34,8 +38,9 @@ Site siteOf(const Node &n) {
   return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
 }
 
-// Note [Levels of rewrites]: a matched output is only `real` when its cone
-// holds a value normalization produced at level real.
+// Note [Levels of rewrites]: an output equal only through a value that
+// normalization produced at level real (an expanded ATen composite, whose
+// kernel may round differently from its definition) is at most `real`.
 bool coneHasReal(const Graph &g, const Value *out, const std::unordered_set<const Value *> &real) {
   if (real.empty()) return false;
   if (real.count(out)) return true;
@@ -54,6 +59,69 @@ std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &v
   for (const auto &n : g.nodes())
     for (const Value *v : n->outputs) out[v->name] = vn.number(v);
   return out;
+}
+
+std::string typeOf(const eval::EvalTensor &t) { return t.type.str(); }
+
+Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std::string &output) {
+  Counterexample c;
+  for (size_t i = 0; i < r.inputs.size(); ++i) {
+    TensorValues tv;
+    tv.name = ref.inputs()[i]->name;
+    tv.type = typeOf(r.inputs[i]);
+    for (long double v : r.inputs[i].values) tv.values.push_back(static_cast<double>(v));
+    c.inputs.push_back(std::move(tv));
+  }
+  c.output = output;
+  c.index = r.difference.index;
+  c.referenceValue = r.difference.referenceValue;
+  c.productionValue = r.difference.productionValue;
+  c.note = "found by " + r.how + "; confirmed by evaluating both graphs (Note [Confirming counterexamples])";
+  return c;
+}
+
+// Note [Deciding a differing output]
+// 1. Refute first with seeded random inputs (cheap, and a confirmed difference
+//    settles the output as not_equivalent with a counterexample).
+// 2. Prove: bitwise (Z3, IEEE) then real (normal form, Z3 over the reals),
+//    memoized per residual region.
+// 3. If a real-level Z3 model over the inputs exists, replay it; a model that
+//    does not replay leaves the output unknown, saying so.
+void decideDiffering(const Graph &ref, const Graph &prod, const std::vector<size_t> &pending, Prover &prover,
+                     CheckResult &result, std::set<std::string> &assumptions) {
+  auto confirmer = makeEvaluatorConfirmer();
+  for (size_t i : pending) {
+    auto refuted = refuteByRandomInputs(ref, prod, {i}, *confirmer);
+    if (!refuted) continue;
+    OutputResult &out = result.outputs[i];
+    out.verdict = Verdict::NotEquivalent;
+    out.level = Level::None;
+    out.reason = std::string(reasons::kRefuted) + " (" + refuted->how + ")";
+    if (!result.counterexample) result.counterexample = counterexampleOf(ref, *refuted, out.name);
+  }
+  for (size_t i : pending) {
+    OutputResult &out = result.outputs[i];
+    if (out.verdict == Verdict::NotEquivalent) continue;
+    ProofOutcome p = prover.prove(ref.outputs()[i], prod.outputs()[i]);
+    if (p.proven) {
+      out.verdict = Verdict::Equivalent;
+      out.level = p.level;
+      out.reason = p.reason;
+      assumptions.insert(p.assumptions.begin(), p.assumptions.end());
+      continue;
+    }
+    out.reason = p.reason + "; " + out.reason;
+    if (!p.realModel.empty() && p.realModelOverInputs) {
+      auto byModel = refuteByModel(ref, prod, {i}, p.realModel, *confirmer);
+      if (byModel) {
+        out.verdict = Verdict::NotEquivalent;
+        out.reason = std::string(reasons::kRefuted) + " (" + byModel->how + ")";
+        if (!result.counterexample) result.counterexample = counterexampleOf(ref, *byModel, out.name);
+      } else {
+        out.reason += "; " + std::string(reasons::kDidNotReplay);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -84,8 +152,13 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   vn.addGraph(ref);
   vn.addGraph(prod);
   auto refNumbers = numbersOf(ref, vn), prodNumbers = numbersOf(prod, vn);
+  auto realInCone = [&](size_t i) {
+    return coneHasReal(ref, ref.outputs()[i], refNorm.realValues) ||
+           coneHasReal(prod, prod.outputs()[i], prodNorm.realValues);
+  };
 
   CheckResult result;
+  std::vector<size_t> pending;
   for (size_t i = 0; i < ref.outputs().size(); ++i) {
     const Value *a = ref.outputs()[i], *b = prod.outputs()[i];
     OutputResult out;
@@ -108,7 +181,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       out.verdict = Verdict::Equivalent;
       out.level = Level::Bitwise;
       out.reason = reasons::kStructurallyEqual;
-      if (coneHasReal(ref, a, refNorm.realValues) || coneHasReal(prod, b, prodNorm.realValues)) {
+      if (realInCone(i)) {
         out.level = Level::Real;
         out.reason = reasons::kStructurallyEqualReal;
       }
@@ -122,17 +195,47 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
                           (p->loc.known() ? " at " + p->loc.str() : "");
       if (p && !lookupOp(p->op)) out.reason += std::string(" (") + p->op + reasons::kUninterpretedOp + ")";
-      out.reason += " (torchtv has no prover for the differing part yet)";
+      pending.push_back(i);
     }
     result.outputs.push_back(std::move(out));
+  }
+
+  std::unordered_set<int> shared;
+  for (int n : refNumbers)
+    if (prodNumbers.count(n)) shared.insert(n);
+  RegionInputs regionInputs{ref, prod, vn, shared};
+  ProverLimits limits;
+  limits.rlimit = options.rlimit;
+  if (options.timeoutSeconds > 0)
+    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options.timeoutSeconds));
+  Prover prover(regionInputs, limits);
+  std::set<std::string> assumptions;
+  if (!pending.empty()) decideDiffering(ref, prod, pending, prover, result, assumptions);
+  // A bit-for-bit proof about the normalized graphs says nothing bit for bit
+  // about an ATen composite expanded at level real (Note [Levels of rewrites]).
+  for (size_t i : pending) {
+    OutputResult &out = result.outputs[i];
+    if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && realInCone(i)) {
+      out.level = Level::Real;
+      out.reason += std::string("; ") + reasons::kStructurallyEqualReal;
+    }
   }
   summarize(result);
   result.match.reference = numbersByName(ref, vn);
   result.match.production = numbersByName(prod, vn);
   result.comparedReference = refCopy;
   result.comparedProduction = prodCopy;
-  if (result.verdict == Verdict::Equivalent) result.assumptions.push_back(reasons::kDeterminismAssumption);
+  if (result.verdict == Verdict::Equivalent) {
+    result.assumptions.push_back(reasons::kDeterminismAssumption);
+    for (const std::string &a : assumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
+  }
+  if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent)
+    result.selfCheck = selfCheck(ref, prod, result);
   applyRequirement(result, options.require);
+  result.stats.distinctProofs = prover.distinctProofs();
+  result.stats.cacheHits = prover.cacheHits();
+  result.stats.solverQueries = prover.solverQueries();
 
   result.stats.referenceNodes = origRef.nodes().size();
   result.stats.productionNodes = origProd.nodes().size();

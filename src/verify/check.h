@@ -9,6 +9,7 @@ namespace torchtv {
 class FusionLibrary;
 
 enum class Normalization { On, Off };
+enum class SelfCheckMode { Off, On };
 
 struct CheckOptions {
   RequiredLevel require = RequiredLevel::Real;
@@ -16,6 +17,9 @@ struct CheckOptions {
   Normalization normalization = Normalization::On;
   // Definitions to expand; nullptr: the bundled fusions/ only.
   const FusionLibrary *fusions = nullptr;
+  double timeoutSeconds = 0;  // 0: no global limit
+  unsigned rlimit = 1000000;  // per solver query (smt::kDefaultRlimit)
+  SelfCheckMode selfCheck = SelfCheckMode::Off;
 };
 
 // Compares reference and production output by output. Throws InputError when

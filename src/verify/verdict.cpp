@@ -21,6 +21,14 @@ const char *const kCiCrashed = "the check crashed";
 const char *const kCiNoResult = "the check printed no result";
 const char *const kCiVerifyUnavailable =
     "pair files are checked by `torchtv verify`, which this build of torchtv does not have";
+const char *const kProvenBitwise = "proven bit for bit by Z3 (IEEE semantics)";
+const char *const kRealNormalForm = "equal over the reals (normal form)";
+const char *const kRealZ3 = "equal over the reals (Z3)";
+const char *const kNotProven = "not proven";
+const char *const kRefuted = "refuted: the outputs differ on a concrete input";
+const char *const kDidNotReplay = "counterexample did not replay";
+const char *const kTimeLimit = "the time limit (--timeout) was reached";
+const char *const kRealAssumptionPrefix = "level real assumes ";
 }  // namespace reasons
 
 std::string_view verdictName(Verdict v) {

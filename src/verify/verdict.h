@@ -59,6 +59,17 @@ struct CheckStats {
   size_t referenceNodes = 0;
   size_t productionNodes = 0;
   double seconds = 0;
+  size_t distinctProofs = 0;  // residual regions proven (memoized by structure)
+  size_t cacheHits = 0;       // regions answered from the memo
+  size_t solverQueries = 0;   // Z3 queries run
+};
+
+// `--self-check`: every equivalent output re-checked by concrete evaluation.
+struct SelfCheck {
+  bool ran = false;
+  bool agreed = true;
+  size_t runs = 0;
+  std::string detail;
 };
 
 // Note [Match map]
@@ -86,6 +97,7 @@ struct CheckResult {
   // The graphs the match map describes when normalization rewrote the inputs
   // (null: the inputs as given were compared). Reports draw these.
   std::shared_ptr<const Graph> comparedReference, comparedProduction;
+  std::optional<SelfCheck> selfCheck;
 };
 
 // Overall verdict from per-output ones: the worst verdict wins; equivalent
@@ -117,6 +129,14 @@ extern const char *const kCiTimedOut;
 extern const char *const kCiCrashed;
 extern const char *const kCiNoResult;
 extern const char *const kCiVerifyUnavailable;
+extern const char *const kProvenBitwise;
+extern const char *const kRealNormalForm;
+extern const char *const kRealZ3;
+extern const char *const kNotProven;
+extern const char *const kRefuted;
+extern const char *const kDidNotReplay;
+extern const char *const kTimeLimit;
+extern const char *const kRealAssumptionPrefix;
 }  // namespace reasons
 
 }  // namespace torchtv

@@ -13,9 +13,12 @@ captures it). Its expectations are comment lines:
   # XFAIL: why                     the expectations are known not to hold yet: the
                                    test passes while they fail, and fails once they
                                    hold (then remove the line). NEVER still applies.
+  # ENV: NAME=value                an environment variable for the run (fault injection)
 A file that cannot hold comments (empty, binary) takes them from FILE.expect.
 A file without `# EXPECT:` must verify (verdict equivalent, any level).
 A timeout is a failure, never a pass.
+Every run uses --self-check: an `equivalent` verdict whose self-check (both
+graphs evaluated on seeded random inputs) disagrees is a failure.
 """
 import argparse
 import json
@@ -27,7 +30,8 @@ EXIT_CODES = {"equivalent": 0, "not_equivalent": 1, "unknown": 2, "error": 3}
 
 
 def directives(path):
-    found = {"EXPECT": [], "EXPECT-REASON": [], "EXPECT-OUTPUT": [], "ARGS": [], "NEVER": [], "XFAIL": []}
+    found = {"EXPECT": [], "EXPECT-REASON": [], "EXPECT-OUTPUT": [], "ARGS": [], "NEVER": [], "XFAIL": [],
+             "ENV": []}
     sources = [path] + ([path + ".expect"] if os.path.exists(path + ".expect") else [])
     for source in sources:
         with open(source, encoding="utf-8", errors="replace") as f:
@@ -56,9 +60,14 @@ def main():
     expect = (d["EXPECT"][0] if d["EXPECT"] else "equivalent").split()
     extra = " ".join(d["ARGS"]).split()
     command = "verify" if args.file.endswith(".py") else "check"
-    cmd = [args.torchtv, command, args.file, "--format", "json", *extra]
+    # Every equivalent verdict is re-checked by evaluating both graphs (--self-check).
+    cmd = [args.torchtv, command, args.file, "--format", "json", "--self-check", *extra]
+    env = dict(os.environ)
+    for assignment in d["ENV"]:
+        name, _, value = assignment.partition("=")
+        env[name.strip()] = value.strip()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
     except subprocess.TimeoutExpired:
         return fail(args.file, f"timed out after {args.timeout} s (a timeout never passes)")
     try:
@@ -74,6 +83,9 @@ def main():
         problems.append(f"level {level}, expected {expect[1]}")
     if proc.returncode != EXIT_CODES.get(verdict, -1):
         problems.append(f"exit code {proc.returncode} does not match verdict {verdict}")
+    check = result.get("self_check")
+    if verdict == "equivalent" and check and check.get("ran") and not check.get("agreed"):
+        problems.append(f"self-check disagrees with the proof: {check.get('detail')}")
     text = result["reason"] + " " + json.dumps(result.get("error")) + " " + json.dumps(result["outputs"])
     for want in d["EXPECT-REASON"]:
         if want not in text:

@@ -70,7 +70,6 @@ def linear_loss_explicit(x, w):
     return loss, x.sum(0)
 
 
-@pytest.mark.xfail(strict=True, reason="train-step gradients need normalization and the prover (issues 4, 5)")
 def test_train_step_with_explicit_gradient():
     x, w = example()
     w.requires_grad_(True)

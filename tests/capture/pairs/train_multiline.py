@@ -30,4 +30,3 @@ def production(x, w, b):
 
 # Expectations for tests/golden/run_golden.py (torchtv verify on this file):
 # EXPECT: equivalent real
-# XFAIL: needs the prover (issue 5)

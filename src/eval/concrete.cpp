@@ -1,0 +1,303 @@
+#include "src/eval/concrete.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include "src/sem/semantics.h"
+
+namespace torchtv::eval {
+
+using sem::IndexAtom;
+using sem::IndexExpr;
+using sem::TermPtr;
+using sem::TOp;
+using Real = long double;
+
+namespace {
+
+std::vector<int64_t> dims(const Shape &s) {
+  std::vector<int64_t> out;
+  for (const Dim &d : s) {
+    if (!d.isConcrete()) throw EvalError("cannot evaluate a symbolic shape " + shapeStr(s));
+    out.push_back(d.size());
+  }
+  return out;
+}
+
+int64_t floorDiv(int64_t a, int64_t k) {
+  int64_t q = a / k;
+  return (a % k != 0 && ((a < 0) != (k < 0))) ? q - 1 : q;
+}
+
+class NodeEvaluator {
+public:
+  NodeEvaluator(sem::TermContext &tc, Precision p, const std::vector<const EvalTensor *> &operands)
+      : tc_(tc), p_(p), operands_(operands) {}
+
+  Real eval(TermPtr t) {
+    bool invariant = true;
+    for (int v : t->freeVars)
+      if (bound_.count(v)) invariant = false;
+    if (invariant) {
+      auto it = memo_.find(t->id);
+      if (it != memo_.end()) return it->second;
+    }
+    Real r = compute(t);
+    if (invariant) memo_[t->id] = r;
+    return r;
+  }
+
+  void setVar(int v, int64_t value) { vars_[v] = value; }
+  void newElement() { memo_.clear(); }
+
+private:
+  int64_t index(const IndexExpr &e) {
+    int64_t s = e.constantPart();
+    for (auto &[a, c] : e.terms()) {
+      int64_t v = 0;
+      switch (a->kind) {
+      case IndexAtom::Kind::Var: v = vars_.at(a->var); break;
+      case IndexAtom::Kind::Div: v = floorDiv(index(*a->arg), a->divisor); break;
+      case IndexAtom::Kind::Mod: v = index(*a->arg) - floorDiv(index(*a->arg), a->divisor) * a->divisor; break;
+      }
+      s += c * v;
+    }
+    return s;
+  }
+
+  // Rounds a floating result to the term's dtype in Native precision.
+  Real fin(Real v, DType d) {
+    if (!isFloating(d)) {
+      if (d == DType::Bool) return v != 0 ? 1 : 0;
+      return static_cast<Real>(sem::wrapToDType(static_cast<int64_t>(v), d));
+    }
+    if (p_ == Precision::Native) return sem::roundToDType(static_cast<double>(v), d);
+    if (p_ == Precision::Double) return static_cast<double>(v);
+    return v;
+  }
+  // Operand as the precision computes it: double in Native/Double, long double in Wide.
+  Real in(Real v) { return p_ == Precision::Wide ? v : static_cast<Real>(static_cast<double>(v)); }
+
+  Real intArith(TOp op, Real a, Real b, DType d) {
+    auto x = static_cast<uint64_t>(static_cast<int64_t>(a)), y = static_cast<uint64_t>(static_cast<int64_t>(b));
+    uint64_t r = op == TOp::Add ? x + y : op == TOp::Sub ? x - y : x * y;
+    return static_cast<Real>(sem::wrapToDType(static_cast<int64_t>(r), d));
+  }
+
+  Real fn(TOp op, Real x, Real num) {
+    bool wide = p_ == Precision::Wide;
+    auto E = [&](Real v) { return wide ? expl(v) : static_cast<Real>(std::exp(static_cast<double>(v))); };
+    auto Erf = [&](Real v) { return wide ? erfl(v) : static_cast<Real>(std::erf(static_cast<double>(v))); };
+    auto Tanh = [&](Real v) { return wide ? tanhl(v) : static_cast<Real>(std::tanh(static_cast<double>(v))); };
+    switch (op) {
+    case TOp::Exp: return E(x);
+    case TOp::Log: return wide ? logl(x) : std::log(static_cast<double>(x));
+    case TOp::Log1p: return wide ? log1pl(x) : std::log1p(static_cast<double>(x));
+    case TOp::Expm1: return wide ? expm1l(x) : std::expm1(static_cast<double>(x));
+    case TOp::Sqrt: return wide ? sqrtl(x) : std::sqrt(static_cast<double>(x));
+    case TOp::Rsqrt: return wide ? 1 / sqrtl(x) : 1.0 / std::sqrt(static_cast<double>(x));
+    case TOp::Tanh: return Tanh(x);
+    case TOp::Sigmoid: return 1 / (1 + E(-x));
+    case TOp::Sin: return wide ? sinl(x) : std::sin(static_cast<double>(x));
+    case TOp::Cos: return wide ? cosl(x) : std::cos(static_cast<double>(x));
+    case TOp::Erf: return Erf(x);
+    case TOp::Gelu: return x * 0.5L * (1 + Erf(x * static_cast<Real>(M_SQRT1_2)));
+    case TOp::GeluTanh: {
+      const Real kBeta = static_cast<Real>(M_SQRT2 * M_2_SQRTPI * 0.5);
+      return 0.5L * x * (1 + Tanh(kBeta * (x + 0.044715L * x * x * x)));
+    }
+    case TOp::Silu: return x / (1 + E(-x));
+    case TOp::Floor: return std::floor(static_cast<double>(x));
+    case TOp::Ceil: return std::ceil(static_cast<double>(x));
+    case TOp::Round: return std::nearbyint(static_cast<double>(x));
+    default: (void)num; return NAN;
+    }
+  }
+
+  Real compute(TermPtr t) {
+    DType d = t->dtype;
+    switch (t->op) {
+    case TOp::Const:  // Note [Constants keep their written value]
+      return isFloating(d) ? fin(static_cast<Real>(t->num), d) : static_cast<Real>(t->inum);
+    case TOp::Read: {
+      const EvalTensor &x = *operands_.at(t->slot);
+      size_t flat = 0;
+      for (size_t k = 0; k < t->index.size(); ++k) {
+        int64_t i = index(t->index[k]);
+        int64_t n = x.type.shape[k].size();
+        if (i < 0 || i >= n) throw EvalError("index out of range while evaluating");
+        flat = flat * n + static_cast<size_t>(i);
+      }
+      return x.values.at(flat);
+    }
+    case TOp::IndexCmp: {
+      int64_t a = index(t->index[0]), b = index(t->index[1]);
+      auto k = static_cast<sem::IndexCmpKind>(t->inum);
+      return (k == sem::IndexCmpKind::Lt ? a < b : k == sem::IndexCmpKind::Le ? a <= b : a == b) ? 1 : 0;
+    }
+    case TOp::Select:
+      return eval(t->args[0]) != 0 ? eval(t->args[1]) : eval(t->args[2]);
+    case TOp::Cast: {
+      Real x = eval(t->args[0]);
+      DType from = t->args[0]->dtype;
+      if (d == DType::Bool) return x != 0 ? 1 : 0;  // NaN is true
+      if (isFloating(d)) return fin(x, d);
+      if (isFloating(from)) {
+        if (std::isnan(x) || std::isinf(x)) throw EvalError("a non-finite float converted to an integer");
+        return static_cast<Real>(sem::wrapToDType(static_cast<int64_t>(std::trunc(x)), d));
+      }
+      return fin(x, d);
+    }
+    case TOp::Sum:
+    case TOp::RMax:
+    case TOp::RMin: {
+      int64_t n = t->extent.size();
+      bound_[t->binder] = true;
+      Real acc = t->op == TOp::Sum ? 0 : NAN;
+      for (int64_t k = 0; k < n; ++k) {
+        vars_[t->binder] = k;
+        Real x = eval(t->args[0]);
+        if (t->op == TOp::Sum) acc = isFloating(d) ? fin(arith(TOp::Add, acc, x), d) : intArith(TOp::Add, acc, x, d);
+        else if (k == 0) acc = x;
+        else acc = minmax(t->op == TOp::RMax ? TOp::Maximum : TOp::Minimum, acc, x);
+      }
+      bound_.erase(t->binder);
+      return acc;
+    }
+    default:
+      break;
+    }
+    if (t->args.size() == 1) {
+      Real x = eval(t->args[0]);
+      switch (t->op) {
+      case TOp::Neg: return isFloating(d) ? -x : intArith(TOp::Sub, 0, x, d);
+      case TOp::Abs: return isFloating(d) ? std::fabs(x) : fin(x < 0 ? intArith(TOp::Sub, 0, x, d) : x, d);
+      case TOp::Not: return x != 0 ? 0 : 1;
+      case TOp::IsNan: return std::isnan(x) ? 1 : 0;
+      case TOp::PowC: return fin(powConst(in(x), t->args[0]->dtype, t->num), d);
+      default: return fin(fn(t->op, in(x), t->num), d);
+      }
+    }
+    Real a = eval(t->args[0]), b = eval(t->args[1]);
+    DType od = t->args[0]->dtype;
+    switch (t->op) {
+    case TOp::Add: case TOp::Sub: case TOp::Mul:
+      if (!isFloating(d)) return intArith(t->op, a, b, d);
+      return fin(arith(t->op, a, b), d);
+    case TOp::Div:
+      if (!isFloating(d)) throw EvalError("integer division");
+      return fin(arith(TOp::Div, a, b), d);
+    case TOp::Maximum: case TOp::Minimum: return minmax(t->op, a, b);
+    case TOp::Atan2: return fin(p_ == Precision::Wide ? atan2l(a, b) : std::atan2(static_cast<double>(a), static_cast<double>(b)), d);
+    case TOp::PowT: return fin(p_ == Precision::Wide ? powl(a, b) : std::pow(static_cast<double>(a), static_cast<double>(b)), d);
+    case TOp::Lt: return a < b;
+    case TOp::Le: return a <= b;
+    case TOp::Gt: return a > b;
+    case TOp::Ge: return a >= b;
+    case TOp::Eq: return a == b;
+    case TOp::Ne: return a != b;
+    case TOp::And: return (a != 0) && (b != 0);
+    case TOp::Or: return (a != 0) || (b != 0);
+    case TOp::Xor: return (a != 0) != (b != 0);
+    default: (void)od; throw EvalError(std::string("cannot evaluate ") + sem::topName(t->op));
+    }
+  }
+
+  // One floating operation, in double (Native, Double) or long double (Wide):
+  // a double result rounded once more to f32/f16/bf16 is still correctly
+  // rounded (53 >= 2 * 24 + 2), a long double one rounded to f64 would not be.
+  Real arith(TOp op, Real a, Real b) {
+    if (p_ == Precision::Wide)
+      return op == TOp::Add ? a + b : op == TOp::Sub ? a - b : op == TOp::Mul ? a * b : a / b;
+    double x = static_cast<double>(a), y = static_cast<double>(b);
+    return op == TOp::Add ? x + y : op == TOp::Sub ? x - y : op == TOp::Mul ? x * y : x / y;
+  }
+
+  Real minmax(TOp op, Real a, Real b) {
+    if (std::isnan(a) || std::isnan(b)) return NAN;
+    if (op == TOp::Maximum) return a < b ? b : a;
+    return b < a ? b : a;
+  }
+
+  // PyTorch's pow(tensor, scalar) special cases (pow_tensor_scalar_optimized_kernel).
+  Real powConst(Real x, DType d, double e) {
+    auto r = [&](Real v) { return fin(v, d); };
+    if (e == 2) return arith(TOp::Mul, x, x);
+    if (e == 3) return arith(TOp::Mul, r(arith(TOp::Mul, x, x)), x);
+    if (e == 0.5) return p_ == Precision::Wide ? sqrtl(x) : std::sqrt(static_cast<double>(x));
+    if (e == -0.5) return arith(TOp::Div, 1, r(p_ == Precision::Wide ? sqrtl(x) : std::sqrt(static_cast<double>(x))));
+    if (e == -1) return arith(TOp::Div, 1, x);
+    if (e == -2) return arith(TOp::Div, 1, r(arith(TOp::Mul, x, x)));
+    return p_ == Precision::Wide ? powl(x, static_cast<Real>(e)) : std::pow(static_cast<double>(x), e);
+  }
+
+  sem::TermContext &tc_;
+  Precision p_;
+  const std::vector<const EvalTensor *> &operands_;
+  std::unordered_map<int, int64_t> vars_;
+  std::unordered_map<int, bool> bound_;
+  std::unordered_map<int, Real> memo_;
+};
+
+}  // namespace
+
+std::vector<long long> unflatten(const Shape &shape, size_t flat) {
+  std::vector<long long> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    auto n = static_cast<size_t>(shape[d].size());
+    idx[d] = static_cast<long long>(flat % n);
+    flat /= n;
+  }
+  return idx;
+}
+
+std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTensor> &inputs, Precision precision,
+                                      std::map<const Value *, EvalTensor> *trace) {
+  std::map<const Value *, EvalTensor> values;
+  if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
+  for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
+  for (const auto &node : g.nodes()) {
+    std::vector<const EvalTensor *> operands;
+    for (const Value *v : node->inputs) operands.push_back(v ? &values.at(v) : nullptr);
+    for (size_t o = 0; o < node->outputs.size(); ++o) {
+      const Value *out = node->outputs[o];
+      EvalTensor result{out->type, {}};
+      std::vector<int64_t> shape = dims(out->type.shape);
+      sem::TermContext tc;
+      std::vector<IndexExpr> idx;
+      std::vector<int> vars;
+      for (const Dim &d : out->type.shape) {
+        vars.push_back(tc.vars.fresh(d, "i"));
+        idx.push_back(IndexExpr::var(vars.back()));
+      }
+      TermPtr term;
+      try {
+        term = sem::opTerm(tc, *node, static_cast<int>(o), idx, [&](int k, const std::vector<IndexExpr> &at) {
+          const Value *v = node->inputs.at(k);
+          return tc.read(k, at, v->type.dtype);
+        });
+      } catch (const sem::Unsupported &e) {
+        throw EvalError(e.what());
+      }
+      NodeEvaluator ev(tc, precision, operands);
+      auto total = numel(out->type.shape).value_or(0);
+      result.values.resize(static_cast<size_t>(total));
+      for (int64_t flat = 0; flat < total; ++flat) {
+        int64_t rest = flat;
+        for (size_t d = shape.size(); d-- > 0;) {
+          ev.setVar(vars[d], rest % shape[d]);
+          rest /= shape[d];
+        }
+        ev.newElement();
+        result.values[static_cast<size_t>(flat)] = ev.eval(term);
+      }
+      values[out] = std::move(result);
+    }
+  }
+  std::vector<EvalTensor> outs;
+  for (const Value *v : g.outputs()) outs.push_back(values.at(v));
+  if (trace) *trace = std::move(values);
+  return outs;
+}
+
+}  // namespace torchtv::eval

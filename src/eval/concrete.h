@@ -1,0 +1,43 @@
+// Concrete evaluation of a graph through the per-element semantics (src/sem):
+// the evaluator that confirms counterexamples and runs the self-check until the
+// LibTorch replay (src/replay) takes over (see src/verify/confirm.h).
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace torchtv::eval {
+
+// Note [Evaluation precisions]
+// Native: every op computes in its dtype with IEEE round-to-nearest-even (f16
+//   and bf16 through float, as PyTorch's CPU kernels do); reductions add in
+//   index order; transcendentals are libm's double results rounded to the dtype.
+//   Bit-exact against PyTorch for elementwise arithmetic; reductions and
+//   transcendentals may differ from PyTorch's vectorized kernels in the last bits.
+// Double / Wide: floating ops compute in double / long double without rounding
+//   to the tensor's dtype: approximations of the real-number semantics, used to
+//   tell a real difference from rounding noise. Integers wrap in every precision.
+enum class Precision { Native, Double, Wide };
+
+struct EvalTensor {
+  TensorType type;
+  std::vector<long double> values;  // row-major
+};
+
+class EvalError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Evaluates every output of `g`. Throws EvalError (symbolic shapes, an op
+// without semantics) — callers turn that into "could not evaluate".
+std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTensor> &inputs, Precision precision,
+                                      std::map<const Value *, EvalTensor> *trace = nullptr);
+
+// Row-major multi-index of a flat offset.
+std::vector<long long> unflatten(const Shape &shape, size_t flat);
+
+}  // namespace torchtv::eval

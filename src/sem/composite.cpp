@@ -1,0 +1,210 @@
+// Composite ATen ops that autograd emits, by their formulas (as PyTorch's CPU
+// kernels compute them, up to the order of reductions).
+#include <cmath>
+
+#include "src/sem/semantics.h"
+
+namespace torchtv::sem {
+
+namespace {
+
+using Idx = std::vector<IndexExpr>;
+
+// Sum over dim `dim` of operand-derived body, at the output index `at`
+// (the dim's coordinate is replaced by the binder).
+TermPtr sumAlong(OpEnv &e, int64_t dim, const Dim &extent, DType d, const std::function<TermPtr(const Idx &)> &body,
+                 TOp op = TOp::Sum) {
+  int v = e.tc.vars.fresh(extent, "k");
+  Idx idx = e.index;
+  idx[dim] = IndexExpr::var(v);
+  return e.tc.reduce(op, v, body(idx), d, e.node.op);
+}
+
+int64_t dimAttr(OpEnv &e) {
+  auto d = wrapDim(e.node.attr("dim").asInt(), e.outType().rank());
+  if (!d) e.unsupported("dim out of range");
+  return *d;
+}
+
+TermPtr softmaxLike(OpEnv &e, bool log) {
+  DType d = e.outType().dtype;
+  if (e.node.attr("half_to_float").asBool()) e.unsupported("half_to_float");
+  int64_t dim = dimAttr(e);
+  const Dim &n = e.outType().shape[dim];
+  auto x = [&](const Idx &i) { return e.operandAt(0, i, d); };
+  TermPtr m = sumAlong(e, dim, n, d, x, TOp::RMax);
+  auto shifted = [&](const Idx &i) { return e.tc.make(TOp::Sub, {x(i), m}, d); };
+  TermPtr s = sumAlong(e, dim, n, d, [&](const Idx &i) { return e.tc.make(TOp::Exp, {shifted(i)}, d); });
+  if (log) return e.tc.make(TOp::Sub, {shifted(e.index), e.tc.make(TOp::Log, {s}, d)}, d);
+  return e.tc.make(TOp::Div, {e.tc.make(TOp::Exp, {shifted(e.index)}, d), s}, d);
+}
+
+// Index of a layer-norm statistic (mean/rstd have 1 in the normalized dims).
+Idx statIndex(const Idx &x, size_t axis) {
+  Idx s = x;
+  for (size_t k = axis; k < s.size(); ++k) s[k] = IndexExpr::constant(0);
+  return s;
+}
+
+}  // namespace
+
+void addComposite(HandlerTable &t) {
+  t["aten::_softmax"] = [](OpEnv &e) { return softmaxLike(e, false); };
+  t["aten::_log_softmax"] = [](OpEnv &e) { return softmaxLike(e, true); };
+  t["aten::_softmax_backward_data"] = [](OpEnv &e) {  // y * (g - sum(g * y))
+    DType d = e.outType().dtype;
+    int64_t dim = dimAttr(e);
+    TermPtr s = sumAlong(e, dim, e.outType().shape[dim], d, [&](const Idx &i) {
+      return e.tc.make(TOp::Mul, {e.operandAt(0, i, d), e.operandAt(1, i, d)}, d);
+    });
+    TermPtr y = e.operand(1, d);
+    return e.tc.make(TOp::Mul, {y, e.tc.make(TOp::Sub, {e.operand(0, d), s}, d)}, d);
+  };
+  t["aten::_log_softmax_backward_data"] = [](OpEnv &e) {  // g - exp(out) * sum(g)
+    DType d = e.outType().dtype;
+    int64_t dim = dimAttr(e);
+    TermPtr s = sumAlong(e, dim, e.outType().shape[dim], d, [&](const Idx &i) { return e.operandAt(0, i, d); });
+    TermPtr p = e.tc.make(TOp::Exp, {e.operand(1, d)}, d);
+    return e.tc.make(TOp::Sub, {e.operand(0, d), e.tc.make(TOp::Mul, {p, s}, d)}, d);
+  };
+  t["aten::native_layer_norm"] = [](OpEnv &e) {
+    DType d = e.outType().dtype;
+    const Shape &xs = e.inType(0).shape;
+    size_t axis = xs.size() - e.node.attr("normalized_shape").asInts().size();
+    std::vector<int64_t> dims;
+    for (size_t k = axis; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+    int64_t n = countOf(xs, dims, e);
+    Idx at = statIndex(e.index, axis);
+    // Statistics at `at` (the output index with the normalized dims at 0).
+    auto sumBody = [&](const std::function<TermPtr(const Idx &)> &body) {
+      std::vector<int> vars;
+      Idx idx = at;
+      for (int64_t k : dims) {
+        vars.push_back(e.tc.vars.fresh(xs[k], "k"));
+        idx[k] = IndexExpr::var(vars.back());
+      }
+      TermPtr s = body(idx);
+      for (auto it = vars.rbegin(); it != vars.rend(); ++it) s = e.tc.reduce(TOp::Sum, *it, s, d, e.node.op);
+      return s;
+    };
+    TermPtr count = e.tc.intConstant(n, d);
+    TermPtr mean = e.tc.make(TOp::Div, {sumBody([&](const Idx &i) { return e.operandAt(0, i, d); }), count}, d);
+    TermPtr var = e.tc.make(TOp::Div, {sumBody([&](const Idx &i) {
+                                         TermPtr c = e.tc.make(TOp::Sub, {e.operandAt(0, i, d), mean}, d);
+                                         return e.tc.make(TOp::Mul, {c, c}, d);
+                                       }), count}, d);
+    TermPtr rstd = e.tc.make(TOp::Rsqrt, {e.tc.make(TOp::Add, {var, e.tc.constant(e.node.attr("eps").asDouble(), d)}, d)}, d);
+    if (e.output == 1) return mean;
+    if (e.output == 2) return rstd;
+    TermPtr y = e.tc.make(TOp::Mul, {e.tc.make(TOp::Sub, {e.operand(0, d), mean}, d), rstd}, d);
+    Idx p(e.index.begin() + axis, e.index.end());
+    if (e.node.inputs.size() > 1 && e.node.inputs[1]) y = e.tc.make(TOp::Mul, {y, e.operandAt(1, p, d)}, d);
+    if (e.node.inputs.size() > 2 && e.node.inputs[2]) y = e.tc.make(TOp::Add, {y, e.operandAt(2, p, d)}, d);
+    return y;
+  };
+  t["aten::native_layer_norm_backward"] = [](OpEnv &e) {
+    // operands: grad_out, input, mean, rstd, weight, bias
+    DType d = e.outType().dtype;
+    const std::vector<int64_t> &mask = e.node.attr("output_mask").asInts();
+    if (!mask.at(e.output)) e.unsupported("an output excluded by output_mask");
+    const Shape &xs = e.inType(1).shape;
+    size_t axis = xs.size() - e.node.attr("normalized_shape").asInts().size();
+    bool hasW = e.node.inputs.size() > 4 && e.node.inputs[4];
+    auto w = [&](const Idx &i) {
+      Idx p(i.begin() + axis, i.end());
+      return hasW ? e.operandAt(4, p, d) : e.tc.constant(1, d);
+    };
+    auto xhat = [&](const Idx &i) {
+      Idx s = statIndex(i, axis);
+      return e.tc.make(TOp::Mul, {e.tc.make(TOp::Sub, {e.operandAt(1, i, d), e.operandAt(2, s, d)}, d), e.operandAt(3, s, d)}, d);
+    };
+    auto g = [&](const Idx &i) { return e.operandAt(0, i, d); };
+    if (e.output == 0) {
+      std::vector<int64_t> dims;
+      for (size_t k = axis; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+      int64_t n = countOf(xs, dims, e);
+      Idx at = statIndex(e.index, axis);
+      auto sumN = [&](const std::function<TermPtr(const Idx &)> &body) {
+        std::vector<int> vars;
+        Idx idx = at;
+        for (int64_t k : dims) {
+          vars.push_back(e.tc.vars.fresh(xs[k], "k"));
+          idx[k] = IndexExpr::var(vars.back());
+        }
+        TermPtr s = body(idx);
+        for (auto it = vars.rbegin(); it != vars.rend(); ++it) s = e.tc.reduce(TOp::Sum, *it, s, d, e.node.op);
+        return s;
+      };
+      // dx = rstd * (g*w - mean(g*w) - xhat * mean(g*w*xhat))
+      auto gw = [&](const Idx &i) { return e.tc.make(TOp::Mul, {g(i), w(i)}, d); };
+      TermPtr count = e.tc.intConstant(n, d);
+      TermPtr m1 = e.tc.make(TOp::Div, {sumN(gw), count}, d);
+      TermPtr m2 = e.tc.make(TOp::Div, {sumN([&](const Idx &i) { return e.tc.make(TOp::Mul, {gw(i), xhat(i)}, d); }), count}, d);
+      TermPtr inner = e.tc.make(TOp::Sub, {e.tc.make(TOp::Sub, {gw(e.index), m1}, d), e.tc.make(TOp::Mul, {xhat(e.index), m2}, d)}, d);
+      return e.tc.make(TOp::Mul, {e.operandAt(3, at, d), inner}, d);
+    }
+    // grad_weight / grad_bias: sums over the leading (batch) dims.
+    std::vector<int> vars;
+    Idx idx;
+    for (size_t k = 0; k < axis; ++k) {
+      vars.push_back(e.tc.vars.fresh(xs[k], "k"));
+      idx.push_back(IndexExpr::var(vars.back()));
+    }
+    for (const IndexExpr &p : e.index) idx.push_back(p);
+    TermPtr s = e.output == 1 ? e.tc.make(TOp::Mul, {g(idx), xhat(idx)}, d) : g(idx);
+    for (auto it = vars.rbegin(); it != vars.rend(); ++it) s = e.tc.reduce(TOp::Sum, *it, s, d, e.node.op);
+    return s;
+  };
+  t["aten::mse_loss"] = [](OpEnv &e) {
+    DType d = e.outType().dtype;
+    int64_t red = e.node.attr("reduction").asInt();
+    if (red == 0) {
+      TermPtr diff = e.tc.make(TOp::Sub, {e.operand(0, d), e.operand(1, d)}, d);
+      return e.tc.make(TOp::Mul, {diff, diff}, d);
+    }
+    const Shape &s = e.inType(0).shape;
+    if (e.inType(1).shape != s) e.unsupported("broadcasting targets");
+    std::vector<int64_t> dims;
+    for (size_t k = 0; k < s.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+    TermPtr sum = reduceDims(e, TOp::Sum, dims, false, d, [&](const Idx &i) {
+      TermPtr diff = e.tc.make(TOp::Sub, {e.operandAt(0, i, d), e.operandAt(1, i, d)}, d);
+      return e.tc.make(TOp::Mul, {diff, diff}, d);
+    });
+    if (red == 2) return sum;
+    return e.tc.make(TOp::Div, {sum, e.tc.intConstant(countOf(s, dims, e), d)}, d);
+  };
+  t["aten::mse_loss_backward"] = [](OpEnv &e) {  // norm * (x - t) * g
+    DType d = e.outType().dtype;
+    int64_t red = e.node.attr("reduction").asInt();
+    double norm = 2.0;
+    if (red == 1) {
+      auto n = numel(e.outType().shape);
+      if (!n) e.unsupported("symbolic numel");
+      norm = 2.0 / static_cast<double>(*n);
+    }
+    TermPtr diff = e.tc.make(TOp::Sub, {e.operand(1, d), e.operand(2, d)}, d);
+    return e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.tc.constant(norm, d), diff}, d), e.operand(0, d)}, d);
+  };
+  t["aten::gelu_backward"] = [](OpEnv &e) {
+    DType d = e.outType().dtype;
+    if (e.node.attr("approximate").asString() != "none") e.unsupported("approximate=tanh");
+    // cdf = 0.5 * (1 + erf(x * M_SQRT1_2)); pdf = kAlpha * exp(-0.5 * x * x); g * (cdf + x * pdf)
+    const double kAlpha = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+    TermPtr x = e.operand(1, d);
+    TermPtr cdf = e.tc.make(TOp::Mul, {e.tc.constant(0.5, d),
+                                       e.tc.make(TOp::Add, {e.tc.constant(1, d), e.tc.make(TOp::Erf, {e.tc.make(TOp::Mul, {x, e.tc.constant(M_SQRT1_2, d)}, d)}, d)}, d)}, d);
+    TermPtr ex = e.tc.make(TOp::Exp, {e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.tc.constant(-0.5, d), x}, d), x}, d)}, d);
+    TermPtr pdf = e.tc.make(TOp::Mul, {e.tc.constant(kAlpha, d), ex}, d);
+    return e.tc.make(TOp::Mul, {e.operand(0, d), e.tc.make(TOp::Add, {cdf, e.tc.make(TOp::Mul, {x, pdf}, d)}, d)}, d);
+  };
+  t["aten::silu_backward"] = [](OpEnv &e) {  // g * s * (1 + x * (1 - s)), s = sigmoid(x)
+    DType d = e.outType().dtype;
+    TermPtr x = e.operand(1, d);
+    TermPtr s = e.tc.make(TOp::Sigmoid, {x}, d);
+    TermPtr one = e.tc.constant(1, d);
+    TermPtr inner = e.tc.make(TOp::Add, {one, e.tc.make(TOp::Mul, {x, e.tc.make(TOp::Sub, {one, s}, d)}, d)}, d);
+    return e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.operand(0, d), s}, d), inner}, d);
+  };
+}
+
+}  // namespace torchtv::sem

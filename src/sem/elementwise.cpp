@@ -1,0 +1,233 @@
+// Elementwise ops: arithmetic, functions, comparisons, selection, casts.
+// PyTorch's NaN and signed-zero behaviour is spelled out per op (checked
+// against torch 1.13 on CPU; see Note [PyTorch NaN and zero rules]).
+#include <cmath>
+
+#include "src/sem/semantics.h"
+
+namespace torchtv::sem {
+
+namespace {
+
+// Note [PyTorch NaN and zero rules]
+//   relu(x) = clamp_min(x, 0) = x < 0 ? 0 : x      relu(-0.0) = -0.0, relu(NaN) = NaN
+//   clamp_max(x, M) = x > M ? M : x                 NaN passes through
+//   maximum(a, b) = NaN if either is NaN, else (a < b ? b : a)   maximum(-0.0, 0.0) = -0.0
+//   minimum(a, b) = NaN if either is NaN, else (b < a ? b : a)
+//   threshold_backward(g, x, t) = x <= t ? 0 : g    (x = NaN keeps g)
+//   threshold(x, t, v) = x <= t ? v : x
+//   leaky_relu(x, s) = x > 0 ? x : x * s            leaky_relu(-0.0) = -0.0
+//   sign(x) = (0 < x) - (x < 0)                     sign(NaN) = 0 in torch 1.13
+// These are Maximum/Minimum terms or Selects over comparisons, so every
+// interpreter sees the same rule.
+
+DType outDType(OpEnv &e) { return e.outType().dtype; }
+
+TermPtr unaryFn(OpEnv &e, TOp op) {
+  DType d = outDType(e);
+  return e.tc.make(op, {e.operand(0, d)}, d);
+}
+
+TermPtr clampMin(TermContext &tc, TermPtr x, TermPtr lo) {
+  return tc.select(tc.make(TOp::Lt, {x, lo}, x->dtype), lo, x);
+}
+TermPtr clampMax(TermContext &tc, TermPtr x, TermPtr hi) {
+  return tc.select(tc.make(TOp::Gt, {x, hi}, x->dtype), hi, x);
+}
+
+// a + alpha * b, alpha applied only when it is not 1 (as PyTorch does).
+TermPtr withAlpha(OpEnv &e, TermPtr b, DType d) {
+  const Attribute &alpha = e.node.attr("alpha");
+  if ((alpha.isInt() && alpha.asInt() == 1) || (alpha.isFloat() && alpha.asFloat() == 1.0)) return b;
+  // PyTorch's CPU kernel computes a + alpha * b with a fused multiply-add on
+  // floats; alpha * b is exact only when alpha is a power of two.
+  int exp = 0;
+  double m = std::frexp(std::fabs(alpha.asDouble()), &exp);
+  if (isFloating(d) && m != 0.5) e.unsupported("alpha=" + alpha.str() + " (fused multiply-add)");
+  return e.tc.make(TOp::Mul, {b, e.scalar("alpha", d)}, d);
+}
+
+TermPtr binaryArith(OpEnv &e, TOp op, bool scalarOther, bool reversed = false) {
+  DType d = outDType(e);
+  TermPtr a = e.operand(0, d);
+  TermPtr b = scalarOther ? e.scalar("other", d) : e.operand(1, d);
+  if (e.node.schema->findArg("alpha")) b = withAlpha(e, b, d);
+  if (reversed) std::swap(a, b);
+  if ((op == TOp::Add || op == TOp::Sub || op == TOp::Mul) && d == DType::Bool)
+    e.unsupported("arithmetic on bool tensors");
+  return e.tc.make(op, {a, b}, d);
+}
+
+TermPtr compare(OpEnv &e, TOp op, bool scalarOther) {
+  DType d = e.computeDType();
+  TermPtr a = e.operand(0, d);
+  TermPtr b = scalarOther ? e.scalar("other", d) : e.operand(1, d);
+  return e.tc.make(op, {a, b}, d);
+}
+
+TermPtr logical(OpEnv &e, TOp op) {
+  TermPtr a = e.operand(0, DType::Bool);
+  if (op == TOp::Not) return e.tc.make(TOp::Not, {a}, DType::Bool);
+  return e.tc.make(op, {a, e.operand(1, DType::Bool)}, DType::Bool);
+}
+
+TermPtr identity(OpEnv &e) { return e.operand(0, outDType(e)); }
+
+TermPtr fillLike(OpEnv &e, double v) { return e.tc.constant(v, outDType(e)); }
+
+}  // namespace
+
+void addElementwise(HandlerTable &t) {
+  t["aten::abs"] = [](OpEnv &e) { return unaryFn(e, TOp::Abs); };
+  t["aten::neg"] = [](OpEnv &e) { return unaryFn(e, TOp::Neg); };
+  for (auto [name, op] : std::vector<std::pair<const char *, TOp>>{
+           {"aten::exp", TOp::Exp}, {"aten::log", TOp::Log}, {"aten::log1p", TOp::Log1p},
+           {"aten::expm1", TOp::Expm1}, {"aten::sqrt", TOp::Sqrt}, {"aten::rsqrt", TOp::Rsqrt},
+           {"aten::tanh", TOp::Tanh}, {"aten::sigmoid", TOp::Sigmoid}, {"aten::sin", TOp::Sin},
+           {"aten::cos", TOp::Cos}, {"aten::erf", TOp::Erf}, {"aten::floor", TOp::Floor},
+           {"aten::ceil", TOp::Ceil}, {"aten::round", TOp::Round}, {"aten::silu", TOp::Silu}}) {
+    TOp o = op;
+    t[name] = [o](OpEnv &e) {
+      if (!isFloating(e.outType().dtype) && o != TOp::Floor && o != TOp::Ceil && o != TOp::Round)
+        e.unsupported("integral input");
+      if (!isFloating(e.outType().dtype)) return identity(e);  // floor/ceil/round of ints
+      return unaryFn(e, o);
+    };
+  }
+  t["aten::reciprocal"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return e.tc.make(TOp::Div, {e.tc.constant(1.0, d), e.operand(0, d)}, d);
+  };
+  t["aten::sign"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    TermPtr x = e.operand(0, d), zero = e.tc.constant(0, d);
+    if (d == DType::Bool) return x;
+    TermPtr pos = e.tc.cast(e.tc.make(TOp::Lt, {zero, x}, d), d);
+    TermPtr neg = e.tc.cast(e.tc.make(TOp::Lt, {x, zero}, d), d);
+    return e.tc.make(TOp::Sub, {pos, neg}, d);
+  };
+  t["aten::gelu"] = [](OpEnv &e) {
+    const std::string &approx = e.node.attr("approximate").asString();
+    if (approx != "none" && approx != "tanh") e.unsupported("approximate=" + approx);
+    return unaryFn(e, approx == "none" ? TOp::Gelu : TOp::GeluTanh);
+  };
+  t["aten::relu"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (d == DType::Bool) e.unsupported("bool input");
+    return clampMin(e.tc, e.operand(0, d), e.tc.constant(0, d));
+  };
+  t["aten::clamp_min"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return clampMin(e.tc, e.operand(0, d), e.scalar("min", d));
+  };
+  t["aten::clamp_max"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return clampMax(e.tc, e.operand(0, d), e.scalar("max", d));
+  };
+  t["aten::clamp"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    TermPtr x = e.operand(0, d);
+    if (!e.node.attr("min").isNone()) x = clampMin(e.tc, x, e.scalar("min", d));
+    if (!e.node.attr("max").isNone()) x = clampMax(e.tc, x, e.scalar("max", d));
+    return x;
+  };
+  t["aten::hardtanh"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return clampMax(e.tc, clampMin(e.tc, e.operand(0, d), e.scalar("min_val", d)), e.scalar("max_val", d));
+  };
+  t["aten::leaky_relu"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    TermPtr x = e.operand(0, d);
+    TermPtr pos = e.tc.make(TOp::Gt, {x, e.tc.constant(0, d)}, d);
+    return e.tc.select(pos, x, e.tc.make(TOp::Mul, {x, e.scalar("negative_slope", d)}, d));
+  };
+  t["aten::threshold"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    TermPtr x = e.operand(0, d);
+    return e.tc.select(e.tc.make(TOp::Le, {x, e.scalar("threshold", d)}, d), e.scalar("value", d), x);
+  };
+  t["aten::threshold_backward"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    TermPtr x = e.operand(1, d);
+    return e.tc.select(e.tc.make(TOp::Le, {x, e.scalar("threshold", d)}, d), e.tc.constant(0, d),
+                       e.operand(0, d));
+  };
+  t["aten::sigmoid_backward"] = [](OpEnv &e) {  // grad * (1 - y) * y
+    DType d = outDType(e);
+    TermPtr y = e.operand(1, d);
+    TermPtr omy = e.tc.make(TOp::Sub, {e.tc.constant(1, d), y}, d);
+    return e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.operand(0, d), omy}, d), y}, d);
+  };
+  t["aten::tanh_backward"] = [](OpEnv &e) {  // grad * (1 - y * y)
+    DType d = outDType(e);
+    TermPtr y = e.operand(1, d);
+    TermPtr omy2 = e.tc.make(TOp::Sub, {e.tc.constant(1, d), e.tc.make(TOp::Mul, {y, y}, d)}, d);
+    return e.tc.make(TOp::Mul, {e.operand(0, d), omy2}, d);
+  };
+  for (const char *name : {"aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy",
+                           "aten::contiguous", "aten::_to_copy", "aten::to.dtype"})
+    t[name] = identity;
+  t["aten::ones_like"] = [](OpEnv &e) { return fillLike(e, 1); };
+  t["aten::zeros_like"] = [](OpEnv &e) { return fillLike(e, 0); };
+  t["aten::full_like"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
+  t["aten::zeros"] = [](OpEnv &e) { return fillLike(e, 0); };
+  t["aten::ones"] = [](OpEnv &e) { return fillLike(e, 1); };
+  t["aten::full"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
+  t["aten::scalar_tensor"] = [](OpEnv &e) { return e.scalar("s", outDType(e)); };
+
+  t["aten::add.Tensor"] = [](OpEnv &e) { return binaryArith(e, TOp::Add, false); };
+  t["aten::sub.Tensor"] = [](OpEnv &e) { return binaryArith(e, TOp::Sub, false); };
+  t["aten::rsub.Tensor"] = [](OpEnv &e) { return binaryArith(e, TOp::Sub, false, true); };
+  t["aten::mul.Tensor"] = [](OpEnv &e) {
+    if (e.outType().dtype == DType::Bool) return logical(e, TOp::And);
+    return binaryArith(e, TOp::Mul, false);
+  };
+  t["aten::div.Tensor"] = [](OpEnv &e) { return binaryArith(e, TOp::Div, false); };
+  t["aten::add.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Add, true); };
+  t["aten::sub.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Sub, true); };
+  t["aten::rsub.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Sub, true, true); };
+  t["aten::mul.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Mul, true); };
+  t["aten::div.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Div, true); };
+  t["aten::maximum"] = [](OpEnv &e) { return binaryArith(e, TOp::Maximum, false); };
+  t["aten::minimum"] = [](OpEnv &e) { return binaryArith(e, TOp::Minimum, false); };
+  t["aten::atan2"] = [](OpEnv &e) { return binaryArith(e, TOp::Atan2, false); };
+  t["aten::pow.Tensor_Tensor"] = [](OpEnv &e) {
+    if (!isFloating(e.outType().dtype)) e.unsupported("integral pow");
+    return binaryArith(e, TOp::PowT, false);
+  };
+  t["aten::pow.Tensor_Scalar"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (!isFloating(d)) e.unsupported("integral pow");
+    return e.tc.make(TOp::PowC, {e.operand(0, d)}, d, e.node.attr("exponent").asDouble());
+  };
+  for (auto [name, op] : std::vector<std::pair<const char *, TOp>>{
+           {"eq", TOp::Eq}, {"ne", TOp::Ne}, {"lt", TOp::Lt}, {"le", TOp::Le}, {"gt", TOp::Gt}, {"ge", TOp::Ge}}) {
+    TOp o = op;
+    t[std::string("aten::") + name + ".Tensor"] = [o](OpEnv &e) { return compare(e, o, false); };
+    t[std::string("aten::") + name + ".Scalar"] = [o](OpEnv &e) { return compare(e, o, true); };
+  }
+  t["aten::logical_and"] = [](OpEnv &e) { return logical(e, TOp::And); };
+  t["aten::logical_or"] = [](OpEnv &e) { return logical(e, TOp::Or); };
+  t["aten::logical_xor"] = [](OpEnv &e) { return logical(e, TOp::Xor); };
+  t["aten::logical_not"] = [](OpEnv &e) { return logical(e, TOp::Not); };
+  t["aten::isnan"] = [](OpEnv &e) {
+    DType d = e.inType(0).dtype;
+    if (!isFloating(d)) return e.tc.boolConstant(false);
+    return e.tc.make(TOp::IsNan, {e.operand(0, d)}, d);
+  };
+  t["aten::where.self"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return e.tc.select(e.operand(0, DType::Bool), e.operand(1, d), e.operand(2, d));
+  };
+  t["aten::masked_fill.Scalar"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return e.tc.select(e.operand(1, DType::Bool), e.scalar("value", d), e.operand(0, d));
+  };
+  t["aten::masked_fill.Tensor"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (e.inType(2).rank() != 0) e.unsupported("a value that is not 0-dim");
+    return e.tc.select(e.operand(1, DType::Bool), e.operandAt(2, {}, d), e.operand(0, d));
+  };
+}
+
+}  // namespace torchtv::sem

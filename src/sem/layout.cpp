@@ -1,0 +1,211 @@
+// Layout ops as exact index maps (Note [Index expressions]).
+#include <algorithm>
+
+#include "src/sem/semantics.h"
+
+namespace torchtv::sem {
+
+namespace {
+
+std::vector<int64_t> concreteShape(OpEnv &e, const Shape &s) {
+  std::vector<int64_t> out;
+  for (const Dim &d : s) {
+    if (!d.isConcrete()) e.unsupported("a symbolic dim in a reshape");
+    out.push_back(d.size());
+  }
+  return out;
+}
+
+int64_t wrapped(OpEnv &e, int64_t dim, int64_t rank) {
+  auto d = wrapDim(dim, rank);
+  if (!d) e.unsupported("dim out of range");
+  return *d;
+}
+
+TermPtr passThrough(OpEnv &e, const std::vector<IndexExpr> &idx) {
+  return e.operandAt(0, idx, e.outType().dtype);
+}
+
+// Row-major flat offset of an index into a shape.
+IndexExpr flatOffset(const std::vector<IndexExpr> &idx, const std::vector<int64_t> &shape) {
+  IndexExpr flat = IndexExpr::constant(0);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    flat = flat + idx[d] * stride;
+    stride *= shape[d];
+  }
+  return flat;
+}
+
+TermPtr view(OpEnv &e) {
+  const Shape &inS = e.inType(0).shape, &outS = e.outType().shape;
+  if (inS == outS) return passThrough(e, e.index);
+  std::vector<int64_t> in = concreteShape(e, inS), out = concreteShape(e, outS);
+  IndexExpr flat = flatOffset(e.index, out);
+  std::vector<IndexExpr> idx(in.size());
+  int64_t stride = 1;
+  for (size_t d = in.size(); d-- > 0;) {
+    idx[d] = flat.floorDiv(stride, e.tc.vars).mod(in[d], e.tc.vars);
+    stride *= in[d];
+  }
+  return passThrough(e, idx);
+}
+
+TermPtr permuteBy(OpEnv &e, const std::vector<int64_t> &perm) {
+  // out[i_0..] = in[j] with j[perm[k]] = i_k
+  std::vector<IndexExpr> idx(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) idx[perm[k]] = e.index[k];
+  return passThrough(e, idx);
+}
+
+TermPtr triangle(OpEnv &e, bool lower) {
+  int64_t r = e.outType().rank();
+  if (r < 2) e.unsupported("rank below 2");
+  int64_t diag = e.node.attr("diagonal").asInt();
+  const IndexExpr &i = e.index[r - 2], &j = e.index[r - 1];
+  // tril keeps j - i <= diagonal; triu keeps j - i >= diagonal.
+  TermPtr keep = lower ? e.tc.indexCmp(IndexCmpKind::Le, j, i + diag) : e.tc.indexCmp(IndexCmpKind::Le, i + diag, j);
+  DType d = e.outType().dtype;
+  return e.tc.select(keep, e.operand(0, d), e.tc.constant(0, d));
+}
+
+}  // namespace
+
+void addLayout(HandlerTable &t) {
+  t["aten::view"] = view;
+  t["aten::reshape"] = view;
+  t["aten::_unsafe_view"] = view;
+  t["aten::expand"] = [](OpEnv &e) { return e.operand(0, e.outType().dtype); };
+  t["aten::permute"] = [](OpEnv &e) {
+    std::vector<int64_t> perm;
+    for (int64_t d : e.node.attr("dims").asInts()) perm.push_back(wrapped(e, d, e.outType().rank()));
+    return permuteBy(e, perm);
+  };
+  t["aten::transpose.int"] = [](OpEnv &e) {
+    int64_t r = e.outType().rank();
+    std::vector<int64_t> perm(r);
+    for (int64_t k = 0; k < r; ++k) perm[k] = k;
+    if (r > 0) std::swap(perm[wrapped(e, e.node.attr("dim0").asInt(), r)], perm[wrapped(e, e.node.attr("dim1").asInt(), r)]);
+    return permuteBy(e, perm);
+  };
+  t["aten::t"] = [](OpEnv &e) {
+    std::vector<IndexExpr> idx(e.index.rbegin(), e.index.rend());
+    return passThrough(e, idx);
+  };
+  t["aten::unsqueeze"] = [](OpEnv &e) {
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), e.outType().rank());
+    std::vector<IndexExpr> idx = e.index;
+    idx.erase(idx.begin() + d);
+    return passThrough(e, idx);
+  };
+  auto squeezeLike = [](OpEnv &e) {
+    // Put a 0 back for every dim of size 1 that the output lacks.
+    const Shape &in = e.inType(0).shape;
+    std::vector<IndexExpr> idx;
+    size_t out = 0;
+    bool all = e.node.op == "aten::squeeze";
+    int64_t only = all || in.empty() ? -1 : wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(in.size()));
+    for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+      bool one = in[d].isConcrete() && in[d].size() == 1;
+      if (one && (all || d == only)) idx.push_back(IndexExpr::constant(0));
+      else idx.push_back(e.index.at(out++));
+    }
+    return passThrough(e, idx);
+  };
+  t["aten::squeeze"] = squeezeLike;
+  t["aten::squeeze.dim"] = squeezeLike;
+  t["aten::slice.Tensor"] = [](OpEnv &e) {
+    const Shape &in = e.inType(0).shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(in.size()));
+    int64_t step = e.node.attr("step").asInt();
+    int64_t start = 0;
+    if (!e.node.attr("start").isNone()) {
+      start = e.node.attr("start").asInt();
+      if (start != 0) {
+        if (!in[d].isConcrete()) e.unsupported("slice of a symbolic dim");
+        if (start < 0) start += in[d].size();
+        start = std::clamp<int64_t>(start, 0, in[d].size());
+      }
+    }
+    std::vector<IndexExpr> idx = e.index;
+    idx[d] = e.index[d] * step + start;
+    return passThrough(e, idx);
+  };
+  t["aten::select.int"] = [](OpEnv &e) {
+    const Shape &in = e.inType(0).shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(in.size()));
+    int64_t i = e.node.attr("index").asInt();
+    if (i < 0) {
+      if (!in[d].isConcrete()) e.unsupported("negative index into a symbolic dim");
+      i += in[d].size();
+    }
+    std::vector<IndexExpr> idx = e.index;
+    idx.insert(idx.begin() + d, IndexExpr::constant(i));
+    return passThrough(e, idx);
+  };
+  t["aten::cat"] = [](OpEnv &e) {
+    int64_t r = e.outType().rank();
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), r);
+    DType dt = e.outType().dtype;
+    std::vector<std::pair<int64_t, int64_t>> ranges;  // offset, size
+    int64_t offset = 0;
+    for (size_t k = 0; k < e.node.inputs.size(); ++k) {
+      const Dim &s = e.inType(static_cast<int>(k)).shape.at(d);
+      if (!s.isConcrete()) e.unsupported("cat along a symbolic dim");
+      ranges.push_back({offset, s.size()});
+      offset += s.size();
+    }
+    TermPtr result = nullptr;
+    for (size_t k = ranges.size(); k-- > 0;) {
+      std::vector<IndexExpr> idx = e.index;
+      idx[d] = e.index[d] + (-ranges[k].first);
+      TermPtr part = e.operandAt(static_cast<int>(k), idx, dt);
+      if (!result) result = part;
+      else result = e.tc.select(e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(ranges[k].first + ranges[k].second)), part, result);
+    }
+    return result;
+  };
+  t["aten::stack"] = [](OpEnv &e) {
+    int64_t r = e.outType().rank();
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), r);
+    DType dt = e.outType().dtype;
+    std::vector<IndexExpr> idx = e.index;
+    idx.erase(idx.begin() + d);
+    TermPtr result = nullptr;
+    for (size_t k = e.node.inputs.size(); k-- > 0;) {
+      TermPtr part = e.operandAt(static_cast<int>(k), idx, dt);
+      if (!result) result = part;
+      else result = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, e.index[d], IndexExpr::constant(static_cast<int64_t>(k))), part, result);
+    }
+    return result;
+  };
+  t["aten::flip"] = [](OpEnv &e) {
+    const Shape &s = e.outType().shape;
+    std::vector<IndexExpr> idx = e.index;
+    for (int64_t d : e.node.attr("dims").asInts()) {
+      int64_t w = wrapped(e, d, static_cast<int64_t>(s.size()));
+      if (!s[w].isConcrete()) e.unsupported("flip of a symbolic dim");
+      idx[w] = e.index[w] * -1 + (s[w].size() - 1);
+    }
+    return passThrough(e, idx);
+  };
+  t["aten::tril"] = [](OpEnv &e) { return triangle(e, true); };
+  t["aten::triu"] = [](OpEnv &e) { return triangle(e, false); };
+  t["prim::constant"] = [](OpEnv &e) {
+    const Attribute &data = e.node.attr("data");
+    DType d = e.outType().dtype;
+    std::vector<TermPtr> values;
+    if (data.isInts())
+      for (int64_t v : data.asInts()) values.push_back(e.tc.intConstant(v, d));
+    else
+      for (double v : data.asFloats()) values.push_back(e.tc.constant(v, d));
+    if (values.size() > 256) e.unsupported("a constant of more than 256 elements");
+    IndexExpr flat = flatOffset(e.index, concreteShape(e, e.outType().shape));
+    TermPtr result = values.back();
+    for (size_t k = values.size() - 1; k-- > 0;)
+      result = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, flat, IndexExpr::constant(static_cast<int64_t>(k))), values[k], result);
+    return result;
+  };
+}
+
+}  // namespace torchtv::sem

@@ -1,0 +1,86 @@
+// Matrix products as sums over the contracted index.
+#include "src/sem/semantics.h"
+
+namespace torchtv::sem {
+
+namespace {
+
+// sum_k a[aIdx(k)] * b[bIdx(k)] over a contraction of extent `k`.
+TermPtr contract(OpEnv &e, int a, int b, const Dim &k, const std::function<std::vector<IndexExpr>(const IndexExpr &)> &aIdx,
+                 const std::function<std::vector<IndexExpr>(const IndexExpr &)> &bIdx, DType d) {
+  int v = e.tc.vars.fresh(k, "k");
+  IndexExpr kv = IndexExpr::var(v);
+  TermPtr body = e.tc.make(TOp::Mul, {e.operandAt(a, aIdx(kv), d), e.operandAt(b, bIdx(kv), d)}, d);
+  return e.tc.reduce(TOp::Sum, v, body, d, e.node.op);
+}
+
+// matmul with torch.matmul's rank rules (1-D operands get a dim added and removed).
+TermPtr matmulTerm(OpEnv &e, int a, int b, DType d) {
+  const Shape &sa = e.inType(a).shape, &sb = e.inType(b).shape;
+  const std::vector<IndexExpr> &o = e.index;
+  size_t ra = sa.size(), rb = sb.size();
+  if (ra == 0 || rb == 0) e.unsupported("0-dim operand");
+  const Dim &k = sa.back();
+  // Output index layout: batch..., [i if ra > 1], [j if rb > 1].
+  size_t nBatch = o.size() - (ra > 1 ? 1 : 0) - (rb > 1 ? 1 : 0);
+  std::vector<IndexExpr> batch(o.begin(), o.begin() + nBatch);
+  IndexExpr i = ra > 1 ? o[nBatch] : IndexExpr::constant(0);
+  IndexExpr j = rb > 1 ? o.back() : IndexExpr::constant(0);
+  auto aIdx = [&](const IndexExpr &kv) {
+    std::vector<IndexExpr> idx;
+    if (ra > 2) {
+      Shape batchShape(sa.begin(), sa.end() - 2);
+      idx = broadcastIndex(batchShape, batch);
+    }
+    if (ra > 1) idx.push_back(i);
+    idx.push_back(kv);
+    return idx;
+  };
+  auto bIdx = [&](const IndexExpr &kv) {
+    std::vector<IndexExpr> idx;
+    if (rb > 2) {
+      Shape batchShape(sb.begin(), sb.end() - 2);
+      idx = broadcastIndex(batchShape, batch);
+    }
+    idx.push_back(kv);
+    if (rb > 1) idx.push_back(j);
+    return idx;
+  };
+  return contract(e, a, b, k, aIdx, bIdx, d);
+}
+
+}  // namespace
+
+void addMatmul(HandlerTable &t) {
+  for (const char *name : {"aten::mm", "aten::bmm", "aten::matmul", "aten::dot"})
+    t[name] = [](OpEnv &e) { return matmulTerm(e, 0, 1, e.outType().dtype); };
+  t["aten::addmm"] = [](OpEnv &e) {
+    DType d = e.outType().dtype;
+    TermPtr prod = matmulTerm(e, 1, 2, d);
+    const Attribute &alpha = e.node.attr("alpha"), &beta = e.node.attr("beta");
+    if (alpha.asDouble() != 1.0) prod = e.tc.make(TOp::Mul, {prod, e.scalar("alpha", d)}, d);
+    TermPtr self = e.operand(0, d);
+    if (beta.asDouble() == 0.0) return prod;  // beta = 0 ignores self, NaN included
+    if (beta.asDouble() != 1.0) self = e.tc.make(TOp::Mul, {self, e.scalar("beta", d)}, d);
+    return e.tc.make(TOp::Add, {self, prod}, d);
+  };
+  t["aten::linear"] = [](OpEnv &e) {
+    DType d = e.outType().dtype;
+    const Shape &sx = e.inType(0).shape;
+    const Dim &k = sx.back();
+    std::vector<IndexExpr> o = e.index;
+    IndexExpr j = o.back();
+    TermPtr prod = contract(
+        e, 0, 1, k,
+        [&](const IndexExpr &kv) {
+          std::vector<IndexExpr> idx(o.begin(), o.end() - 1);
+          idx.push_back(kv);
+          return idx;
+        },
+        [&](const IndexExpr &kv) { return std::vector<IndexExpr>{j, kv}; }, d);
+    if (e.node.inputs.size() > 2 && e.node.inputs[2]) prod = e.tc.make(TOp::Add, {prod, e.operand(2, d)}, d);
+    return prod;
+  };
+}
+
+}  // namespace torchtv::sem

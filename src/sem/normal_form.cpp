@@ -1,0 +1,537 @@
+#include "src/sem/normal_form.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <boost/multiprecision/cpp_int.hpp>
+
+namespace torchtv::sem {
+
+namespace {
+
+using Rat = boost::multiprecision::cpp_rational;
+using BigInt = boost::multiprecision::cpp_int;
+
+constexpr size_t kMaxMonomials = 4000;
+
+Rat ratOfDouble(double v) {
+  if (!std::isfinite(v)) throw Unsupported("a non-finite constant has no real value");
+  if (v == 0) return Rat(0);
+  int e = 0;
+  double m = std::frexp(v, &e);  // v = m * 2^e, 0.5 <= |m| < 1
+  auto mant = static_cast<int64_t>(std::ldexp(m, 53));
+  e -= 53;
+  BigInt num = mant, den = 1;
+  if (e >= 0) num <<= e;
+  else den <<= -e;
+  return Rat(num, den);
+}
+
+std::string ratStr(const Rat &r) { return r.str(); }
+
+struct Atom;
+using AtomPtr = std::shared_ptr<const Atom>;
+
+struct Factor {
+  AtomPtr atom;
+  Rat exp;
+};
+
+struct Monomial {
+  std::vector<Factor> factors;  // sorted by atom key, exponents non-zero
+  std::string key;
+};
+
+struct Poly {
+  std::map<std::string, std::pair<Monomial, Rat>> terms;
+};
+
+enum class AtomKind { Read, IndexCond, Indicator, Fn, Base, Sum };
+
+struct Atom {
+  AtomKind kind = AtomKind::Read;
+  std::string name;  // Fn/Indicator op, Read slot
+  std::vector<IndexExpr> index;
+  std::vector<Poly> args;
+  Monomial body;  // Sum
+  int binder = -1;
+  Dim extent = 0;
+  int height = 0;
+  bool positive = false;   // known > 0 over the reals
+  bool indicator = false;  // takes values 0 and 1 only
+  std::vector<int> freeVars;
+  std::string key;
+  std::string text;  // for assumptions
+};
+
+std::string polyKey(const Poly &p) {
+  std::string k = "{";
+  for (auto &[mk, mc] : p.terms) k += ratStr(mc.second) + "*" + mk + ";";
+  return k + "}";
+}
+
+bool mentions(const Atom &a, int v) { return std::binary_search(a.freeVars.begin(), a.freeVars.end(), v); }
+
+}  // namespace
+
+struct NormalForm::Impl {
+  TermContext &tc;
+  std::unordered_map<int, Poly> memo;
+  std::set<std::string> assumptions;
+  explicit Impl(TermContext &t) : tc(t) {}
+
+  // ---- construction ----
+  AtomPtr finish(Atom a) {
+    std::vector<int> fv;
+    int h = 0;
+    auto addPoly = [&](const Poly &p) {
+      for (auto &[k, mc] : p.terms)
+        for (const Factor &f : mc.first.factors) {
+          fv.insert(fv.end(), f.atom->freeVars.begin(), f.atom->freeVars.end());
+          h = std::max(h, f.atom->height);
+        }
+    };
+    for (const IndexExpr &e : a.index) e.collectVars(fv);
+    for (const Poly &p : a.args) addPoly(p);
+    for (const Factor &f : a.body.factors) {
+      fv.insert(fv.end(), f.atom->freeVars.begin(), f.atom->freeVars.end());
+      h = std::max(h, f.atom->height);
+    }
+    std::sort(fv.begin(), fv.end());
+    fv.erase(std::unique(fv.begin(), fv.end()), fv.end());
+    if (a.kind == AtomKind::Sum) {
+      fv.erase(std::remove(fv.begin(), fv.end(), a.binder), fv.end());
+      h += 1;
+    }
+    a.freeVars = fv;
+    a.height = h;
+    std::string k = std::to_string(static_cast<int>(a.kind)) + ":" + a.name + "[";
+    for (const IndexExpr &e : a.index) k += e.key() + ",";
+    k += "](";
+    for (const Poly &p : a.args) k += polyKey(p) + ",";
+    k += ")";
+    if (a.kind == AtomKind::Sum) k += "S" + std::to_string(a.binder) + "<" + a.extent.str() + ">" + a.body.key;
+    a.key = k;
+    if (a.text.empty()) a.text = k.size() > 120 ? k.substr(0, 117) + "..." : k;
+    return std::make_shared<const Atom>(std::move(a));
+  }
+
+  static Poly constant(const Rat &c) {
+    Poly p;
+    if (c != 0) p.terms[""] = {Monomial{}, c};
+    return p;
+  }
+  static Poly ofAtom(AtomPtr a, const Rat &e = 1) {
+    Poly p;
+    Monomial m;
+    m.factors.push_back({std::move(a), e});
+    m.key = m.factors[0].atom->key + "^" + ratStr(e);
+    p.terms[m.key] = {m, Rat(1)};
+    return p;
+  }
+  static void addTerm(Poly &p, const Monomial &m, const Rat &c) {
+    if (c == 0) return;
+    auto it = p.terms.find(m.key);
+    if (it == p.terms.end()) p.terms.emplace(m.key, std::make_pair(m, c));
+    else {
+      it->second.second += c;
+      if (it->second.second == 0) p.terms.erase(it);
+    }
+    if (p.terms.size() > kMaxMonomials) throw Unsupported("the real normal form grew past " + std::to_string(kMaxMonomials) + " monomials");
+  }
+  static Poly add(const Poly &a, const Poly &b, const Rat &scaleB = 1) {
+    Poly r = a;
+    for (auto &[k, mc] : b.terms) addTerm(r, mc.first, mc.second * scaleB);
+    return r;
+  }
+  static Poly scale(const Poly &a, const Rat &c) { return add(Poly{}, a, c); }
+
+  void assume(const Atom &a, const std::string &what) { assumptions.insert(a.text + what); }
+
+  // Product of monomials, merging exponents of equal atoms (Note [Real normal form]).
+  Monomial mulMono(const Monomial &x, const Monomial &y) {
+    std::vector<Factor> fs = x.factors;
+    fs.insert(fs.end(), y.factors.begin(), y.factors.end());
+    std::sort(fs.begin(), fs.end(), [](const Factor &a, const Factor &b) { return a.atom->key < b.atom->key; });
+    Monomial m;
+    for (const Factor &f : fs) {
+      if (!m.factors.empty() && m.factors.back().atom->key == f.atom->key) {
+        Factor &g = m.factors.back();
+        bool bothNatural = g.exp > 0 && f.exp > 0 && denominator(g.exp) == 1 && denominator(f.exp) == 1;
+        if (g.atom->indicator && bothNatural) continue;  // c * c = c
+        if (!bothNatural && !g.atom->positive) {
+          bool integral = denominator(g.exp) == 1 && denominator(f.exp) == 1;
+          assume(*g.atom, integral ? " != 0" : " > 0");
+        }
+        g.exp += f.exp;
+      } else {
+        m.factors.push_back(f);
+      }
+    }
+    m.factors.erase(std::remove_if(m.factors.begin(), m.factors.end(), [](const Factor &f) { return f.exp == 0; }),
+                    m.factors.end());
+    for (const Factor &f : m.factors) m.key += f.atom->key + "^" + ratStr(f.exp) + "*";
+    return m;
+  }
+
+  Poly mul(const Poly &a, const Poly &b) {
+    Poly r;
+    for (auto &[ka, ma] : a.terms)
+      for (auto &[kb, mb] : b.terms) addTerm(r, mulMono(ma.first, mb.first), ma.second * mb.second);
+    return r;
+  }
+
+  // p^e for a rational e.
+  Poly power(const Poly &p, const Rat &e, const std::string &text) {
+    if (e == 0) return constant(1);
+    if (denominator(e) == 1 && e > 0 && e <= 4) {
+      Poly r = constant(1);
+      for (int i = 0; i < static_cast<int>(numerator(e)); ++i) r = mul(r, p);
+      return r;
+    }
+    if (p.terms.empty()) throw Unsupported("a power of zero");
+    if (p.terms.size() == 1) {
+      const auto &[m, c] = p.terms.begin()->second;
+      bool integral = denominator(e) == 1;
+      bool single = m.factors.size() == 1 && m.factors[0].exp == 1;
+      if (integral || (single && c == 1) || m.factors.empty()) {
+        Rat ce;
+        if (integral) {
+          // c^e for an integer e.
+          Rat base = e > 0 ? c : Rat(1) / c;
+          ce = 1;
+          for (BigInt i = 0; i < abs(numerator(e)); ++i) ce *= base;
+        } else if (c == 1) {
+          ce = 1;
+        } else {
+          return ofAtom(baseAtom(p, text), e);
+        }
+        Monomial r;
+        for (const Factor &f : m.factors) {
+          Monomial one;
+          one.factors.push_back({f.atom, f.exp * e});
+          if (!integral && !f.atom->positive) assume(*f.atom, " > 0");
+          if (integral && e < 0 && !f.atom->positive) assume(*f.atom, " != 0");
+          one.key = f.atom->key + "^" + ratStr(f.exp * e) + "*";
+          r = mulMono(r, one);
+        }
+        Poly out;
+        addTerm(out, r, ce);
+        return out;
+      }
+    }
+    return ofAtom(baseAtom(p, text), e);
+  }
+
+  bool obviouslyPositive(const Poly &p) {
+    bool hasConstant = false;
+    for (auto &[k, mc] : p.terms) {
+      if (mc.second <= 0) return false;
+      if (mc.first.factors.empty()) hasConstant = true;
+      for (const Factor &f : mc.first.factors) {
+        bool even = denominator(f.exp) == 1 && numerator(f.exp) % 2 == 0;
+        if (!f.atom->positive && !even) return false;
+      }
+    }
+    return hasConstant;
+  }
+
+  AtomPtr baseAtom(const Poly &p, const std::string &text) {
+    Atom a;
+    a.kind = AtomKind::Base;
+    a.args = {p};
+    a.positive = obviouslyPositive(p);
+    a.text = "(" + text + ")";
+    return finish(std::move(a));
+  }
+
+  Poly fn(const std::string &name, std::vector<Poly> args, bool positive = false, const std::string &text = "") {
+    Atom a;
+    a.kind = AtomKind::Fn;
+    a.name = name;
+    a.args = std::move(args);
+    a.positive = positive;
+    a.indicator = name.rfind("cmp_", 0) == 0;
+    a.text = text.empty() ? name + "(...)" : text;
+    return ofAtom(finish(std::move(a)));
+  }
+
+  // exp(sum c_i M_i) = prod exp(M_i)^c_i
+  Poly expOf(const Poly &p) {
+    Poly r = constant(1);
+    for (auto &[k, mc] : p.terms) {
+      Poly m;
+      addTerm(m, mc.first, Rat(1));
+      Atom a;
+      a.kind = AtomKind::Fn;
+      a.name = "exp";
+      a.args = {m};
+      a.positive = true;
+      a.text = "exp(...)";
+      r = mul(r, ofAtom(finish(std::move(a)), mc.second));
+    }
+    return r;
+  }
+
+  Poly logOf(const Poly &p, const std::string &text) {
+    if (p.terms.size() == 1) {
+      const auto &[m, c] = p.terms.begin()->second;
+      bool allPositive = c > 0;
+      for (const Factor &f : m.factors) allPositive = allPositive && f.atom->positive;
+      if (allPositive) {
+        Poly r = c == 1 ? Poly{} : fn("log", {constant(c)}, false, "log(const)");
+        for (const Factor &f : m.factors) {
+          if (f.atom->kind == AtomKind::Fn && f.atom->name == "exp") r = add(r, f.atom->args[0], f.exp);
+          else r = add(r, fn("log", {ofAtom(f.atom)}, false, "log(" + f.atom->text + ")"), f.exp);
+        }
+        return r;
+      }
+    }
+    return fn("log", {p}, false, "log(" + text + ")");
+  }
+
+  // Indicator of d < 0 / d <= 0 / d == 0, with d scaled to a leading coefficient of 1.
+  Poly indicator(const std::string &kind, Poly d) {
+    if (d.terms.empty()) return constant(kind == "lt" ? 0 : 1);
+    if (d.terms.size() == 1 && d.terms.begin()->second.first.factors.empty()) {
+      Rat c = d.terms.begin()->second.second;
+      bool v = kind == "lt" ? c < 0 : kind == "le" ? c <= 0 : c == 0;
+      return constant(v ? 1 : 0);
+    }
+    Rat lead = d.terms.begin()->second.second;
+    d = scale(d, Rat(1) / abs(lead));
+    std::string k = kind;
+    bool flip = false;
+    if (lead < 0) {
+      d = scale(d, Rat(-1));
+      if (kind == "lt") { k = "le"; flip = true; }      // d < 0  <=>  not (-d <= 0)
+      else if (kind == "le") { k = "lt"; flip = true; } // d <= 0 <=>  not (-d < 0)
+    }
+    Atom a;
+    a.kind = AtomKind::Indicator;
+    a.name = k;
+    a.args = {d};
+    a.indicator = true;
+    a.text = k + "(...)";
+    Poly ind = ofAtom(finish(std::move(a)));
+    return flip ? add(constant(1), ind, Rat(-1)) : ind;
+  }
+
+  // ---- renaming and sums ----
+  AtomPtr rename(const AtomPtr &a, int from, int to) {
+    if (!mentions(*a, from)) return a;
+    Atom b = *a;
+    IndexExpr toE = IndexExpr::var(to);
+    for (IndexExpr &e : b.index) e = e.substitute(from, toE, tc.vars);
+    for (Poly &p : b.args) p = renamePoly(p, from, to);
+    if (b.kind == AtomKind::Sum) b.body = renameMono(b.body, from, to);
+    b.key.clear();
+    return finish(std::move(b));
+  }
+  Monomial renameMono(const Monomial &m, int from, int to) {
+    Monomial r;
+    for (const Factor &f : m.factors) {
+      Monomial one;
+      one.factors.push_back({rename(f.atom, from, to), f.exp});
+      one.key = one.factors[0].atom->key + "^" + ratStr(f.exp) + "*";
+      // Renaming never makes two factors equal that were different (the
+      // binder is fresh), so mulMono only re-sorts here.
+      r = mulMono(r, one);
+    }
+    return r;
+  }
+  Poly renamePoly(const Poly &p, int from, int to) {
+    Poly r;
+    for (auto &[k, mc] : p.terms) addTerm(r, renameMono(mc.first, from, to), mc.second);
+    return r;
+  }
+
+  Poly sumOf(int binder, const Dim &extent, const Poly &body) {
+    Poly r;
+    for (auto &[k, mc] : body.terms) {
+      Monomial outer, inner;
+      for (const Factor &f : mc.first.factors) {
+        Monomial one;
+        one.factors.push_back(f);
+        one.key = f.atom->key + "^" + ratStr(f.exp) + "*";
+        if (mentions(*f.atom, binder)) inner = mulMono(inner, one);
+        else outer = mulMono(outer, one);
+      }
+      Poly term;
+      addTerm(term, outer, mc.second);
+      if (inner.factors.empty()) {
+        if (extent.isConcrete()) term = scale(term, Rat(extent.size()));
+        else term = mul(term, fn("dim_" + extent.symbolName(), {}, true, extent.symbolName()));
+      } else {
+        int h = 0;
+        for (const Factor &f : inner.factors) h = std::max(h, f.atom->height);
+        int canon = tc.vars.canonical(1, h + 1, extent);
+        Atom s;
+        s.kind = AtomKind::Sum;
+        s.binder = canon;
+        s.extent = extent;
+        s.body = renameMono(inner, binder, canon);
+        s.text = "sum(...)";
+        term = mul(term, ofAtom(finish(std::move(s))));
+      }
+      r = add(r, term);
+    }
+    return r;
+  }
+
+  // ---- terms ----
+  Poly norm(TermPtr t) {
+    auto it = memo.find(t->id);
+    if (it != memo.end()) return it->second;
+    Poly p = compute(t);
+    memo.emplace(t->id, p);
+    return p;
+  }
+
+  Poly opaque(TermPtr t, const std::string &why) {
+    Atom a;
+    a.kind = AtomKind::Fn;
+    a.name = "term" + std::to_string(t->id);
+    a.indicator = t->dtype == DType::Bool;
+    a.text = tc.str(t).substr(0, 100);
+    for (int v : t->freeVars) a.index.push_back(IndexExpr::var(v));
+    (void)why;
+    return ofAtom(finish(std::move(a)));
+  }
+
+  Poly compute(TermPtr t) {
+    DType d = t->dtype;
+    auto A = [&](int i) { return norm(t->args[i]); };
+    std::string text = tc.str(t).substr(0, 100);
+    if (isIntegral(d) && !(t->op == TOp::Add || t->op == TOp::Sub || t->op == TOp::Mul || t->op == TOp::Neg ||
+                           t->op == TOp::Read || t->op == TOp::Const))
+      return opaque(t, "integral");
+    if (isIntegral(d))
+      for (TermPtr a : t->args)
+        if (a->dtype != d) return opaque(t, "mixed integer widths");
+    switch (t->op) {
+    case TOp::Const:
+      return constant(isFloating(d) ? ratOfDouble(t->num) : Rat(t->inum));
+    case TOp::Read: {
+      Atom a;
+      a.kind = AtomKind::Read;
+      a.name = "t" + std::to_string(t->slot) + ":" + std::string(dtypeName(d));
+      a.index = t->index;
+      a.indicator = d == DType::Bool;
+      a.text = text;
+      return ofAtom(finish(std::move(a)));
+    }
+    case TOp::IndexCmp: {
+      Atom a;
+      a.kind = AtomKind::IndexCond;
+      a.name = std::to_string(t->inum);
+      a.index = t->index;
+      a.indicator = true;
+      a.text = text;
+      return ofAtom(finish(std::move(a)));
+    }
+    case TOp::Add: return add(A(0), A(1));
+    case TOp::Sub: return add(A(0), A(1), Rat(-1));
+    case TOp::Mul: return mul(A(0), A(1));
+    case TOp::Neg: return scale(A(0), Rat(-1));
+    case TOp::Div: return mul(A(0), power(A(1), Rat(-1), tc.str(t->args[1]).substr(0, 100)));
+    case TOp::Sqrt: return power(A(0), Rat(1, 2), tc.str(t->args[0]).substr(0, 100));
+    case TOp::Rsqrt: return power(A(0), Rat(-1, 2), tc.str(t->args[0]).substr(0, 100));
+    case TOp::PowC: return power(A(0), ratOfDouble(t->num), tc.str(t->args[0]).substr(0, 100));
+    case TOp::Exp: return expOf(A(0));
+    case TOp::Log: return logOf(A(0), tc.str(t->args[0]).substr(0, 100));
+    case TOp::Sigmoid: {
+      Poly base = add(constant(1), expOf(scale(A(0), Rat(-1))));
+      return power(base, Rat(-1), "1 + exp(-x)");
+    }
+    case TOp::Silu: {
+      Poly base = add(constant(1), expOf(scale(A(0), Rat(-1))));
+      return mul(A(0), power(base, Rat(-1), "1 + exp(-x)"));
+    }
+    case TOp::Gelu: {
+      Poly x = A(0);
+      Poly erf = fn("erf", {scale(x, ratOfDouble(M_SQRT1_2))}, false, "erf(...)");
+      return mul(scale(x, Rat(1, 2)), add(constant(1), erf));
+    }
+    case TOp::Abs: case TOp::Tanh: case TOp::Erf: case TOp::Log1p: case TOp::Expm1: case TOp::Sin:
+    case TOp::Cos: case TOp::Floor: case TOp::Ceil: case TOp::Round: case TOp::GeluTanh:
+      return fn(topName(t->op), {A(0)}, false, text);
+    case TOp::Atan2: case TOp::PowT:
+      return fn(topName(t->op), {A(0), A(1)}, false, text);
+    case TOp::Maximum: case TOp::Minimum: {
+      // Over the reals max and min commute.
+      Poly a = A(0), b = A(1);
+      if (polyKey(b) < polyKey(a)) std::swap(a, b);
+      return fn(topName(t->op), {a, b}, false, text);
+    }
+    case TOp::Lt: case TOp::Le: case TOp::Gt: case TOp::Ge: case TOp::Eq: case TOp::Ne:
+      if (!isFloating(t->args[0]->dtype)) {
+        // Integer polynomials are equal only modulo 2^n: their order, and
+        // whether a difference is zero, are not ring facts. The comparison is
+        // an opaque indicator of its (normalized) operands.
+        Poly ind = fn(std::string("cmp_") + topName(t->op) + "_" + std::string(dtypeName(t->args[0]->dtype)),
+                      {A(0), A(1)}, false, text);
+        return ind;
+      }
+      break;
+    default:
+      break;
+    }
+    switch (t->op) {
+    case TOp::Lt: return indicator("lt", add(A(0), A(1), Rat(-1)));
+    case TOp::Le: return indicator("le", add(A(0), A(1), Rat(-1)));
+    case TOp::Gt: return indicator("lt", add(A(1), A(0), Rat(-1)));
+    case TOp::Ge: return indicator("le", add(A(1), A(0), Rat(-1)));
+    case TOp::Eq: return indicator("eq", add(A(0), A(1), Rat(-1)));
+    case TOp::Ne: return add(constant(1), indicator("eq", add(A(0), A(1), Rat(-1))), Rat(-1));
+    case TOp::IsNan: return constant(0);  // no NaN among the reals
+    case TOp::Not: return add(constant(1), A(0), Rat(-1));
+    case TOp::And: return mul(A(0), A(1));
+    case TOp::Or: return add(add(A(0), A(1)), mul(A(0), A(1)), Rat(-1));
+    case TOp::Xor: return add(add(A(0), A(1)), mul(A(0), A(1)), Rat(-2));
+    case TOp::Select: {
+      Poly c = A(0);
+      return add(mul(c, A(1)), mul(add(constant(1), c, Rat(-1)), A(2)));
+    }
+    case TOp::Cast: {
+      DType from = t->args[0]->dtype;
+      if (isFloating(d) && (isFloating(from) || from == DType::Bool)) return A(0);  // exact over the reals
+      if (d == DType::Bool && isFloating(from)) return add(constant(1), indicator("eq", A(0)), Rat(-1));
+      return fn("cast_" + std::string(dtypeName(from)) + "_" + std::string(dtypeName(d)), {A(0)}, false, text);
+    }
+    case TOp::Sum:
+      return sumOf(t->binder, t->extent, A(0));
+    case TOp::RMax: case TOp::RMin: {
+      // max/min over the bound index: an atom of the canonically renamed body.
+      Poly body = A(0);
+      int h = t->height;
+      int canon = tc.vars.canonical(1, h + 1000, t->extent);
+      Atom a;
+      a.kind = AtomKind::Fn;
+      a.name = std::string(topName(t->op)) + "<" + t->extent.str() + ">" + std::to_string(canon);
+      a.args = {renamePoly(body, t->binder, canon)};
+      a.text = text;
+      AtomPtr atom = finish(std::move(a));
+      Atom fixed = *atom;  // the binder is bound: drop it from the free variables
+      fixed.freeVars.erase(std::remove(fixed.freeVars.begin(), fixed.freeVars.end(), canon), fixed.freeVars.end());
+      return ofAtom(std::make_shared<const Atom>(std::move(fixed)));
+    }
+    default:
+      return opaque(t, "no rule");
+    }
+  }
+};
+
+std::string exactRational(double v) {
+  Rat r = ratOfDouble(v);
+  return numerator(r).str() + "/" + denominator(r).str();
+}
+
+NormalForm::NormalForm(TermContext &tc) : impl_(std::make_unique<Impl>(tc)) {}
+NormalForm::~NormalForm() = default;
+
+std::string NormalForm::key(TermPtr t) { return polyKey(impl_->norm(t)); }
+const std::set<std::string> &NormalForm::assumptions() const { return impl_->assumptions; }
+
+}  // namespace torchtv::sem

@@ -1,0 +1,60 @@
+// The real-level normal form of scalar terms (Note [Real normal form]).
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "src/sem/term.h"
+
+namespace torchtv::sem {
+
+// Note [Real normal form]
+// A term is mapped to a polynomial with exact rational coefficients over atoms:
+// tensor reads, index conditions, indicators of comparisons, uninterpreted
+// functions of normalized arguments, powers of non-monomial bases, and sums
+// over a bound index whose body is a single monomial of factors that depend on
+// the binder. Every step is an identity over the reals:
+//   - ring laws (expand products, collect like monomials);
+//   - sum linearity: sum_k (c*A*B(k) + C(k)) = c*A*sum_k B(k) + sum_k C(k) when A
+//     does not depend on k; sum_k c = extent * c; bound variables renamed
+//     canonically (alpha-equivalence);
+//   - a/b = a * b^-1; sqrt(x) = x^(1/2); rsqrt(x) = x^(-1/2); x^a * x^b = x^(a+b):
+//     merging exponents is valid only for x != 0 (integers) or x > 0 (fractions);
+//     unless x is known positive the merge is recorded as an assumption;
+//   - select(c, a, b) = c*a + (1-c)*b, not c = 1 - c, c and d = c*d, c or d =
+//     c + d - c*d, c^n = c for 0/1 indicators (over the reals there is no NaN);
+//   - comparisons are indicators of (a - b) < 0, <= 0, == 0, scaled to a
+//     canonical sign (a positive scale does not change a sign test);
+//   - axioms, each a real identity: exp(a + b) = exp(a) * exp(b) and
+//     exp(c*a) = exp(a)^c (exp is positive); log(exp(a)) = a and
+//     log(x*y) = log(x) + log(y) for factors known positive; sigmoid(x) =
+//     (1 + exp(-x))^-1; silu(x) = x * sigmoid(x); gelu(x) = x/2 * (1 + erf(x * c))
+//     with c the double nearest 1/sqrt(2) that PyTorch uses (so the real
+//     semantics of gelu is its formula with PyTorch's constant).
+// Integer terms are polynomials only through +, -, * of one dtype (equal
+// integer polynomials are equal modulo 2^n); anything else integral is an
+// opaque atom identified by its term. Two terms with the same normal form key
+// are equal over the reals at every index, for any sizes of the dims, under the
+// recorded assumptions.
+class NormalForm {
+public:
+  explicit NormalForm(TermContext &tc);
+  ~NormalForm();
+
+  // Canonical key of t's normal form; throws Unsupported when the form grows
+  // past a size limit or meets something it cannot express.
+  std::string key(TermPtr t);
+  // Human-readable assumptions the normal forms computed so far rely on.
+  const std::set<std::string> &assumptions() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The exact value of a finite double as "numerator/denominator".
+std::string exactRational(double v);
+
+}  // namespace torchtv::sem

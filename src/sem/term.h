@@ -1,0 +1,109 @@
+// Scalar terms: the value of one tensor element at a symbolic index.
+//
+// Note [Symbolic terms]
+// Every op's semantics is written once (src/sem/<family>.cpp) as a function
+// from the output's symbolic index to a scalar Term over its operands' elements
+// (read at index expressions). Terms are hash-consed in a TermContext, so
+// structurally equal terms are the same pointer. Three interpreters read them:
+// the concrete evaluator (src/eval, IEEE per dtype or wide), the real-level
+// normal form (normal_form.cpp) and the Z3 encoder (src/smt, IEEE or reals).
+// A term's dtype is the dtype its operation computes in; a Cast changes it.
+// Reductions (Sum, RMax, RMin) bind an index variable that ranges over
+// [0, extent); their binder is canonical (Note [Canonical binders]).
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/shape.h"
+#include "src/sem/index_expr.h"
+
+namespace torchtv::sem {
+
+enum class TOp {
+  Const, Read, IndexCmp,
+  Add, Sub, Mul, Div, Neg, Abs, Maximum, Minimum,
+  // Transcendental and library functions: uninterpreted in proofs.
+  Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Erf, Atan2, PowT,
+  Gelu, GeluTanh, Silu,
+  PowC,  // x ** constant (attribute num)
+  Floor, Ceil, Round, Sign, IsNan,
+  Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Not,
+  Select, Cast,
+  Sum, RMax, RMin,
+};
+
+const char *topName(TOp op);
+bool isReduction(TOp op);
+// Ops whose value the proofs do not know beyond "same arguments, same result".
+bool isUninterpreted(TOp op);
+
+// IndexCmp kinds (in Term::inum).
+enum class IndexCmpKind { Lt = 0, Le = 1, Eq = 2 };
+
+struct Term {
+  TOp op = TOp::Const;
+  DType dtype = DType::F32;
+  std::vector<const Term *> args;
+  double num = 0;        // Const (floating and bool), PowC exponent
+  int64_t inum = 0;      // Const (integral), IndexCmp kind
+  int slot = -1;         // Read: which tensor
+  std::vector<IndexExpr> index;  // Read: element; IndexCmp: two operands
+  int binder = -1;       // reductions
+  Dim extent = 0;        // reductions
+  std::string origin;    // reductions: the op that reduces (its order is the op's)
+  int id = 0;
+  int height = 0;        // nesting depth of reductions
+  std::vector<int> freeVars;  // sorted
+  std::string key;
+};
+using TermPtr = const Term *;
+
+// Thrown when an op (or an op/attribute combination) has no semantics yet.
+class Unsupported : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class TermContext {
+public:
+  VarTable vars;
+
+  TermPtr constant(double v, DType dtype);  // rounded to dtype
+  TermPtr intConstant(int64_t v, DType dtype);  // wrapped to dtype's width
+  TermPtr boolConstant(bool v) { return intConstant(v ? 1 : 0, DType::Bool); }
+  TermPtr read(int slot, std::vector<IndexExpr> index, DType dtype);
+  TermPtr indexCmp(IndexCmpKind kind, const IndexExpr &a, const IndexExpr &b);
+  // Arithmetic and functions; all operands already in `dtype` (for
+  // comparisons the operands' dtype; the result is bool).
+  TermPtr make(TOp op, std::vector<TermPtr> args, DType dtype, double num = 0);
+  TermPtr select(TermPtr cond, TermPtr a, TermPtr b);
+  TermPtr cast(TermPtr x, DType to);
+  // A reduction over fresh variable `var` (from vars.fresh) of `body`.
+  TermPtr reduce(TOp op, int var, TermPtr body, DType dtype, const std::string &origin);
+  // Replaces index variable `var` by `to` everywhere in t.
+  TermPtr substitute(TermPtr t, int var, const IndexExpr &to);
+
+  std::string str(TermPtr t) const;  // readable, for reasons and debugging
+  size_t size() const { return terms_.size(); }
+
+private:
+  TermPtr intern(Term t);
+  TermPtr substituteUncached(TermPtr t, int var, const IndexExpr &to);
+  std::unordered_map<std::string, TermPtr> substCache_;
+  std::deque<Term> terms_;
+  std::unordered_map<std::string, TermPtr> table_;
+};
+
+// Rounds a double to the nearest value of a floating dtype (RNE), as a double.
+double roundToDType(double v, DType dtype);
+// Wraps an integer to the width of an integral dtype (two's complement).
+int64_t wrapToDType(int64_t v, DType dtype);
+
+}  // namespace torchtv::sem

@@ -1,0 +1,61 @@
+// Equivalence queries to Z3 over scalar terms. This header does not include
+// z3++.h; only src/smt/*.cpp do (Note [Solver isolation]).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/sem/term.h"
+
+namespace torchtv::smt {
+
+// The solver answers with an enum, never a bool (as Alive2 does).
+enum class Answer {
+  Equal,     // unsat: no index and no values make the two terms differ
+  Differ,    // sat: a model, in `model`
+  Unknown,   // resource limit, incomplete theory: `detail` says which
+  Crash,     // the solver process died (Debian's Z3 4.8.12 can raise SIGFPE)
+};
+
+// How float terms are encoded: IEEE sorts of each dtype, or real numbers.
+enum class Arith { Ieee, Real };
+
+// Note [Solver limits]
+// Each query gets a fresh context with a fixed random seed and a resource
+// limit (rlimit, deterministic, unlike wall-clock timeouts); the wall-clock
+// deadline only guards the whole run (--timeout).
+constexpr unsigned kDefaultRlimit = 1000000;
+// Sums over at most this many elements are unrolled at level real; longer
+// ones become uninterpreted functions of their (canonical) body, which is sound
+// for equality of identical bodies only.
+constexpr int64_t kUnrollLimit = 16;
+
+struct QueryOptions {
+  unsigned rlimit = kDefaultRlimit;
+  unsigned seed = 0;
+  double deadlineSeconds = 10;  // wall clock for this query, a guard only
+};
+
+// One element of a tensor read in a model.
+struct ModelRead {
+  int slot = -1;
+  std::vector<long long> index;
+  double value = 0;
+};
+
+struct QueryResult {
+  Answer answer = Answer::Unknown;
+  std::string detail;
+  std::vector<ModelRead> reads;  // Differ: the read elements' values
+  double lhs = 0, rhs = 0;       // Differ: both sides' values (as doubles)
+};
+
+// Is `a` equal to `b` at every index in range (variables free in them range
+// over their extents) and for every value of the tensors read and every
+// interpretation of the uninterpreted functions? Runs in a child process
+// (Note [Solver isolation]); exceptions, resource-outs and crashes become
+// Unknown/Crash with the reason.
+QueryResult proveEqual(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Arith arith,
+                       const QueryOptions &options);
+
+}  // namespace torchtv::smt

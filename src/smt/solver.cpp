@@ -1,0 +1,190 @@
+// Runs one equivalence query in a child process.
+//
+// Note [Solver isolation]
+// Debian's Z3 4.8.12 can die with SIGFPE on large nonlinear real queries, and
+// any solver can run out of memory. Each query therefore runs in a forked
+// child that builds its own Z3 context, solves, and writes a small text answer
+// to a pipe. The parent maps a signal, a non-zero exit, a garbled answer or the
+// wall-clock deadline to Crash/Unknown with the reason, never to Equal.
+// TORCHTV_SOLVER_FAULT=sigfpe makes the child raise SIGFPE before solving
+// (fault injection for the tests).
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "src/smt/encode.h"
+
+namespace torchtv::smt {
+
+namespace {
+
+std::string formatDouble(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+double parseDouble(const std::string &s) {
+  if (s == "nan") return NAN;
+  if (s == "inf") return INFINITY;
+  if (s == "-inf") return -INFINITY;
+  return std::strtod(s.c_str(), nullptr);
+}
+
+// The child's work: returns the answer as text lines.
+std::string solve(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Arith arith, const QueryOptions &o) {
+  try {
+    z3::context c;
+    Encoder enc(c, tc, arith);
+    z3::expr ea = enc.encode(a), eb = enc.encode(b);
+    z3::solver s(c);
+    z3::params p(c);
+    p.set("rlimit", o.rlimit);
+    p.set("random_seed", o.seed);
+    s.set(p);
+    for (const z3::expr &k : enc.constraints()) s.add(k);
+    s.add(!enc.same(ea, eb));
+    z3::check_result r = s.check();
+    if (r == z3::unsat) return "equal\n";
+    if (r == z3::unknown) return "unknown\n" + s.reason_unknown() + "\n";
+    z3::model m = s.get_model();
+    std::ostringstream out;
+    out << "differ\n";
+    double va = 0, vb = 0;
+    Encoder::toDouble(c, m.eval(ea, true), va);
+    Encoder::toDouble(c, m.eval(eb, true), vb);
+    out << "V " << formatDouble(va) << " " << formatDouble(vb) << "\n";
+    for (const auto &rd : enc.reads()) {
+      std::ostringstream line;
+      line << "R " << rd.slot;
+      bool ok = true;
+      for (const z3::expr &i : rd.index) {
+        z3::expr v = m.eval(i, true);
+        int64_t n = 0;
+        if (!v.is_numeral_i64(n)) ok = false;
+        line << " " << n;
+      }
+      double val = 0;
+      if (!Encoder::toDouble(c, m.eval(rd.value, true), val)) ok = false;
+      if (ok) out << line.str() << " = " << formatDouble(val) << "\n";
+    }
+    return out.str();
+  } catch (const z3::exception &e) {
+    return std::string("unknown\nZ3 exception: ") + e.msg() + "\n";
+  } catch (const sem::Unsupported &e) {
+    return std::string("unknown\n") + e.what() + "\n";
+  }
+}
+
+QueryResult parse(const std::string &text) {
+  QueryResult r;
+  std::istringstream in(text);
+  std::string head;
+  std::getline(in, head);
+  if (head == "equal") {
+    r.answer = Answer::Equal;
+    return r;
+  }
+  if (head == "unknown") {
+    r.answer = Answer::Unknown;
+    std::getline(in, r.detail);
+    if (r.detail.empty()) r.detail = "the solver gave up";
+    return r;
+  }
+  if (head != "differ") {
+    r.answer = Answer::Crash;
+    r.detail = "the solver process returned no answer";
+    return r;
+  }
+  r.answer = Answer::Differ;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "V") {
+      std::string x, y;
+      ls >> x >> y;
+      r.lhs = parseDouble(x);
+      r.rhs = parseDouble(y);
+    } else if (tag == "R") {
+      ModelRead mr;
+      ls >> mr.slot;
+      std::string tok;
+      while (ls >> tok && tok != "=") mr.index.push_back(std::stoll(tok));
+      ls >> tok;
+      mr.value = parseDouble(tok);
+      r.reads.push_back(mr);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+QueryResult proveEqual(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Arith arith,
+                       const QueryOptions &options) {
+  int fds[2];
+  if (pipe(fds) != 0) return {Answer::Unknown, "cannot create a pipe for the solver", {}, 0, 0};
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return {Answer::Unknown, "cannot fork the solver process", {}, 0, 0};
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const char *fault = std::getenv("TORCHTV_SOLVER_FAULT");
+    if (fault && std::strcmp(fault, "sigfpe") == 0) raise(SIGFPE);
+    std::string answer = solve(tc, a, b, arith, options);
+    size_t off = 0;
+    while (off < answer.size()) {
+      ssize_t n = write(fds[1], answer.data() + off, answer.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.deadlineSeconds);
+  bool timedOut = false;
+  char buf[4096];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      timedOut = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    int pr = poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (pr < 0) break;
+    if (pr == 0) continue;
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (timedOut) kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (timedOut) return {Answer::Unknown, "the solver ran past the time limit", {}, 0, 0};
+  if (WIFSIGNALED(status))
+    return {Answer::Crash, std::string("the solver process died with signal ") + strsignal(WTERMSIG(status)), {}, 0, 0};
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return {Answer::Crash, "the solver process exited abnormally", {}, 0, 0};
+  return parse(text);
+}
+
+}  // namespace torchtv::smt

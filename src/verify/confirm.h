@@ -1,0 +1,45 @@
+// Counterexample confirmation: a candidate input is a counterexample only if
+// running both original graphs on it shows a real difference.
+//
+// Note [Confirming counterexamples]
+// The evaluator here is torchtv's own (src/eval, Note [Evaluation
+// precisions]). A difference counts when (1) the outputs differ in the graphs'
+// own dtypes (IEEE, any NaN equal to any NaN, -0.0 equal to 0.0), and (2) the
+// difference is real, not rounding: evaluated in double and in long double
+// without rounding to the dtypes, the difference is finite, of the same size
+// in both (within 1e-3 relative) and above 1e-14 of the values' scale. Rounding
+// noise shrinks by ~2^11 from double to long double, a real difference does not.
+// Where LibTorch replay lands (src/replay/replay.h, replayGraph), it replaces
+// step (1): implement CounterexampleConfirmer with replayGraph for the
+// dtype-level run and keep step (2).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ir/graph.h"
+#include "src/eval/concrete.h"
+#include "src/verify/verdict.h"
+
+namespace torchtv {
+
+struct ConfirmedDifference {
+  size_t output = 0;
+  std::vector<long long> index;
+  double referenceValue = 0, productionValue = 0;
+};
+
+class CounterexampleConfirmer {
+public:
+  virtual ~CounterexampleConfirmer() = default;
+  // The first output (among `outputs`) and element where the graphs really differ on `inputs`.
+  virtual std::optional<ConfirmedDifference> confirm(const Graph &reference, const Graph &production,
+                                                     const std::vector<eval::EvalTensor> &inputs,
+                                                     const std::vector<size_t> &outputs) = 0;
+};
+
+// The confirmer over torchtv's own evaluator.
+std::unique_ptr<CounterexampleConfirmer> makeEvaluatorConfirmer();
+
+}  // namespace torchtv

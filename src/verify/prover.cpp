@@ -1,0 +1,147 @@
+#include "src/verify/prover.h"
+
+#include "src/sem/normal_form.h"
+
+namespace torchtv {
+
+namespace {
+
+std::string describeModel(const smt::QueryResult &r) {
+  auto fmt = [](double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return std::string(buf);
+  };
+  std::string s = "reference " + fmt(r.lhs) + " vs production " + fmt(r.rhs);
+  size_t shown = 0;
+  for (const smt::ModelRead &m : r.reads) {
+    if (shown++ == 3) break;
+    s += (shown == 1 ? " when " : ", ") + std::string("value#") + std::to_string(m.slot) + "[";
+    for (size_t i = 0; i < m.index.size(); ++i) s += (i ? "," : "") + std::to_string(m.index[i]);
+    s += "] = " + fmt(m.value);
+  }
+  return s;
+}
+
+double secondsLeft(const ProverLimits &l) {
+  if (l.deadline == std::chrono::steady_clock::time_point::max()) return 120;
+  return std::chrono::duration<double>(l.deadline - std::chrono::steady_clock::now()).count();
+}
+
+}  // namespace
+
+smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt::Arith arith) {
+  smt::QueryOptions o;
+  o.rlimit = limits_.rlimit;
+  o.deadlineSeconds = std::min(10.0, secondsLeft(limits_));
+  if (o.deadlineSeconds <= 0) return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
+  ++queries_;
+  return smt::proveEqual(tc, r.reference, r.production, arith, o);
+}
+
+// nullopt: proven bitwise; else why not.
+std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b) {
+  sem::TermContext tc;
+  Region r;
+  try {
+    r = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Bitwise);
+  } catch (const sem::Unsupported &e) {
+    return std::string("bitwise: ") + e.what();
+  }
+  if (r.reference == r.production) return std::nullopt;
+  smt::QueryResult q = query(tc, r, smt::Arith::Ieee);
+  switch (q.answer) {
+  case smt::Answer::Equal: return std::nullopt;
+  case smt::Answer::Differ: {
+    // If a reduction is involved (an opaque value#), the difference may be the
+    // order of accumulation (Note [Bitwise regions]).
+    return "not bitwise: IEEE values can differ (" + describeModel(q) + ")";
+  }
+  case smt::Answer::Unknown: return "bitwise not decided: " + q.detail;
+  case smt::Answer::Crash: return "bitwise not decided: " + q.detail;
+  }
+  return std::string("bitwise not decided");
+}
+
+ProofOutcome Prover::prove(const Value *a, const Value *b) {
+  sem::TermContext tc;
+  Region real;
+  try {
+    real = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Real);
+  } catch (const sem::Unsupported &e) {
+    ProofOutcome o;
+    o.reason = std::string(reasons::kNotProven) + ": " + e.what();
+    return o;
+  }
+  auto it = cache_.find(real.key);
+  if (it != cache_.end()) {
+    ++hits_;
+    return it->second;
+  }
+  ++proofs_;
+  ProofOutcome o = proveUncached(tc, real, a, b);
+  cache_.emplace(real.key, o);
+  return o;
+}
+
+ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b) {
+  ProofOutcome out;
+  auto bitwise = bitwiseFailure(a, b);
+  if (!bitwise) {
+    out.proven = true;
+    out.level = Level::Bitwise;
+    out.reason = reasons::kProvenBitwise;
+    return out;
+  }
+  std::vector<std::string> notes;
+  // Level real: the normal form first (any dim size), then Z3 over the reals,
+  // on the smallest region and then on the whole cone.
+  for (Frontier f : {Frontier::Matched, Frontier::Inputs}) {
+    sem::TermContext local;
+    sem::TermContext &ctx = f == Frontier::Matched ? tc : local;
+    Region r = real;
+    if (f == Frontier::Inputs) {
+      try {
+        r = buildRegion(ctx, in_, a, b, Frontier::Inputs, RegionMode::Real);
+      } catch (const sem::Unsupported &e) {
+        notes.push_back(e.what());
+        continue;
+      }
+      if (r.key == real.key) continue;
+    }
+    try {
+      sem::NormalForm nf(ctx);
+      if (nf.key(r.reference) == nf.key(r.production)) {
+        out.proven = true;
+        out.level = Level::Real;
+        out.assumptions = nf.assumptions();
+        out.reason = std::string(reasons::kRealNormalForm) + "; " + *bitwise;
+        return out;
+      }
+    } catch (const sem::Unsupported &e) {
+      notes.push_back(std::string("normal form: ") + e.what());
+    }
+    smt::QueryResult q = query(ctx, r, smt::Arith::Real);
+    if (q.answer == smt::Answer::Equal) {
+      out.proven = true;
+      out.level = Level::Real;
+      out.reason = std::string(reasons::kRealZ3) + "; " + *bitwise;
+      return out;
+    }
+    if (q.answer == smt::Answer::Differ) {
+      notes.push_back("Z3 finds the outputs differ over the reals for some values of the " +
+                      std::string(f == Frontier::Matched ? "region's frontier" : "inputs") + " (" + describeModel(q) + ")");
+      if (f == Frontier::Inputs || out.realModel.empty()) {
+        out.realModel = q.reads;
+        out.realModelOverInputs = f == Frontier::Inputs;
+      }
+    } else {
+      notes.push_back("Z3: " + q.detail);
+    }
+  }
+  out.reason = reasons::kNotProven;
+  for (const std::string &n : notes) out.reason += "; " + n;
+  return out;
+}
+
+}  // namespace torchtv

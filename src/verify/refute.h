@@ -1,0 +1,38 @@
+// Refutation: seeded random inputs (and solver models) evaluated on both
+// graphs, confirmed by a CounterexampleConfirmer (Note [Confirming counterexamples]).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "src/smt/query.h"
+#include "src/verify/confirm.h"
+
+namespace torchtv {
+
+struct Refutation {
+  ConfirmedDifference difference;
+  std::vector<eval::EvalTensor> inputs;
+  std::string how;  // "random inputs (seed 3, small integers)", "a Z3 model"
+};
+
+// Fixed seed: runs are reproducible.
+constexpr unsigned kRefuteSeed = 20240607;
+
+// Tries a fixed list of seeded input distributions; nullopt when none refutes
+// (or the graphs cannot be evaluated, e.g. symbolic shapes).
+std::optional<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
+                                               CounterexampleConfirmer &confirmer);
+
+// Builds inputs from a real-level model over graph inputs (slot = input
+// position), filling the rest with seeded random values, and confirms them.
+std::optional<Refutation> refuteByModel(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
+                                        const std::vector<smt::ModelRead> &model, CounterexampleConfirmer &confirmer);
+
+// Seeded random inputs of one distribution (also used by the self-check).
+// kind: 0 normal, 1 small integers, 2 tiny (1e-3), 3 large (x30), 4 rows of
+// equal values, 5 special values (NaN, +-inf, +-0.0) mixed into normal ones.
+std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind);
+constexpr int kInputKinds = 6;
+
+}  // namespace torchtv

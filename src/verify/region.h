@@ -1,0 +1,46 @@
+// Residual regions: the terms of two differing outputs over a frontier.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+
+#include "ir/graph.h"
+#include "src/match/value_numbering.h"
+#include "src/sem/term.h"
+
+namespace torchtv {
+
+// Where term building stops. Matched: at values both graphs compute (same
+// value number), the smallest residual region; Inputs: only at graph inputs.
+enum class Frontier { Matched, Inputs };
+
+// Note [Bitwise regions]
+// At level bitwise a reduction's result depends on its order of accumulation,
+// which only the op itself fixes (a different op, layout or kernel may add in
+// another order). So for the bitwise query every value produced by an op whose
+// semantics contains a reduction (sum, mean, mm, softmax, ...) is an opaque
+// tensor named by its value number: equal only to itself, which is exactly
+// what value numbering proves about deterministic ops.
+enum class RegionMode { Real, Bitwise };
+
+struct Region {
+  sem::TermPtr reference = nullptr;
+  sem::TermPtr production = nullptr;
+  // Canonical structure of both terms with frontier tensors renumbered by first
+  // use: equal keys mean the same proof obligation (memoization).
+  std::string key;
+};
+
+struct RegionInputs {
+  const Graph &reference;
+  const Graph &production;
+  const ValueNumbering &vn;
+  const std::unordered_set<int> &shared;  // numbers computed by both graphs
+};
+
+// Terms for element `index` of outputs a (reference) and b (production). Slot
+// of a frontier read = the value's number. Throws sem::Unsupported.
+Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
+                   RegionMode mode);
+
+}  // namespace torchtv
