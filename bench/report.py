@@ -73,7 +73,7 @@ def scaling_md(res):
                 r["layers"], d["ref_nodes"], d["prod_nodes"], capture, _f(fl["seconds"] if fl["ok"] else None),
                 _f(d["seconds"]), d["peak_mb"], d["verdict"], _f(_ratio(d["seconds"], fl["seconds"])),
                 _f(_ratio(d["seconds"], base)), _f(num.get("seconds"), 3) if ok else num.get("status"),
-                _f(_ratio(d["seconds"], num.get("seconds")), 0) if ok else "-",
+                _f(_ratio(d["seconds"], num.get("seconds")), 1) if ok else "-",
                 num.get("assert_close", "-"), num.get("bitwise", "-"), mono_s))
         out.append("")
     out += targets_md(res)
@@ -157,11 +157,13 @@ def detection_md(res):
 
 
 def plot(res, path):
+    """Time and peak memory against N: one colour per measurement, one line style per size."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(11, 4.2))
     styles = {"small": "--", "real": "-"}
+    colours = {"decide": "C0", "floor": "C1", "capture": "C2", "numerical": "C3"}
     for size in dict.fromkeys(r["size"] for r in res["scaling"]):
         rows = [r for r in res["scaling"] if r["size"] == size and r.get("decide")]
         ns = [r["layers"] for r in rows]
@@ -172,10 +174,13 @@ def plot(res, path):
         if all(x is not None for x in nums):
             series.append(("numerical", nums))
         for label, ys in series:
-            ax_t.plot(ns, ys, styles.get(size, ":"), marker="o", label="%s (%s)" % (label, size))
-        ax_m.plot(ns, [r["decide"]["peak_mb"] for r in rows], styles.get(size, ":"), marker="o",
-                  label="decide (%s)" % size)
-    for ax, ylabel in ((ax_t, "seconds"), (ax_m, "peak memory, MB")):
+            ax_t.plot(ns, ys, styles.get(size, ":"), color=colours[label], marker="o",
+                      label="%s (%s)" % (label, size))
+        for label, ys in (("decide", [r["decide"]["peak_mb"] for r in rows]),
+                          ("capture", [r["capture"]["peak_mb"] for r in rows])):
+            ax_m.plot(ns, ys, styles.get(size, ":"), color=colours[label], marker="o",
+                      label="%s (%s)" % (label, size))
+    for ax, ylabel in ((ax_t, "seconds"), (ax_m, "peak resident memory, MB")):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("layers N")
@@ -183,8 +188,9 @@ def plot(res, path):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     ax_t.set_title("time against depth")
-    ax_m.set_title("torchtv check peak memory")
-    fig.suptitle("torchtv %s at %s" % (res["environment"]["torchtv"], res["environment"]["commit"]), fontsize=9)
+    ax_m.set_title("peak memory against depth")
+    e = res["environment"]
+    fig.suptitle("%s at %s (%s)" % (e["torchtv"], e["commit"], e["date"]), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -196,9 +196,11 @@ def main(argv=None):
     scale_paths = gen_transformer.generate(args.pairs_dir, args.sizes, args.layers, ())
     det_paths = gen_transformer.generate(args.pairs_dir, ("small",), (bug_layers,), bugs, bug_layers)
     if not args.quick:
+        directives = load_directives()
         for f in sorted(os.listdir(TEST_PAIRS)):
-            if f.endswith(".py"):
-                det_paths[f[:-3]] = os.path.join(TEST_PAIRS, f)
+            path = os.path.join(TEST_PAIRS, f)
+            if f.endswith(".py") and truth(path, directives):
+                det_paths[f[:-3]] = path
     print("bench: capturing %d pairs" % len(set(scale_paths) | set(det_paths)), flush=True)
     caps = capture_all(args, dict(scale_paths, **det_paths))
     print("bench: scaling", flush=True)
