@@ -16,6 +16,7 @@ PACKAGES=(
   doctest-dev                    # unit tests
   libcli11-dev                   # command-line parsing
   nlohmann-json3-dev             # JSON reading and writing
+  libzip-dev pkg-config          # reading .pt2 archives (both layouts)
 )
 
 missing=()

@@ -54,6 +54,7 @@ enum class StopAfter { Decide, Read };
 
 struct CheckArgs {
   std::vector<std::string> files;
+  std::string inputs;  // --inputs, for .pt / .pt2 files
   OutputOptions output;
   StopAfter stopAfter = StopAfter::Decide;
 };
@@ -81,6 +82,7 @@ Command addCheckCommand(CLI::App &app) {
                   "REF PROD: two graph files, or one file (or capture directory) holding both graphs")
       ->required()
       ->expected(1, 2);
+  addInputsOption(*cmd, args->inputs);
   addOutputOptions(*cmd, args->output);
   std::map<std::string, StopAfter> stops{{"read", StopAfter::Read}, {"decide", StopAfter::Decide}};
   cmd->add_option("--stop-after", args->stopAfter,
@@ -91,9 +93,11 @@ Command addCheckCommand(CLI::App &app) {
             ctx.referencePath = args->files.at(0);
             ctx.productionPath = args->files.size() > 1 ? args->files[1] : args->files[0];
             auto load = [&] {
-              auto ref = loadModule(ctx.referencePath);
+              LoadOptions options;
+              if (!args->inputs.empty()) options.inputs = parseInputTypes(args->inputs);
+              auto ref = loadModule(ctx.referencePath, options);
               std::unique_ptr<Module> prod;
-              if (args->files.size() > 1) prod = loadModule(ctx.productionPath);
+              if (args->files.size() > 1) prod = loadModule(ctx.productionPath, options);
               return std::make_pair(std::move(ref), std::move(prod));
             };
             if (args->stopAfter == StopAfter::Read) return readAndStop(load, ctx, args->output);

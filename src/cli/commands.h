@@ -40,6 +40,9 @@ void addOutputOptions(CLI::App &cmd, OutputOptions &options);
 // --python and --capture-timeout, for commands that capture pair files.
 void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture);
 
+// --inputs TYPES: the input types of .pt (TorchScript) files, e.g. 'f32[3,5],f32[5]'.
+void addInputsOption(CLI::App &cmd, std::string &inputs);
+
 // Prints a result in the chosen format on stdout and returns the exit code.
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options);
 

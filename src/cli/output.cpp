@@ -21,6 +21,12 @@ void addOutputOptions(CLI::App &cmd, OutputOptions &options) {
       ->transform(CLI::CheckedTransformer(levels, CLI::ignore_case));
 }
 
+void addInputsOption(CLI::App &cmd, std::string &inputs) {
+  cmd.add_option("--inputs", inputs,
+                 "Types of the user inputs of .pt/.pt2 files, comma-separated, e.g. 'f32[3,5],f32[5]' "
+                 "(required for TorchScript, which stores no shapes; checked against a .pt2)");
+}
+
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options) {
   std::string out = options.format == OutputFormat::Json ? renderJson(result, ctx) : renderText(result, ctx);
   std::fwrite(out.data(), 1, out.size(), stdout);

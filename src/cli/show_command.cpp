@@ -10,11 +10,15 @@ namespace torchtv::cli {
 
 Command addShowCommand(CLI::App &app) {
   auto path = std::make_shared<std::string>();
+  auto inputs = std::make_shared<std::string>();
   auto *cmd = app.add_subcommand("show", "Print a graph file as .tvir text");
   cmd->add_option("file", *path, "Graph file")->required();
-  return {cmd, [path] {
+  addInputsOption(*cmd, *inputs);
+  return {cmd, [path, inputs] {
             try {
-              std::cout << printModule(*loadModule(*path));
+              LoadOptions load;
+              if (!inputs->empty()) load.inputs = parseInputTypes(*inputs);
+              std::cout << printModule(*loadModule(*path, load));
               return 0;
             } catch (const InputError &e) {
               std::cerr << "torchtv: error: " << e.what() << "\n";

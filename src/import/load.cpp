@@ -5,10 +5,12 @@
 #include "ir/diagnostic.h"
 #include "ir/text_format.h"
 #include "src/import/capture_json.h"
+#include "src/import/pt2.h"
+#include "src/import/torchscript.h"
 
 namespace torchtv {
 
-std::unique_ptr<Module> loadModule(const std::string &path) {
+std::unique_ptr<Module> loadModule(const std::string &path, const LoadOptions &options) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(SourcePos{path}, "no such file");
@@ -17,9 +19,49 @@ std::unique_ptr<Module> loadModule(const std::string &path) {
     throw InputError(SourcePos{path}, "is a directory without capture.json, expected a graph file");
   }
   std::string ext = fs::path(path).extension().string();
-  if (ext == ".tvir") return std::make_unique<Module>(parseModuleFile(path));
+  if (ext == ".tvir") {
+    if (options.inputs)
+      throw InputError(SourcePos{path}, "--inputs applies to .pt and .pt2 files; a .tvir file declares its types");
+    return std::make_unique<Module>(parseModuleFile(path));
+  }
+  if (ext == ".pt") {
+    if (!options.inputs)
+      throw InputError(SourcePos{path},
+                       "a TorchScript file has no shapes: give the types of its inputs with --inputs, "
+                       "e.g. --inputs 'f32[3,5],f32[5]'");
+    return importTorchScript(path, *options.inputs);
+  }
+  if (ext == ".pt2") return importPt2(path, options.inputs ? &*options.inputs : nullptr);
   if (ext == ".json") return readCaptureJsonFile(path);
-  throw InputError(SourcePos{path}, "unsupported file type '" + ext + "' (expected .tvir, .json or a capture directory)");
+  throw InputError(SourcePos{path}, "unsupported file type '" + ext +
+                                        "' (expected .tvir, .pt, .pt2, .json or a capture directory)");
+}
+
+std::vector<TensorType> parseInputTypes(const std::string &text) {
+  std::vector<TensorType> types;
+  std::string current;
+  int depth = 0;
+  auto flush = [&] {
+    size_t b = current.find_first_not_of(" \t"), e = current.find_last_not_of(" \t");
+    if (b == std::string::npos) throw InputError("--inputs: empty type in '" + text + "'");
+    std::string one = current.substr(b, e - b + 1);
+    try {
+      types.push_back(parseTensorType(one));
+    } catch (const InputError &err) {
+      throw InputError("--inputs: bad type '" + one + "': " + err.message());
+    }
+    current.clear();
+  };
+  for (char c : text) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (depth < 0) throw InputError("--inputs: unbalanced ']' in '" + text + "'");
+    if (c == ',' && depth == 0) flush();
+    else current += c;
+  }
+  if (depth != 0) throw InputError("--inputs: unbalanced '[' in '" + text + "'");
+  flush();
+  return types;
 }
 
 const Graph &selectGraph(const Module &m, const std::string &role) {

@@ -2,15 +2,27 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
 namespace torchtv {
 
-// Reads a file by its extension (.tvir today; each frontend adds its own).
+struct LoadOptions {
+  // Types of the user inputs (--inputs). Required for TorchScript (.pt), whose
+  // files carry no shapes; for .pt2, when given, checked against the file.
+  std::optional<std::vector<TensorType>> inputs;
+};
+
+// Reads a file by its extension: .tvir, .pt (TorchScript), .pt2 (torch.export).
 // Throws InputError naming the file on any problem.
-std::unique_ptr<Module> loadModule(const std::string &path);
+std::unique_ptr<Module> loadModule(const std::string &path, const LoadOptions &options = {});
+
+// Parses the --inputs syntax: types separated by commas, e.g.
+// "f32[3,5],f32[5]" (commas inside brackets belong to the shape).
+std::vector<TensorType> parseInputTypes(const std::string &text);
 
 // The graph playing `role` ("reference" or "production") in a module: the
 // graph of that name, or the module's only graph.

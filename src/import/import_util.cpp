@@ -1,0 +1,42 @@
+#include "src/import/import_util.h"
+
+#include <cctype>
+
+namespace torchtv {
+
+Value *addConstantTensor(Graph &g, const OpResolver &ops, const TensorType &type, Attribute data,
+                         const std::string &name, const SourceLoc &loc) {
+  std::optional<int64_t> n = numel(type.shape);
+  if (!n) throw InputError("tensor constant '" + name + "' has a symbolic shape " + type.str());
+  if (*n > kMaxConstantElements)
+    throw InputError("tensor constant '" + name + "' of type " + type.str() + " has " + std::to_string(*n) +
+                     " elements, more than the " + std::to_string(kMaxConstantElements) +
+                     " a literal may have (make it a parameter or buffer, so that it becomes an input)");
+  NodeSpec spec;
+  spec.op = "prim::constant";
+  spec.attrs["data"] = std::move(data);
+  spec.outputNames = {g.freshName(valueNameHint(name))};
+  spec.declaredTypes = {type};
+  spec.loc = loc;
+  return buildNode(g, ops, std::move(spec))->output();
+}
+
+InputError nodeError(const std::string &path, const std::string &op, const SourceLoc &loc,
+                     const std::string &message) {
+  std::string where = loc.known() ? " at " + loc.str() : "";
+  return InputError(SourcePos{path}, op + where + ": " + message);
+}
+
+std::string valueNameHint(const std::string &foreign) {
+  std::string s = foreign;
+  size_t dot = s.rfind('.');
+  if (dot != std::string::npos && dot + 1 < s.size() &&
+      s.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+    s.resize(dot);
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return "v";
+  for (char &c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') c = '_';
+  return s;
+}
+
+}  // namespace torchtv

@@ -1,0 +1,411 @@
+// torch.export's serialized ExportedProgram (JSON) -> IR.
+// Format: torch/_export/serde/schema.py (Argument, TensorMeta, GraphSignature).
+#include "src/import/pt2.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/op_registry.h"
+#include "src/import/import_util.h"
+
+namespace torchtv {
+
+namespace {
+
+using json = nlohmann::json;
+
+// schema.py's ScalarType enum (stable across majors 3-8).
+std::optional<DType> dtypeOfEnum(int64_t e) {
+  switch (e) {
+  case 1: return DType::U8;
+  case 2: return DType::I8;
+  case 3: return DType::I16;
+  case 4: return DType::I32;
+  case 5: return DType::I64;
+  case 6: return DType::F16;
+  case 7: return DType::F32;
+  case 8: return DType::F64;
+  case 12: return DType::Bool;
+  case 13: return DType::BF16;
+  default: return std::nullopt;
+  }
+}
+
+class ProgramReader {
+public:
+  ProgramReader(const Pt2Archive &a, Graph &g) : a_(a), g_(g) {}
+
+  void run(const json &program, const std::vector<TensorType> *inputs) {
+    checkVersion(program);
+    const json &gm = field(program, "graph_module");
+    const json &graph = field(gm, "graph");
+    const json &sig = field(gm, "signature");
+    for (const auto &[name, meta] : field(graph, "tensor_values").items()) metas_[name] = tensorMeta(meta, name);
+    if (!a_.constantsConfigJson.empty()) constants_ = parse(a_.constantsConfigJson, "model_constants_config.json");
+    bindInputs(field(graph, "inputs"), field(sig, "input_specs"), inputs);
+    for (const json &node : field(graph, "nodes")) importNode(node);
+    bindOutputs(field(graph, "outputs"), field(sig, "output_specs"));
+  }
+
+  json parse(const std::string &text, const std::string &what) const {
+    try {
+      return json::parse(text);
+    } catch (const json::exception &e) {
+      fail(what + " is not valid JSON: " + e.what());
+    }
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &message) const { throw InputError(SourcePos{a_.path}, message); }
+
+  const json &field(const json &obj, const char *key) const {
+    if (!obj.is_object() || !obj.contains(key)) fail(std::string("malformed ExportedProgram: no field '") + key + "'");
+    return obj.at(key);
+  }
+
+  // Arguments and specs are tagged unions: an object with one key.
+  std::pair<std::string, const json *> tagOf(const json &u) const {
+    if (!u.is_object() || u.empty()) fail("malformed ExportedProgram: expected a tagged union, got " + u.dump());
+    for (auto it = u.begin(); it != u.end(); ++it)
+      if (!it.value().is_null()) return {it.key(), &it.value()};
+    return {u.begin().key(), &u.begin().value()};
+  }
+
+  void checkVersion(const json &program) const {
+    std::string supported = "torchtv reads schema majors " + std::to_string(kPt2MinSchemaMajor) + " to " +
+                            std::to_string(kPt2MaxSchemaMajor) + " (torch 2.2 and later)";
+    if (!program.contains("schema_version") || !program["schema_version"].is_object())
+      fail("has no schema_version (written by torch 2.1 or older?); " + supported);
+    const json &v = program["schema_version"];
+    int major = v.value("major", -1), minor = v.value("minor", -1);
+    if (major < kPt2MinSchemaMajor || major > kPt2MaxSchemaMajor)
+      fail("torch.export schema version " + std::to_string(major) + "." + std::to_string(minor) +
+           " is not supported; " + supported);
+  }
+
+  Dim dimOf(const json &s, const std::string &what) const {
+    auto [tag, val] = tagOf(s);
+    if (tag == "as_int") return Dim(val->get<int64_t>());
+    if (tag != "as_expr") fail("size of '" + what + "' is " + s.dump());
+    std::string expr = val->is_string() ? val->get<std::string>() : val->value("expr_str", std::string());
+    // "s0" (older) or "Symbol('s77', positive=True, integer=True)" (newer).
+    const std::string prefix = "Symbol('";
+    if (expr.rfind(prefix, 0) == 0) expr = expr.substr(prefix.size(), expr.find('\'', prefix.size()) - prefix.size());
+    bool plain = !expr.empty() && std::isalpha(static_cast<unsigned char>(expr[0]));
+    for (char c : expr) plain &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (!plain) fail("size of '" + what + "' is the expression '" + expr + "'; only plain symbols are supported");
+    return Dim::symbol(expr);
+  }
+
+  TensorType tensorMeta(const json &meta, const std::string &what) const {
+    auto dtype = dtypeOfEnum(field(meta, "dtype").get<int64_t>());
+    if (!dtype) fail("tensor '" + what + "' has dtype enum " + meta["dtype"].dump() + ", which torchtv does not support");
+    TensorType t{*dtype, {}};
+    for (const json &s : field(meta, "sizes")) t.shape.push_back(dimOf(s, what));
+    return t;
+  }
+
+  const TensorType &metaOf(const std::string &name) const {
+    auto it = metas_.find(name);
+    if (it == metas_.end()) fail("no tensor_values entry for '" + name + "'");
+    return it->second;
+  }
+
+  std::string tensorName(const json &arg) const {
+    auto [tag, val] = tagOf(arg);
+    if (tag == "as_tensor") return field(*val, "name").get<std::string>();
+    fail("expected a tensor, got " + arg.dump());
+  }
+
+  void bindInputs(const json &graphInputs, const json &specs, const std::vector<TensorType> *expected) {
+    if (graphInputs.size() != specs.size()) fail("graph inputs and input_specs differ in length");
+    std::vector<std::string> userNames;
+    std::vector<TensorType> userTypes;
+    for (const json &spec : specs) {
+      auto [kind, s] = tagOf(spec);
+      std::string arg = kind == "user_input" ? tensorName(field(*s, "arg")) : field(field(*s, "arg"), "name").get<std::string>();
+      if (kind == "parameter" || kind == "buffer") {
+        std::string fqn = field(*s, kind == "parameter" ? "parameter_name" : "buffer_name").get<std::string>();
+        values_[arg] = g_.addInput(g_.freshName(valueNameHint(fqn)), metaOf(arg));
+      } else if (kind == "tensor_constant") {
+        values_[arg] = liftedConstant(arg, field(*s, "tensor_constant_name").get<std::string>());
+      } else if (kind == "user_input") {
+        values_[arg] = g_.addInput(g_.freshName(valueNameHint(arg)), metaOf(arg));
+        userNames.push_back(arg);
+        userTypes.push_back(metaOf(arg));
+      } else {
+        fail("input '" + arg + "' is a " + kind + " input, which torchtv does not support");
+      }
+    }
+    if (expected && *expected != userTypes) {
+      std::string have;
+      for (size_t i = 0; i < userTypes.size(); ++i) have += (i ? ", " : "") + userNames[i] + ": " + userTypes[i].str();
+      std::string want;
+      for (size_t i = 0; i < expected->size(); ++i) want += (i ? "," : "") + (*expected)[i].str();
+      fail("--inputs '" + want + "' does not match the file's user inputs (" + have + ")");
+    }
+  }
+
+  Value *liftedConstant(const std::string &arg, const std::string &fqn) {
+    if (constants_.is_null()) fail("lifted constant '" + fqn + "' has no entry in the archive");
+    const json &cfg = field(constants_, "config");
+    if (!cfg.contains(fqn)) fail("lifted constant '" + fqn + "' is missing from model_constants_config.json");
+    const json &c = cfg.at(fqn);
+    if (c.value("use_pickle", false)) fail("lifted constant '" + fqn + "' is pickled, which torchtv cannot read");
+    const json &meta = field(c, "tensor_meta");
+    TensorType type = tensorMeta(meta, fqn);
+    std::optional<int64_t> n = numel(type.shape);
+    if (!n) fail("lifted constant '" + fqn + "' has a symbolic shape");
+    // Row-major contiguous, no offset: the raw bytes are the elements in order.
+    int64_t stride = 1;
+    bool contiguous = meta.value("storage_offset", json{{"as_int", 0}}).value("as_int", -1) == 0;
+    const json &strides = field(meta, "strides");
+    for (size_t i = type.shape.size(); i-- > 0;) {
+      if (type.shape[i].size() != 1) contiguous &= strides.at(i).value("as_int", -1) == stride;
+      stride *= type.shape[i].size();
+    }
+    if (!contiguous) fail("lifted constant '" + fqn + "' is not contiguous");
+    std::string bytes = a_.readConstant(field(c, "path_name").get<std::string>());
+    try {
+      return addConstantTensor(g_, ops_, type, decode(bytes, type.dtype, *n, fqn), arg, {});
+    } catch (const InputError &e) {
+      fail(e.message());
+    }
+  }
+
+  Attribute decode(const std::string &bytes, DType dtype, int64_t n, const std::string &what) const {
+    size_t width = static_cast<size_t>(dtypeBits(dtype) / 8 + (dtype == DType::Bool ? 1 : 0));
+    if (bytes.size() < width * n) fail("lifted constant '" + what + "' is truncated");
+    auto load = [&](auto sample, int64_t i) {
+      decltype(sample) v;
+      std::memcpy(&v, bytes.data() + i * sizeof v, sizeof v);
+      return v;
+    };
+    std::vector<double> floats;
+    std::vector<int64_t> ints;
+    for (int64_t i = 0; i < n; ++i) {
+      switch (dtype) {
+      case DType::F32: floats.push_back(load(float{}, i)); break;
+      case DType::F64: floats.push_back(load(double{}, i)); break;
+      case DType::F16: floats.push_back(halfToDouble(load(uint16_t{}, i))); break;
+      case DType::BF16: {
+        uint32_t bits = static_cast<uint32_t>(load(uint16_t{}, i)) << 16;
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        floats.push_back(f);
+        break;
+      }
+      case DType::Bool:
+      case DType::U8: ints.push_back(load(uint8_t{}, i)); break;
+      case DType::I8: ints.push_back(load(int8_t{}, i)); break;
+      case DType::I16: ints.push_back(load(int16_t{}, i)); break;
+      case DType::I32: ints.push_back(load(int32_t{}, i)); break;
+      case DType::I64: ints.push_back(load(int64_t{}, i)); break;
+      }
+    }
+    if (isFloating(dtype)) return floats;
+    return ints;
+  }
+
+  static double halfToDouble(uint16_t h) {
+    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    double sign = (h & 0x8000) ? -1.0 : 1.0;
+    if (exp == 0) return sign * std::ldexp(mant, -24);
+    if (exp == 31) return mant ? std::nan("") : sign * INFINITY;
+    return sign * std::ldexp(mant + 1024, exp - 25);
+  }
+
+  SourceLoc locOf(const json &node) const {
+    const json &meta = node.value("metadata", json::object());
+    std::string trace = meta.is_object() ? meta.value("stack_trace", std::string()) : "";
+    size_t at = trace.rfind("File \"");
+    if (at == std::string::npos) return {};
+    size_t fileEnd = trace.find('"', at + 6);
+    size_t line = trace.find(", line ", fileEnd);
+    if (fileEnd == std::string::npos || line == std::string::npos) return {};
+    return SourceLoc{trace.substr(at + 6, fileEnd - at - 6), std::atoi(trace.c_str() + line + 7)};
+  }
+
+  // Note [Wrapped numbers]
+  // torch.export records `x + 1e-06` as aten.add.Tensor with a float in the
+  // tensor slot `other`: ATen wraps the number into a "wrapped number" tensor,
+  // which promotes exactly like a Scalar argument. The .Scalar overload (what
+  // TorchScript records) means the same, so such a node is read as that overload.
+  std::string scalarOverload(const std::string &op, const json &named, const OpInfo &info) const {
+    for (const ArgSpec &a : info.schema->args) {
+      if (a.kind != ArgKind::Tensor || !named.contains(a.name)) continue;
+      std::string tag = tagOf(named.at(a.name)).first;
+      if (tag != "as_int" && tag != "as_float" && tag != "as_bool") continue;
+      size_t dot = op.rfind('.');
+      std::string alt = (dot == std::string::npos ? op : op.substr(0, dot)) + ".Scalar";
+      const OpInfo *altInfo = lookupOp(alt);
+      const ArgSpec *altArg = altInfo ? altInfo->schema->findArg(a.name) : nullptr;
+      if (!altArg || altArg->kind != ArgKind::Scalar)
+        throw InputError("a number is given for tensor argument '" + a.name + "', and there is no " + alt +
+                         " overload to read it as");
+      return alt;
+    }
+    return op;
+  }
+
+  void importNode(const json &node) {
+    std::string target = field(node, "target").get<std::string>();
+    SourceLoc loc = locOf(node);
+    std::string op = target;
+    try {
+      const std::string prefix = "torch.ops.";
+      size_t first = target.find('.', prefix.size()), last = target.rfind('.');
+      if (target.rfind(prefix, 0) != 0 || first == std::string::npos || first == last)
+        throw InputError("target is not an ATen-style operator (torch.ops.NS.OP.OVERLOAD)");
+      op = canonicalOpName(target.substr(prefix.size(), first - prefix.size()) + "::" +
+                               target.substr(first + 1, last - first - 1),
+                           target.substr(last + 1));
+      const OpInfo *info = lookupOp(op);
+      if (!info) throw InputError("op '" + op + "' is not in torchtv's op registry");
+      json named = json::object();
+      for (const json &in : field(node, "inputs")) named[field(in, "name").get<std::string>()] = field(in, "arg");
+      op = scalarOverload(op, named, *info);
+      info = lookupOp(op);
+      NodeSpec spec;
+      spec.op = op;
+      spec.loc = loc;
+      for (const ArgSpec &a : info->schema->args) {
+        if (!named.contains(a.name)) {
+          if (a.kind == ArgKind::Tensor) spec.inputs.push_back(nullptr);
+          continue;
+        }
+        const json &arg = named.at(a.name);
+        if (a.kind == ArgKind::Tensor) spec.inputs.push_back(tensorArg(arg));
+        else if (a.kind == ArgKind::TensorList) {
+          auto [tag, list] = tagOf(arg);
+          if (tag != "as_tensors") throw InputError("argument '" + a.name + "' is " + arg.dump());
+          for (const json &t : *list) spec.inputs.push_back(valueOf(field(t, "name").get<std::string>()));
+        } else {
+          spec.attrs[a.name] = attributeOf(arg, a.name);
+        }
+        named.erase(a.name);
+      }
+      if (!named.empty()) throw InputError("unknown argument '" + named.begin().key() + "'");
+      std::vector<std::string> outNames;
+      for (const json &out : field(node, "outputs")) {
+        outNames.push_back(tensorName(out));
+        spec.outputNames.push_back(g_.freshName(valueNameHint(outNames.back())));
+        spec.declaredTypes.push_back(metaOf(outNames.back()));
+      }
+      Node *n = buildNode(g_, ops_, spec);
+      for (size_t i = 0; i < outNames.size(); ++i) values_[outNames[i]] = n->outputs.at(i);
+    } catch (const InputError &e) {
+      throw nodeError(a_.path, op, loc, e.message());
+    }
+  }
+
+  Value *valueOf(const std::string &name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) throw InputError("uses '" + name + "' before it is defined");
+    return it->second;
+  }
+
+  Value *tensorArg(const json &arg) const {
+    auto [tag, val] = tagOf(arg);
+    if (tag == "as_none") return nullptr;
+    if (tag == "as_tensor") return valueOf(field(*val, "name").get<std::string>());
+    if (tag == "as_optional_tensor") return tensorArg(*val);
+    throw InputError("expected a tensor argument, got " + arg.dump());
+  }
+
+  Attribute attributeOf(const json &arg, const std::string &name) const {
+    auto [tag, v] = tagOf(arg);
+    if (tag == "as_none") return NoneValue{};
+    if (tag == "as_int" || tag == "as_memory_format" || tag == "as_layout") return v->get<int64_t>();
+    if (tag == "as_float") return floatOf(*v);
+    if (tag == "as_bool") return v->get<bool>();
+    if (tag == "as_string") return v->get<std::string>();
+    if (tag == "as_ints") return v->get<std::vector<int64_t>>();
+    if (tag == "as_floats") {
+      std::vector<double> out;
+      for (const json &f : *v) out.push_back(floatOf(f));
+      return out;
+    }
+    if (tag == "as_bools") {
+      std::vector<int64_t> out;
+      for (const json &b : *v) out.push_back(b.get<bool>());
+      return out;
+    }
+    if (tag == "as_scalar_type") {
+      auto d = dtypeOfEnum(v->get<int64_t>());
+      if (!d) throw InputError("argument '" + name + "' names a dtype torchtv does not support");
+      return *d;
+    }
+    if (tag == "as_device") {
+      std::string dev = field(*v, "type").get<std::string>();
+      if (v->contains("index") && !(*v)["index"].is_null()) dev += ":" + std::to_string((*v)["index"].get<int64_t>());
+      return dev;
+    }
+    if (tag == "as_sym_int" || tag == "as_sym_ints") {
+      auto one = [&](const json &s) {
+        if (!s.contains("as_int")) throw InputError("argument '" + name + "' is symbolic (" + s.dump() + "), not supported");
+        return s["as_int"].get<int64_t>();
+      };
+      if (tag == "as_sym_int") return one(*v);
+      std::vector<int64_t> out;
+      for (const json &s : *v) out.push_back(one(s));
+      return out;
+    }
+    throw InputError("argument '" + name + "' has an encoding torchtv does not read: " + arg.dump());
+  }
+
+  // Floats that JSON cannot spell arrive as strings.
+  static double floatOf(const json &f) {
+    if (f.is_number()) return f.get<double>();
+    std::string s = f.is_string() ? f.get<std::string>() : "";
+    if (s == "Infinity" || s == "inf") return INFINITY;
+    if (s == "-Infinity" || s == "-inf") return -INFINITY;
+    if (s == "NaN" || s == "nan") return std::nan("");
+    throw InputError("not a float: " + f.dump());
+  }
+
+  void bindOutputs(const json &graphOutputs, const json &specs) {
+    if (graphOutputs.size() != specs.size()) fail("graph outputs and output_specs differ in length");
+    for (const json &spec : specs) {
+      auto [kind, s] = tagOf(spec);
+      std::string name = tensorName(field(*s, "arg"));
+      if (kind != "user_output" && kind != "loss_output")
+        fail("output '" + name + "' is a " + kind + " output (the program mutates its inputs or buffers), "
+             "which torchtv does not support");
+      try {
+        g_.addOutput(valueOf(name));
+      } catch (const InputError &e) {
+        fail("output " + e.message());
+      }
+    }
+  }
+
+  const Pt2Archive &a_;
+  Graph &g_;
+  OpResolver ops_;
+  json constants_;
+  std::map<std::string, TensorType> metas_;
+  std::map<std::string, Value *> values_;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> importExportedProgram(const Pt2Archive &archive, const std::vector<TensorType> *inputs) {
+  auto m = std::make_unique<Module>();
+  m->path = archive.path;
+  auto g = std::make_unique<Graph>(valueNameHint(std::filesystem::path(archive.path).stem().string()));
+  ProgramReader reader(archive, *g);
+  try {
+    reader.run(reader.parse(archive.modelJson, "the exported program"), inputs);
+  } catch (const json::exception &e) {
+    throw InputError(SourcePos{archive.path}, std::string("malformed ExportedProgram: ") + e.what());
+  }
+  m->graphs.push_back(std::move(g));
+  return m;
+}
+
+}  // namespace torchtv

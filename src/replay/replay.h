@@ -1,0 +1,35 @@
+// Concrete execution of IR graphs through LibTorch: the evidence behind a
+// counterexample. Each node is run by calling its ATen op by name through the
+// dispatcher, so the replay checks the IR against PyTorch's own kernels.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace torchtv {
+
+// A concrete tensor: its type (every dim concrete) and its elements in
+// row-major order. Exact for every float dtype and for ints up to 2^53.
+struct ConcreteTensor {
+  TensorType type;
+  std::vector<double> values;
+};
+
+class ReplayError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `g` on `inputs` (one per graph input, in order) with LibTorch on the
+// CPU. prim::constant is built directly; every other op is called through
+// c10::Dispatcher by its schema name. `trace`, when given, receives every value
+// computed (inputs included). Throws ReplayError naming the node on an op the
+// dispatcher does not know (custom ops), an input that does not fit the graph,
+// a kernel error, or a result whose type differs from the IR's.
+std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
+                                        std::map<const Value *, ConcreteTensor> *trace = nullptr);
+
+}  // namespace torchtv

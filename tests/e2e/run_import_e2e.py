@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the TorchScript and .pt2 importers through the real CLI.
+
+Each case runs `torchtv check` (or `show`) and checks the exit code and, for
+errors, a piece of the message. Bad files (truncated, random bytes, wrong
+extension) are made in a temporary folder from the committed fixtures.
+Usage: run_import_e2e.py --torchtv build/torchtv --fixtures tests/fixtures
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+EQUIVALENT, UNKNOWN, ERROR = 0, 2, 3
+
+
+def cases(fx, tmp):
+    mlp, rms, soft = "--inputs=f32[3,8]", "--inputs=f32[2,16]", "--inputs=f32[3,4]"
+    yield "mlp: 1.13 script = 1.13 trace", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/t113/mlp.trace.pt", mlp], EQUIVALENT, ""
+    yield "mlp: 1.13 script = 2.11 script", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/t211/mlp.script.pt", mlp], EQUIVALENT, ""
+    yield "mlp: 1.13 script = 2.11 trace", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/t211/mlp.trace.pt", mlp], EQUIVALENT, ""
+    yield "mlp: 1.13 script = 2.11 .pt2", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/t211/mlp.pt2", mlp], EQUIVALENT, ""
+    yield "mlp: 1.13 script = older .pt2 layout", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/old_layout/mlp.pt2", mlp], EQUIVALENT, ""
+    yield "mlp: dynamic .pt2 = itself", ["check", f"{fx}/t211/mlp.dynamic.pt2", f"{fx}/t211/mlp.dynamic.pt2"], EQUIVALENT, ""
+    yield "softmax: 1.13 script = 2.11 .pt2 (lifted constant)", ["check", f"{fx}/t113/softmax.script.pt", f"{fx}/t211/softmax.pt2", soft], EQUIVALENT, ""
+    yield "softmax: 1.13 script = 2.11 trace", ["check", f"{fx}/t113/softmax.script.pt", f"{fx}/t211/softmax.trace.pt", soft], EQUIVALENT, ""
+    yield "rmsnorm: 1.13 script = 2.11 script", ["check", f"{fx}/t113/rmsnorm.script.pt", f"{fx}/t211/rmsnorm.script.pt", rms], EQUIVALENT, ""
+    # Spelled differently, left to the normalization stage (so `unknown`, never `equivalent`):
+    # torch.export records layer_norm with cudnn_enable=False, TorchScript with True.
+    yield "rmsnorm: script vs .pt2 differ in cudnn_enable", ["check", f"{fx}/t113/rmsnorm.script.pt", f"{fx}/t211/rmsnorm.pt2", rms], UNKNOWN, ""
+    # torch.jit.trace records `+ 1e-6` as add.Tensor with a 0-dim f64 tensor constant.
+    yield "rmsnorm: script vs trace differ in how eps is passed", ["check", f"{fx}/t113/rmsnorm.script.pt", f"{fx}/t113/rmsnorm.trace.pt", rms], UNKNOWN, ""
+    yield "show .pt", ["show", f"{fx}/t211/mlp.trace.pt", mlp], EQUIVALENT, ""
+
+    # Bad input: exit 3 and a message naming the file and the cause.
+    with open(f"{fx}/t211/mlp.pt2", "rb") as f:
+        good = f.read()
+    with open(f"{tmp}/truncated.pt2", "wb") as f:
+        f.write(good[: len(good) // 2])
+    with open(f"{tmp}/random.pt", "wb") as f:
+        f.write(os.urandom(1000))
+    with open(f"{tmp}/archive.pt", "wb") as f:
+        f.write(good)  # a zip, but not TorchScript
+    with open(f"{tmp}/text.pt2", "w") as f:
+        f.write("hello\n")
+    yield "truncated .pt2", ["check", f"{tmp}/truncated.pt2", f"{fx}/t211/mlp.pt2"], ERROR, "truncated.pt2: not a readable .pt2 archive"
+    yield "not a zip .pt2", ["show", f"{tmp}/text.pt2"], ERROR, "text.pt2: not a readable .pt2 archive"
+    yield "random bytes .pt", ["check", f"{tmp}/random.pt", f"{fx}/t113/mlp.script.pt", mlp], ERROR, "random.pt: not a readable TorchScript file"
+    yield "zip that is not TorchScript", ["show", f"{tmp}/archive.pt", mlp], ERROR, "archive.pt: not a readable TorchScript file"
+    yield "unknown schema major", ["show", f"{fx}/old_layout/unknown_version.pt2"], ERROR, "schema version 99.0 is not supported"
+    yield ".pt without --inputs", ["show", f"{fx}/t113/mlp.script.pt"], ERROR, "mlp.script.pt: a TorchScript file has no shapes"
+    yield "--inputs count", ["show", f"{fx}/t113/mlp.script.pt", "--inputs=f32[3,8],f32[8]"], ERROR, "forward takes 1 input(s) (x) but --inputs gives 2"
+    yield "--inputs dtype", ["show", f"{fx}/t113/mlp.script.pt", "--inputs=i64[3,8]"], ERROR, "mlp.script.pt: aten::linear at"
+    yield "--inputs shape", ["show", f"{fx}/t113/mlp.script.pt", "--inputs=f32[3,7]"], ERROR, "mlp.script.pt: aten::linear at"
+    yield "--inputs syntax", ["show", f"{fx}/t113/mlp.script.pt", "--inputs=f32[3,8"], ERROR, "unbalanced"
+    yield "--inputs vs .pt2", ["show", f"{fx}/t211/mlp.dynamic.pt2", mlp], ERROR, "does not match the file's user inputs (x: f32[s77,8])"
+    yield "control flow", ["show", f"{fx}/t113/if_else.script.pt", "--inputs=f32[3]"], ERROR, "prim::If at"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--torchtv", required=True)
+    ap.add_argument("--fixtures", required=True)
+    args = ap.parse_args()
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, argv, rc, needle in cases(args.fixtures, tmp):
+            try:
+                p = subprocess.run([args.torchtv] + argv, capture_output=True, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                print(f"FAIL {name}: timeout")  # a timeout is a failure, never a pass
+                failed += 1
+                continue
+            out = p.stdout + p.stderr
+            ok = p.returncode == rc and needle in out
+            print(f"{'ok  ' if ok else 'FAIL'} {name}")
+            if not ok:
+                failed += 1
+                print(f"  expected exit {rc} and {needle!r}; got exit {p.returncode}:\n  " + out.replace("\n", "\n  "))
+    print(f"{failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
