@@ -88,6 +88,8 @@ const OpEntry kOps[] = {
     {R"(aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor)", ShapeRule::Where},
     {R"(aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor)", ShapeRule::Same},
     {R"(aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor)", ShapeRule::Same},
+    // Out-of-place form of fill_ (autograd's silu backward in torch 1.13 emits empty_like + fill_).
+    {R"(aten::fill.Scalar(Tensor self, Scalar value) -> Tensor)", ShapeRule::Same},
     {R"(aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
     {R"(aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::Reduce},
     {R"(aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
@@ -114,6 +116,9 @@ const OpEntry kOps[] = {
     {R"(aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a))", ShapeRule::View},
     {R"(aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a))", ShapeRule::View},
     {R"(aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor)", ShapeRule::View},
+    // make_fx (torch 1.13) records a reshape that can be a view as _reshape_alias with the
+    // contiguous strides of `size`; logically it is that reshape.
+    {R"(aten::_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a))", ShapeRule::View},
     {R"(aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a))", ShapeRule::Expand},
     {R"(aten::permute(Tensor(a) self, int[] dims) -> Tensor(a))", ShapeRule::Permute},
     {R"(aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a))", ShapeRule::Transpose},

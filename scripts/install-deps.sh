@@ -9,6 +9,7 @@ PACKAGES=(
   python3                        # the golden-test runner (any Python 3)
   libtorch-dev python3-torch     # TorchScript import, replay; graph capture (torch 1.13)
   python3-pytest                 # tests of the Python API
+  python3-matplotlib             # the benchmark's plot (bench/run.py)
   libz3-dev                      # the SMT prover
   libboost-graph-dev             # graph algorithms in the matcher
   libspdlog-dev                  # logging

@@ -1,11 +1,15 @@
 // torchtv check REF PROD: decide two graph files.
+#include <cstdio>
+#include <map>
 #include <tuple>
 
 #include <spdlog/spdlog.h>
 
 #include "ir/diagnostic.h"
+#include "ir/rewrite.h"
 #include "src/cli/commands.h"
 #include "src/import/load.h"
+#include "src/normalize/normalize.h"
 
 namespace torchtv::cli {
 
@@ -22,22 +26,36 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
                "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
 }
 
+namespace {
+// Both graphs of a check, with the modules that own them (the report draws them).
+struct LoadedPair {
+  std::unique_ptr<Module> refModule, prodModule;
+  const Graph *ref = nullptr, *prod = nullptr;
+};
+
+LoadedPair loadPair(const ModuleLoader &load, const ReportContext &ctx) {
+  LoadedPair p;
+  std::tie(p.refModule, p.prodModule) = load();
+  p.ref = &selectGraph(*p.refModule, "reference");
+  p.prod = &selectGraph(p.prodModule ? *p.prodModule : *p.refModule, "production");
+  if (p.ref == p.prod)
+    throw InputError(SourcePos{ctx.referencePath},
+                     "needs two graphs: give two files, or one file with @reference and @production");
+  return p;
+}
+}  // namespace
+
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
                   const OutputOptions &options) {
   ctx.version = versionString();
   CheckResult result;
-  // The modules outlive the check: the report draws their graphs.
-  std::unique_ptr<Module> refModule, prodModule;
+  LoadedPair pair;
   try {
-    std::tie(refModule, prodModule) = load();
-    const Graph &ref = selectGraph(*refModule, "reference");
-    const Graph &prod = selectGraph(prodModule ? *prodModule : *refModule, "production");
-    if (&ref == &prod)
-      throw InputError(SourcePos{ctx.referencePath},
-                       "needs two graphs: give two files, or one file with @reference and @production");
+    pair = loadPair(load, ctx);
+    const Graph &ref = *pair.ref, &prod = *pair.prod;
     spdlog::info("checking @{} ({} nodes) against @{} ({} nodes)", ref.name(), ref.nodes().size(),
                  prod.name(), prod.nodes().size());
-    FusionLibrary fusions = fusionsFor({refModule.get(), prodModule.get()}, engine.fusionsDir);
+    FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir);
     CheckOptions checkOptions;
     checkOptions.require = options.require;
     checkOptions.fusions = &fusions;
@@ -54,12 +72,44 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
 }
 
 namespace {
+// How far `check` goes. The benchmark (bench/run.py) times the stages before the
+// decision as the floor that deciding is compared with.
+enum class StopAfter { Decide, Read, Normalize };
+
 struct CheckArgs {
   std::vector<std::string> files;
   std::string inputs;  // --inputs, for .pt / .pt2 files
   EngineOptions engine;
   OutputOptions output;
+  StopAfter stopAfter = StopAfter::Decide;
 };
+
+// --stop-after read|normalize: reads both graphs (every node checked against its
+// schema and shape rule), normalizes copies of them when asked, prints their
+// sizes and exits 0; bad input is reported as by a decision.
+int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args) {
+  ctx.version = versionString();
+  try {
+    LoadedPair pair = loadPair(load, ctx);
+    size_t refNodes = pair.ref->nodes().size(), prodNodes = pair.prod->nodes().size();
+    if (args.stopAfter == StopAfter::Normalize) {
+      FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, args.engine.fusionsDir);
+      NormalizeOptions opts;
+      opts.rules = &bundledRules();
+      auto ref = cloneGraph(*pair.ref), prod = cloneGraph(*pair.prod);
+      normalizeGraph(*ref, fusions, opts);
+      normalizeGraph(*prod, fusions, opts);
+      refNodes = ref->nodes().size();
+      prodNodes = prod->nodes().size();
+    }
+    std::printf("torchtv: @%s (%zu nodes) and @%s (%zu nodes); stopped after %s\n", pair.ref->name().c_str(),
+                refNodes, pair.prod->name().c_str(), prodNodes,
+                args.stopAfter == StopAfter::Normalize ? "normalize" : "read");
+    return 0;
+  } catch (const InputError &e) {
+    return emitResult(errorResult(e.message(), e.pos().str()), ctx, args.output);
+  }
+}
 }  // namespace
 
 Command addCheckCommand(CLI::App &app) {
@@ -72,6 +122,11 @@ Command addCheckCommand(CLI::App &app) {
   addInputsOption(*cmd, args->inputs);
   addEngineOptions(*cmd, args->engine);
   addOutputOptions(*cmd, args->output);
+  std::map<std::string, StopAfter> stops{
+      {"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}};
+  cmd->add_option("--stop-after", args->stopAfter,
+                  "Stop after this stage: read, normalize (for timing the floor) or decide")
+      ->transform(CLI::CheckedTransformer(stops, CLI::ignore_case));
   return {cmd, [args] {
             ReportContext ctx;
             ctx.referencePath = args->files.at(0);
@@ -84,6 +139,7 @@ Command addCheckCommand(CLI::App &app) {
               if (args->files.size() > 1) prod = loadModule(ctx.productionPath, options);
               return std::make_pair(std::move(ref), std::move(prod));
             };
+            if (args->stopAfter != StopAfter::Decide) return stopEarly(load, ctx, *args);
             return decideAndEmit(load, ctx, args->engine, args->output);
           }};
 }

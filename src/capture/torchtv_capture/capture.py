@@ -5,6 +5,7 @@ import torch
 
 from .errors import CaptureError
 from .export import graph_to_json
+from .fake import fake_capture
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
 from .tracing import trace_forward, trace_joint, trace_production, run_make_fx
@@ -57,6 +58,11 @@ def capture_pair(path):
 
 def capture_loaded_pair(pair):
     """Captures an already loaded (and validated) Pair; see capture_pair."""
+    with fake_capture(pair):
+        return _capture(pair)
+
+
+def _capture(pair):
     rec = LocationRecorder(pair.user_files)
     warnings = []
     mode = pair.mode

@@ -5,6 +5,7 @@ import torch
 import torch.fx
 
 from .errors import CaptureError
+from .fake import outside_fake_mode
 from .locations import node_loc
 from .values import (bind_args, canonical_name, dtype_name, encode_value, enc_float)
 
@@ -295,7 +296,11 @@ def _constant_node(gm, n, fresh, vname, gname):
         obj = getattr(obj, part)
     if not isinstance(obj, torch.Tensor):
         raise CaptureError("%s graph: attribute %s is a %s, not a tensor" % (gname, n.target, type(obj).__name__))
-    t = obj.detach()
+    with outside_fake_mode(obj, "%s graph: tensor constant %s" % (gname, n.target)):
+        return _constant_json(obj.detach(), n, fresh, vname, gname)
+
+
+def _constant_json(t, n, fresh, vname, gname):
     if t.numel() > MAX_CONSTANT_ELEMENTS:
         lt = _loc_tuple(n)
         raise CaptureError("%s graph: a tensor constant of shape %s (%d elements) is captured; constants "

@@ -9,6 +9,7 @@ import types
 import torch
 
 from .errors import CaptureError, UserFiles, user_frame_of_exception, short_exc
+from .fake import is_meta_inputs
 from .values import dtype_name
 
 MODES = ("forward", "train_step")
@@ -28,6 +29,7 @@ class Pair:
         self.input_names = None     # value names of the inputs (reference's parameter names)
         self.fusions = {}           # "ns::op" -> (OpOverloadPacket or OpOverload, fn)
         self.user_files = None
+        self.fake = False           # meta example inputs: traced with fake tensors (fake.py)
 
 
 def _assign_line(tree, name):
@@ -232,6 +234,10 @@ def fill_pair(pair, mod):
                                % (i, t.layout), ap, return_line(mod.example_inputs))
     if not inputs:
         raise CaptureError("example_inputs() returned no tensors", ap, el)
+    try:
+        pair.fake = is_meta_inputs(inputs)
+    except ValueError as e:
+        raise CaptureError(str(e), ap, return_line(mod.example_inputs))
     pair.example_inputs = tuple(inputs)
 
     # input names from reference's signature; both functions must accept the inputs

@@ -3,6 +3,7 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from .errors import CaptureError, user_frame_of_exception, short_exc
+from .fake import meta_kernel_hint
 
 _DATA_DEP_MARKERS = (
     "trying to get value out of a tracing tensor",
@@ -19,7 +20,7 @@ def _describe_trace_error(exc, what):
         return ("data-dependent control flow or value access in %s: a tensor's value was read "
                 "during tracing (bool()/if on a tensor, .item(), .tolist(), ...); captured graphs "
                 "must not depend on tensor values [%s]" % (what, short_exc(exc, 300)))
-    return "tracing %s failed: %s" % (what, short_exc(exc))
+    return "tracing %s failed: %s%s" % (what, short_exc(exc), meta_kernel_hint(msg))
 
 
 def run_make_fx(fn, inputs, what, pair, recorder):

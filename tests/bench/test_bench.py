@@ -1,0 +1,129 @@
+"""Tests of the benchmark (bench/): the transformer pair's hand-derived backward against
+autograd, the generator's pairs through the real capture, and the runner's --quick mode.
+
+Run from the repository root: /usr/bin/python3 -m unittest discover -s tests/bench
+(the binary: $TORCHTV_BIN, else build/torchtv). No timing assertions.
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+BENCH = os.path.join(REPO, "bench")
+TORCHTV = os.environ.get("TORCHTV_BIN") or os.path.join(REPO, "build", "torchtv")
+sys.path.insert(0, BENCH)
+import gen_transformer  # noqa: E402
+
+
+def load_template():
+    spec = importlib.util.spec_from_file_location("tvbench_template", gen_transformer.TEMPLATE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def max_relative_error(model, layers, bug):
+    """Production's outputs against autograd's (loss, *grads) in float64; the largest error of
+    any output relative to that output's largest magnitude."""
+    model.N_LAYERS, model.BUG = layers, bug
+    inputs = [t.detach().double().requires_grad_(t.requires_grad) for t in model.example_inputs()]
+    loss = model.reference(*inputs)
+    want = (loss,) + torch.autograd.grad(loss, [t for t in inputs if t.requires_grad])
+    with torch.no_grad():
+        got = model.production(*[t.detach() for t in inputs])
+    assert len(got) == len(want), (len(got), len(want))
+    worst = 0.0
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype == torch.float64
+        worst = max(worst, ((g - w).abs().max() / w.abs().max().clamp_min(1e-300)).item())
+    return worst
+
+
+class HandDerivedBackward(unittest.TestCase):
+    """A wrong hand-derived backward would make every benchmark number meaningless."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = load_template()
+
+    def test_matches_autograd_in_float64(self):
+        for layers in (1, 2):
+            with self.subTest(layers=layers):
+                self.assertLess(max_relative_error(self.model, layers, "none"), 1e-11)
+
+    def test_every_planted_bug_changes_some_output(self):
+        # The same check must reject each bug variant, or the bug table would list non-bugs.
+        for bug in gen_transformer.BUGS:
+            with self.subTest(bug=bug):
+                self.assertGreater(max_relative_error(self.model, 2, bug), 1e-8)
+
+    def test_generator_and_template_agree_on_bugs(self):
+        self.assertEqual(set(self.model.BUGS) - {"none"}, set(gen_transformer.BUGS))
+
+
+def capture(pair, out):
+    proc = subprocess.run([TORCHTV, "capture", pair, "-o", out], capture_output=True, text=True,
+                          timeout=600)
+    return proc
+
+
+class Generator(unittest.TestCase):
+    def test_small_pair_is_capturable(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = gen_transformer.generate(tmp, ("small",), (1,), ("eps",), bug_layers=1)
+            self.assertEqual(set(paths), {"transformer_small_L1", "transformer_small_L1__eps"})
+            with open(paths["transformer_small_L1__eps"]) as f:
+                self.assertIn("# EXPECT: not_equivalent", f.read())
+            out = os.path.join(tmp, "cap")
+            proc = capture(paths["transformer_small_L1"], out)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(os.path.join(out, "capture.json")) as f:
+                cap = json.load(f)
+            self.assertEqual(cap["warnings"], [])
+            self.assertEqual(sorted(cap["fusions"]), sorted(load_template().FUSIONS))
+            with open(os.path.join(out, "reference.json")) as f:
+                ref = json.load(f)
+            with open(os.path.join(out, "production.json")) as f:
+                prod = json.load(f)
+            # loss, the gradients of x, of the layer's 9 weights and of the 2 final ones
+            self.assertEqual(len(ref["outputs"]), 13)
+            self.assertEqual([o["name"] for o in ref["outputs"]], [o["name"] for o in prod["outputs"]])
+            self.assertNotIn("tvbench::rmsnorm", ref["schemas"])   # the reference is plain autograd
+            self.assertIn("tvbench::attention_backward", prod["schemas"])
+
+    def test_generation_is_deterministic(self):
+        self.assertEqual(gen_transformer.render("real", 4), gen_transformer.render("real", 4))
+        self.assertIn("SHAPE_ONLY = True", gen_transformer.render("real", 4))
+        self.assertIn("N_LAYERS = 64", gen_transformer.render("small", 64))
+
+
+class QuickRun(unittest.TestCase):
+    def test_quick_mode(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [sys.executable, os.path.join(BENCH, "run.py"), "--quick", "--torchtv", TORCHTV,
+                   "--out", os.path.join(tmp, "out"), "--cache", os.path.join(tmp, "cache"),
+                   "--pairs-dir", os.path.join(tmp, "pairs")]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            with open(os.path.join(tmp, "out", "results.json")) as f:
+                res = json.load(f)
+            (row,) = res["scaling"]
+            self.assertIsNone(row["capture"]["error"])
+            self.assertIn(row["decide"]["verdict"], ("equivalent", "not_equivalent", "unknown"))
+            # soundness: a planted bug is never called equivalent
+            bug = next(r for r in res["detection"] if r["truth"] == "bug")
+            self.assertNotEqual(bug.get("torchtv"), "equivalent")
+            self.assertEqual(row["numerical"]["status"], "ok")
+            for name in ("scaling.md", "detection.md", "scaling.png"):
+                self.assertTrue(os.path.getsize(os.path.join(tmp, "out", name)) > 0, name)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,81 @@
+"""Shape-only capture (meta example inputs traced with fake tensors; torchtv_capture/fake.py).
+
+Run from the repository root:  /usr/bin/python3 -m unittest discover -s tests/capture
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CAPTURE_SRC = os.path.join(REPO, "src", "capture")
+PAIRS = os.path.join(HERE, "fake_pairs")
+GIB = 2 ** 30
+
+
+def run_capture(name, out):
+    """(returncode, stderr, peak resident KB of the capture process)."""
+    env = dict(os.environ, PYTHONPATH=CAPTURE_SRC)
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, "-m", "torchtv_capture", os.path.join(PAIRS, name + ".py"),
+                                 "-o", out], stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=REPO)
+        _, status, usage = os.wait4(proc.pid, 0)
+        err.seek(0)
+        return os.waitstatus_to_exitcode(status), err.read().decode(), usage.ru_maxrss
+
+
+def last_json(stderr):
+    return json.loads(stderr.strip().splitlines()[-1])
+
+
+class ShapeOnlyCapture(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="torchtv-fake-test-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_huge_inputs_are_not_allocated(self):
+        out = os.path.join(self.tmp, "huge")
+        rc, stderr, peak_kb = run_capture("huge_matmul", out)
+        self.assertEqual(rc, 0, stderr)
+        # each input is 16 GiB as a real tensor; the capture must stay far below one of them
+        self.assertLess(peak_kb * 1024, 2 * GIB)
+        with open(os.path.join(out, "reference.json")) as f:
+            ref = json.load(f)
+        with open(os.path.join(out, "production.json")) as f:
+            prod = json.load(f)
+        self.assertEqual([i["shape"] for i in ref["inputs"]], [[65536, 65536]] * 2)
+        self.assertEqual([o["name"] for o in prod["outputs"]], ["loss", "grad_w"])
+        ones = [n for n in prod["nodes"] if n["op"] == "aten::ones"]
+        self.assertEqual(len(ones), 1)
+        device = [a for a in ones[0]["args"] if a["name"] == "device"][0]
+        self.assertEqual(device["device"], "cpu")   # fake tensors claim the CPU, not "meta"
+        with open(os.path.join(out, "capture.json")) as f:
+            self.assertEqual(json.load(f)["fusions"], {"fakepair::scale": "fusions/fakepair__scale.json"})
+        with open(os.path.join(out, "fusions", "fakepair__scale.json")) as f:
+            self.assertEqual(json.load(f)["inputs"][0]["shape"], [65536, 65536])
+
+    def test_custom_op_without_meta_kernel_is_named(self):
+        rc, stderr, _ = run_capture("no_meta_kernel", os.path.join(self.tmp, "nometa"))
+        self.assertEqual(rc, 3, stderr)
+        err = last_json(stderr)
+        self.assertIn("fakepair_nometa::twice", err["error"])
+        self.assertIn("needs a 'Meta' kernel", err["error"])
+
+    def test_mixed_meta_and_real_inputs_are_refused(self):
+        rc, stderr, _ = run_capture("mixed_devices", os.path.join(self.tmp, "mixed"))
+        self.assertEqual(rc, 3, stderr)
+        err = last_json(stderr)
+        self.assertIn("example_inputs()[1] is on device cpu but other inputs are meta tensors", err["error"])
+        self.assertTrue(err["file"].endswith("mixed_devices.py"))
+
+
+if __name__ == "__main__":
+    unittest.main()
