@@ -1,4 +1,5 @@
 // The only translation unit of src/replay that includes LibTorch headers.
+#include <map>
 #include "src/replay/replay.h"
 
 #include <ATen/ATen.h>
@@ -52,6 +53,23 @@ c10::IValue toIValue(const Attribute &a, const ArgSpec &arg) {
     return toTorchDType(a.asDType());
   case ArgKind::Device:
     return a.isString() ? c10::IValue(c10::Device(a.asString())) : c10::IValue(a.asInt());
+  // Captures spell layouts and memory formats by name ("strided",
+  // "preserve_format"); the dispatcher takes them as enum values.
+  case ArgKind::Layout:
+    if (!a.isString()) return a.asInt();
+    if (a.asString() == "strided") return static_cast<int64_t>(at::kStrided);
+    throw ReplayError("cannot replay layout " + a.str());
+  case ArgKind::MemoryFormat: {
+    if (!a.isString()) return a.asInt();
+    static const std::map<std::string, at::MemoryFormat> formats{
+        {"contiguous_format", at::MemoryFormat::Contiguous},
+        {"preserve_format", at::MemoryFormat::Preserve},
+        {"channels_last", at::MemoryFormat::ChannelsLast},
+        {"channels_last_3d", at::MemoryFormat::ChannelsLast3d}};
+    auto it = formats.find(a.asString());
+    if (it == formats.end()) throw ReplayError("cannot replay memory format " + a.str());
+    return static_cast<int64_t>(it->second);
+  }
   case ArgKind::BoolList: {
     c10::List<bool> l;
     for (int64_t v : a.asInts()) l.push_back(v != 0);

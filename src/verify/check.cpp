@@ -11,6 +11,7 @@
 #include "src/normalize/normalize.h"
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
+#include "src/verify/replay_confirm.h"
 #include "src/verify/self_check.h"
 
 namespace torchtv {
@@ -87,17 +88,43 @@ Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std
 //    memoized per residual region.
 // 3. If a real-level Z3 model over the inputs exists, replay it; a model that
 //    does not replay leaves the output unknown, saying so.
-void decideDiffering(const Graph &ref, const Graph &prod, const std::vector<size_t> &pending, Prover &prover,
-                     CheckResult &result, std::set<std::string> &assumptions) {
+// Every counterexample is then replayed through LibTorch on the original graphs
+// (Note [Replaying counterexamples]).
+// Records a refutation of output i after replaying it through LibTorch on the
+// original graphs (Note [Replaying counterexamples]); false when it did not replay.
+bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, Refutation refuted, size_t i,
+                      CheckResult &result) {
+  OutputResult &out = result.outputs[i];
+  ReplayOutcome replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
+  if (replay.kind == ReplayOutcome::Kind::DidNotReplay) {
+    out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
+    return false;
+  }
+  std::string evidence = reasons::kReplayedByLibTorch;
+  if (replay.kind == ReplayOutcome::Kind::Replayed) {
+    refuted.difference.index = replay.index;
+    refuted.difference.referenceValue = replay.referenceValue;
+    refuted.difference.productionValue = replay.productionValue;
+  } else {
+    evidence = std::string(reasons::kNotReplayableByLibTorch) + replay.detail;
+  }
+  out.verdict = Verdict::NotEquivalent;
+  out.level = Level::None;
+  out.reason = std::string(reasons::kRefuted) + " (" + refuted.how + "; " + evidence + ")";
+  if (!result.counterexample) {
+    result.counterexample = counterexampleOf(ref, refuted, out.name);
+    result.counterexample->note += "; " + evidence;
+  }
+  return true;
+}
+
+void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                     const std::vector<size_t> &pending, Prover &prover, CheckResult &result,
+                     std::set<std::string> &assumptions) {
   auto confirmer = makeEvaluatorConfirmer();
   for (size_t i : pending) {
     auto refuted = refuteByRandomInputs(ref, prod, {i}, *confirmer);
-    if (!refuted) continue;
-    OutputResult &out = result.outputs[i];
-    out.verdict = Verdict::NotEquivalent;
-    out.level = Level::None;
-    out.reason = std::string(reasons::kRefuted) + " (" + refuted->how + ")";
-    if (!result.counterexample) result.counterexample = counterexampleOf(ref, *refuted, out.name);
+    if (refuted) recordRefutation(origRef, origProd, ref, *refuted, i, result);
   }
   for (size_t i : pending) {
     OutputResult &out = result.outputs[i];
@@ -113,13 +140,8 @@ void decideDiffering(const Graph &ref, const Graph &prod, const std::vector<size
     out.reason = p.reason + "; " + out.reason;
     if (!p.realModel.empty() && p.realModelOverInputs) {
       auto byModel = refuteByModel(ref, prod, {i}, p.realModel, *confirmer);
-      if (byModel) {
-        out.verdict = Verdict::NotEquivalent;
-        out.reason = std::string(reasons::kRefuted) + " (" + byModel->how + ")";
-        if (!result.counterexample) result.counterexample = counterexampleOf(ref, *byModel, out.name);
-      } else {
-        out.reason += "; " + std::string(reasons::kDidNotReplay);
-      }
+      if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
+      else recordRefutation(origRef, origProd, ref, *byModel, i, result);
     }
   }
 }
@@ -211,7 +233,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
                                   std::chrono::duration<double>(options.timeoutSeconds));
   Prover prover(regionInputs, limits);
   std::set<std::string> assumptions;
-  if (!pending.empty()) decideDiffering(ref, prod, pending, prover, result, assumptions);
+  if (!pending.empty()) decideDiffering(origRef, origProd, ref, prod, pending, prover, result, assumptions);
   // A bit-for-bit proof about the normalized graphs says nothing bit for bit
   // about an ATen composite expanded at level real (Note [Levels of rewrites]).
   for (size_t i : pending) {

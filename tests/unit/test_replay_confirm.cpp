@@ -1,0 +1,51 @@
+#include <doctest/doctest.h>
+
+#include "ir/text_format.h"
+#include "src/verify/replay_confirm.h"
+
+using namespace torchtv;
+
+namespace {
+std::vector<eval::EvalTensor> inputsOf(const Graph &g, std::vector<long double> values) {
+  return {eval::EvalTensor{g.inputs()[0]->type, std::move(values)}};
+}
+}  // namespace
+
+TEST_CASE("a counterexample replays through LibTorch on the original graphs") {
+  Module m = parseModule(R"(op my::opaque(Tensor x) -> Tensor
+graph @reference(%x: f32[3]) -> (f32[3]) {
+  %y: f32[3] = aten::mul.Scalar(%x) {other=2.0}
+  return %y
+}
+graph @production(%x: f32[3]) -> (f32[3]) {
+  %y: f32[3] = aten::add.Tensor(%x, %x)
+  return %y
+}
+graph @shifted(%x: f32[3]) -> (f32[3]) {
+  %y: f32[3] = aten::add.Scalar(%x) {other=1.0}
+  return %y
+}
+graph @custom(%x: f32[3]) -> (f32[3]) {
+  %y: f32[3] = my::opaque(%x)
+  return %y
+}
+)",
+                         "t.tvir");
+  const Graph &ref = *m.find("reference");
+  auto inputs = inputsOf(ref, {1.0L, -2.0L, 0.5L});
+
+  ReplayOutcome differs = replayOnOriginals(ref, *m.find("shifted"), inputs, 0, {1});
+  CHECK(differs.kind == ReplayOutcome::Kind::Replayed);
+  CHECK(differs.index == std::vector<long long>{1});
+  CHECK(differs.referenceValue == -4.0);
+  CHECK(differs.productionValue == -1.0);
+
+  // x*2 and x+x agree on every input: a claimed difference does not replay.
+  ReplayOutcome same = replayOnOriginals(ref, *m.find("production"), inputs, 0, {0});
+  CHECK(same.kind == ReplayOutcome::Kind::DidNotReplay);
+
+  // LibTorch cannot run a custom op: the evaluator's confirmation stands, and says why.
+  ReplayOutcome custom = replayOnOriginals(ref, *m.find("custom"), inputs, 0, {0});
+  CHECK(custom.kind == ReplayOutcome::Kind::NotReplayable);
+  CHECK(custom.detail.find("my::opaque") != std::string::npos);
+}
