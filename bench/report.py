@@ -1,5 +1,6 @@
 """Markdown tables and the plot of a benchmark run (results.json as bench/run.py builds it)."""
 import os
+import re
 
 import gen_transformer
 
@@ -32,14 +33,39 @@ def header(res, title):
                  e["torchtv"], e["torch"], e["cpus"], e["cpu"], " --quick" if res["quick"] else ""),
              "Times are wall-clock seconds, best of %d runs; the machine is shared with other builds, "
              "so they are indicative, not precise." % res["repeat"], ""]
+    load = e.get("load_average")
+    if load:
+        lines += ["Load average (1, 5, 15 min) at the start: %s; at the end: %s." % (
+            ", ".join("%.2f" % x for x in load),
+            ", ".join("%.2f" % x for x in e.get("load_average_end", [])) or "-"), ""]
     rows = res["scaling"] + res["detection"]
     verdicts = {_get(r, "decide", "verdict") or r.get("torchtv") for r in rows} - {None}
     if "equivalent" not in verdicts:
-        lines += ["**No equivalent pair was proven at this commit.** The verdicts below come from the "
-                  "structural checker alone (normalization, fusion expansion and the Z3 prover are not "
-                  "merged yet), so the decide times are those of reading and matching, not of a proof; "
-                  "re-run after they land.", ""]
+        lines += ["**No equivalent pair was proven at this commit.** See the reasons of the "
+                  "undecided verdicts below.", ""]
     return lines
+
+
+def undecided_md(res):
+    """Every distinct reason of a verdict that is not a decision, with the pairs that gave it."""
+    def key(verdict, reason):
+        # the source locations differ from pair to pair; the op or limit is what groups them
+        return verdict, re.sub(r" at \S+:\d+", "", reason or "")
+    reasons = {}
+    for r in res["scaling"]:
+        d = r.get("decide")
+        if d and d["verdict"] not in DECIDED:
+            reasons.setdefault(key(d["verdict"], d.get("reason")), []).append(r["pair"])
+    for r in res["detection"]:
+        if r.get("torchtv") and r["torchtv"] not in DECIDED:
+            reasons.setdefault(key(r["torchtv"], r.get("torchtv_reason")), []).append(r["pair"])
+    if not reasons:
+        return []
+    out = ["## Why a pair was not decided", "", "| verdict | reason | pairs |", "|---|---|---|"]
+    for (verdict, reason), pairs in reasons.items():
+        out.append("| %s | %s | %s |" % (verdict, reason.replace("|", "\\|").replace("\n", " "),
+                                        ", ".join(dict.fromkeys(pairs))))
+    return out + [""]
 
 
 def _dims(size):
@@ -67,7 +93,7 @@ def scaling_md(res):
                 continue
             d, fl, num, mono = r["decide"], r["floor"], r["numerical"], r["monolithic"]
             ok = num.get("status") == "ok"
-            mono_s = ("not available" if not mono["available"] else
+            mono_s = ("not implemented" if not mono["available"] else
                       "%s s, %s" % (_f(mono["seconds"]), mono["verdict"]))
             out.append("| %d | %s / %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["layers"], d["ref_nodes"], d["prod_nodes"], capture, _f(fl["seconds"] if fl["ok"] else None),
@@ -77,6 +103,7 @@ def scaling_md(res):
                 num.get("assert_close", "-"), num.get("bitwise", "-"), mono_s))
         out.append("")
     out += targets_md(res)
+    out += undecided_md(res)
     return "\n".join(out) + "\n"
 
 
@@ -102,7 +129,7 @@ def targets_md(res):
         q = r64["decide"]["seconds"] / r1["decide"]["seconds"]
         met = ("yes" if q <= TARGET_DEPTH_RATIO else "no: %.1fx over" % (q / TARGET_DEPTH_RATIO))
         if not (decided(r64) and decided(r1)):
-            met = "not measurable yet: no proof ran (%s)" % met
+            met = "not measurable: a pair was not decided (verdict unknown); the time ratio alone: %s" % met
         out.append("| time(64 layers) / time(1 layer) <= 20, realistic dims | %.1f | %s |" % (q, met))
     ratios = [(r["layers"], r["size"], r["decide"]["seconds"] / r["floor"]["seconds"]) for r in rows
               if r.get("decide") and r["layers"] >= 8 and r["floor"]["ok"]]
@@ -110,12 +137,12 @@ def targets_md(res):
         n, size, worst = max(ratios, key=lambda x: x[2])
         met = "yes" if worst <= TARGET_FLOOR_RATIO else "no: %.1fx over" % (worst / TARGET_FLOOR_RATIO)
         if not all(decided(r) for r in rows if r.get("decide") and r["layers"] >= 8):
-            met = "not measurable yet: no proof ran (%s)" % met
+            met = "not measurable: a pair was not decided (verdict unknown); the time ratio alone: %s" % met
         out.append("| decide <= 5x the read/normalize floor for N >= 8 | worst %.1fx (%s, N=%d) | %s |"
                    % (worst, size, n, met))
     mono = [r for r in rows if _get(r, "monolithic", "available")]
     out.append("| monolithic baseline, numerical testing and torchtv in one table | monolithic: %s | %s |"
-               % ("measured" if mono else "not available (no --monolithic flag in this torchtv)",
+               % ("measured" if mono else "not implemented (this torchtv has no --monolithic flag; no number is given)",
                   "yes" if mono else "no"))
     return out + [""]
 
@@ -151,7 +178,7 @@ def detection_md(res):
             % (len(bugs), len(good)), "|---|---|---|---|"]
     for name, flagged, decided in methods:
         out.append("| %s | %d | %d | %d |" % ((name,) + counts(flagged, decided)))
-    out += ["", "torchtv's \"no answer\" counts `unknown` and `error` verdicts: an unknown is "
+    out += [""] + undecided_md(res) + ["torchtv's \"no answer\" counts `unknown` and `error` verdicts: an unknown is "
             "never counted as a catch or as a false alarm."]
     return "\n".join(out) + "\n"
 

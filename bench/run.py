@@ -16,7 +16,7 @@ For each size and layer count N it measures:
   numerical  eager torch on the pair's seeded example inputs, assert_close and bit for bit
              (bench/numerical.py; small dims only)
   monolithic torchtv check DIR --monolithic (both whole graphs in Z3 at once, no structural
-             matching), with a time limit; "not available" until the prover implements the flag
+             matching), with a time limit; "not implemented" while the CLI has no such flag
 """
 import argparse
 import concurrent.futures
@@ -55,9 +55,13 @@ def decide(args, cap_dir):
     r = measure.best_of([args.torchtv, "check", cap_dir, "--format", "json"], args.repeat, args.timeout)
     j = r.json() or {}
     stats = j.get("stats", {})
+    # The top-level reason of an unknown is generic; the outputs' reasons name the op or limit.
+    why = dict.fromkeys(part.strip() for o in j.get("outputs") or [] if o.get("verdict") not in
+                        ("equivalent", "not_equivalent") for part in (o.get("reason") or "").split("; "))
+    reason = j.get("reason") or r.stderr.strip()[-300:]
     return {"seconds": r.seconds, "peak_mb": r.peak_mb,
             "verdict": "timeout" if r.timed_out else j.get("verdict", "error"),
-            "reason": j.get("reason") or r.stderr.strip()[-300:],
+            "reason": "; ".join([reason] + [w for w in why if w]),
             "ref_nodes": stats.get("reference_nodes"), "prod_nodes": stats.get("production_nodes")}
 
 
@@ -135,7 +139,8 @@ def detection(args, paths, caps):
         cap = caps[name]
         row = {"pair": name, "truth": t, "capture_error": cap["error"]}
         if not cap["error"]:
-            row["torchtv"] = decide(args, cap["dir"])["verdict"]
+            d = decide(args, cap["dir"])
+            row["torchtv"], row["torchtv_reason"] = d["verdict"], d["reason"]
         row["numerical"] = numerical(args, path)
         rows.append(row)
     return rows
@@ -157,6 +162,7 @@ def environment(torchtv):
                                    capture_output=True, text=True).stdout.strip()
     return {"commit": git("rev-parse", "--short", "HEAD"), "dirty": bool(git("status", "--porcelain", "-uno")),
             "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
             "cpu": cpu, "python": platform.python_version(), "torch": torch_version,
             "torchtv": subprocess.run([torchtv, "--version"], capture_output=True,
                                       text=True).stdout.strip()}
@@ -208,6 +214,8 @@ def main(argv=None):
                "mono_timeout": args.mono_timeout, "scaling": scaling(args, scale_paths, caps)}
     print("bench: detection", flush=True)
     results["detection"] = detection(args, det_paths, caps)
+    # The machine is shared: the load during the run says how far to trust the times.
+    results["environment"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)

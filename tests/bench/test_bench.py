@@ -125,5 +125,39 @@ class QuickRun(unittest.TestCase):
                 self.assertTrue(os.path.getsize(os.path.join(tmp, "out", name)) > 0, name)
 
 
+class Report(unittest.TestCase):
+    """The tables say why a pair was not decided, never count an unknown as a catch, and never
+    print a monolithic number the CLI could not measure."""
+
+    def results(self):
+        env = {"commit": "abc1234", "dirty": False, "date": "2026-01-01 00:00", "cpus": 2, "cpu": "x",
+               "python": "3", "torch": "1.13", "torchtv": "torchtv 0", "load_average": [3.5, 2.0, 1.0],
+               "load_average_end": [4.0, 3.0, 2.0]}
+        decide = {"seconds": 2.0, "peak_mb": 50, "verdict": "unknown", "reason": "op aten::foo: no semantics",
+                  "ref_nodes": 10, "prod_nodes": 5}
+        row = {"size": "real", "layers": 1, "pair": "transformer_real_L1",
+               "capture": {"seconds": 1.0, "peak_mb": 100, "cached": True, "error": None},
+               "decide": decide, "floor": {"seconds": 1.0, "peak_mb": 40, "stage": "normalize", "ok": True},
+               "monolithic": {"available": False}, "numerical": {"status": "n/a"}}
+        det = [{"pair": "p__bug", "truth": "bug", "capture_error": None, "torchtv": "unknown",
+                "torchtv_reason": "solver limit: timeout after 10 s", "numerical": {"status": "ok",
+                "assert_close": "fail", "bitwise": "fail"}},
+               {"pair": "p", "truth": "equivalent", "capture_error": None, "torchtv": "equivalent",
+                "numerical": {"status": "ok", "assert_close": "pass", "bitwise": "pass"}}]
+        return {"environment": env, "quick": False, "repeat": 3, "mono_timeout": 300,
+                "scaling": [row], "detection": det}
+
+    def test_undecided_reasons_and_load_are_reported(self):
+        import report
+        res = self.results()
+        scaling, detection = report.scaling_md(res), report.detection_md(res)
+        self.assertIn("op aten::foo: no semantics", scaling)
+        self.assertIn("solver limit: timeout after 10 s", detection)
+        self.assertIn("3.50, 2.00, 1.00", scaling)
+        self.assertIn("not implemented", scaling)
+        self.assertIn("| torchtv | 0 | 0 | 1 |", detection)   # the unknown bug is no catch
+        self.assertNotIn("No equivalent pair was proven", detection)
+
+
 if __name__ == "__main__":
     unittest.main()
