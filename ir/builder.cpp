@@ -1,6 +1,7 @@
 #include "ir/builder.h"
 
 #include "ir/diagnostic.h"
+#include "ir/limits.h"
 #include "ir/op_registry.h"
 
 namespace torchtv {
@@ -74,6 +75,14 @@ Node *buildNode(Graph &g, const OpResolver &ops, NodeSpec spec) {
   const OpSchema &schema = *resolved->schema;
   if (schema.mutatesInput()) fail(op, "in-place and out= ops are not supported");
   if (schema.returnsList) fail(op, "ops returning a list of tensors are not supported");
+  // Note [Input limits]: every reader and the fusion expansion build nodes here.
+  if (g.nodes().size() >= limits().maxNodesPerGraph)
+    fail(op, "graph @" + g.name() + " " + limitMessage("max_nodes_per_graph", limits().maxNodesPerGraph));
+  for (const auto &[name, value] : spec.attrs) {
+    size_t n = value.isInts() ? value.asInts().size() : value.isFloats() ? value.asFloats().size() : 0;
+    if (n > limits().maxListLength)
+      fail(op, "argument '" + name + "': list " + limitMessage("max_list_length", limits().maxListLength));
+  }
 
   // Operand count: fixed tensor args, or any count >= fixed when a list is present.
   size_t fixed = 0;
@@ -135,6 +144,13 @@ Node *buildNode(Graph &g, const OpResolver &ops, NodeSpec spec) {
     fail(op, "names " + std::to_string(spec.outputNames.size()) + " result(s), the op has " +
                  std::to_string(types.size()));
 
+  for (const TensorType &t : types) {
+    try {
+      checkTensorLimits(t, SourcePos{});
+    } catch (const InputError &e) {
+      fail(op, "result " + e.message());
+    }
+  }
   std::vector<std::pair<std::string, TensorType>> outs;
   for (size_t i = 0; i < types.size(); ++i) {
     std::string name = spec.outputNames.empty() ? g.freshName("v") : spec.outputNames[i];

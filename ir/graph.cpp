@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include "ir/limits.h"
+
 #include <stdexcept>
 
 namespace torchtv {
@@ -30,6 +32,8 @@ std::string Graph::freshName(const std::string &hint) {
 }
 
 Value *Graph::addInput(const std::string &name, TensorType type) {
+  // Note [Input limits]: the .tvir parser checks with a position; this catches the other readers.
+  checkTensorLimits(type, SourcePos{});
   Value *v = newValue(name, std::move(type));
   inputs_.push_back(v);
   return v;

@@ -1,7 +1,10 @@
 // Parser for .tvir (grammar in text_format.h).
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -9,6 +12,7 @@
 #include <sstream>
 
 #include "ir/diagnostic.h"
+#include "ir/limits.h"
 #include "ir/text_format.h"
 
 namespace torchtv {
@@ -329,6 +333,7 @@ private:
       out.dtype = *dtype;
       if (actual && actual->dtype != out.dtype) mismatch("dtype differs");
     }
+    Token open = tok_;
     expect("[");
     while (!isPunct("]")) {
       Token at = tok_;
@@ -357,6 +362,11 @@ private:
     }
     take();
     if (actual && out.shape.size() != actual->shape.size()) mismatch("rank differs");
+    try {
+      checkTensorLimits(out, SourcePos{});
+    } catch (const InputError &e) {
+      fail(open, e.message());
+    }
     return out;
   }
 
@@ -409,6 +419,8 @@ private:
         Token at = tok_;
         items.push_back(attrValue());
         if (!items.back().isScalar()) fail(at, "lists hold numbers only, got " + items.back().str());
+        if (items.size() > limits().maxListLength)
+          fail(open, "list " + limitMessage("max_list_length", limits().maxListLength));
         if (!isPunct("]")) expect(",");
       }
       take();
@@ -705,13 +717,28 @@ std::unique_ptr<Graph> instantiateTemplate(const GraphTemplate &t, const Templat
   return Parser(t.text, t.path, t.line, t.col).instantiate(call, resolver);
 }
 
+// Note [Input limits]: read in chunks and stop past max_file_bytes, so that a
+// FIFO, a /proc file or a file that grows while read cannot exhaust memory.
 std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourcePos{path, 0, 0}, "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(SourcePos{path, 0, 0}, "cannot read file");
-  return ss.str();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) throw InputError(SourcePos{path, 0, 0}, "cannot read file: is a directory");
+  // A FIFO would block the open forever, a device (/dev/zero) never ends.
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw InputError(SourcePos{path, 0, 0}, "cannot read file: not a regular file (a FIFO, socket or device)");
+  // stdio rather than ifstream: a failed read() (EIO) must be told apart from the end of the file.
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw InputError(SourcePos{path, 0, 0}, std::string("cannot open file: ") + std::strerror(errno));
+  std::string text;
+  char chunk[1 << 16];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) {
+    text.append(chunk, got);
+    checkFileSize(text.size(), SourcePos{path, 0, 0});
+  }
+  if (std::ferror(f.get())) throw InputError(SourcePos{path, 0, 0}, std::string("cannot read file: ") + std::strerror(errno));
+  return text;
 }
 
 Module parseModuleFile(const std::string &path) {

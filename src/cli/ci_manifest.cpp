@@ -2,8 +2,12 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include <toml.hpp>
+
+#include "ir/limits.h"
+#include "ir/text_format.h"
 
 namespace torchtv::cli {
 
@@ -67,8 +71,12 @@ bool usableName(const std::string &name) {
 
 Manifest readManifest(const std::string &path) {
   toml::value root;
+  // Note [Input limits]: toml11 parses nested arrays and tables recursively.
+  std::string text = readFile(path);
+  checkNestingDepth(text, NestingSyntax::Toml, path);
   try {
-    root = toml::parse(path);
+    std::istringstream in(text);
+    root = toml::parse(in, path);
   } catch (const toml::syntax_error &e) {
     std::string what = e.what();
     std::string first = what.substr(0, what.find('\n'));

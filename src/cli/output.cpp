@@ -1,5 +1,7 @@
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <unistd.h>
 
@@ -77,20 +79,26 @@ ColorMode colorFor(ColorChoice choice, int fd) {
   return ::isatty(fd) ? ColorMode::Always : ColorMode::Never;
 }
 
-void writeAll(FILE *f, const std::string &s) {
-  std::fwrite(s.data(), 1, s.size(), f);
-  std::fflush(f);
+// False when the stream failed (a full disk, a closed pipe): the result the
+// caller relies on was not delivered, so the run cannot count as a pass.
+bool writeAll(FILE *f, const std::string &s) {
+  size_t n = std::fwrite(s.data(), 1, s.size(), f);
+  return std::fflush(f) == 0 && n == s.size() && !std::ferror(f);
 }
 
 }  // namespace
 
 int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options) {
-  writeAll(stdout, render(result, ctx, options.format));
+  bool written = writeAll(stdout, render(result, ctx, options.format));
   if (options.explain) {
     // Machine-readable stdout stays parseable: the explanation goes to stderr.
     bool toStdout = options.format == OutputFormat::Text;
-    writeAll(toStdout ? stdout : stderr,
-             renderExplain(result, ctx, colorFor(options.color, toStdout ? STDOUT_FILENO : STDERR_FILENO)));
+    written &= writeAll(toStdout ? stdout : stderr,
+                        renderExplain(result, ctx, colorFor(options.color, toStdout ? STDOUT_FILENO : STDERR_FILENO)));
+  }
+  if (!written) {
+    std::fprintf(stderr, "torchtv: error: cannot write the result to standard output: %s\n", std::strerror(errno));
+    return exitCode(Verdict::Error);
   }
   if (!options.reportPath.empty()) {
     try {

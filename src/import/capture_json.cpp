@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/diagnostic.h"
+#include "ir/limits.h"
 #include "ir/text_format.h"
 
 namespace torchtv {
@@ -269,6 +270,7 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
 }
 
 json parseJsonText(const std::string &text, const std::string &path) {
+  checkNestingDepth(text, NestingSyntax::Json, path);
   try {
     return json::parse(text);
   } catch (const json::parse_error &e) {

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "ir/diagnostic.h"
+#include "ir/limits.h"
 #include "ir/text_format.h"
 #include "src/import/capture_json.h"
 #include "src/import/pt2.h"
@@ -18,6 +19,11 @@ std::unique_ptr<Module> loadModule(const std::string &path, const LoadOptions &o
     if (fs::exists(fs::path(path) / "capture.json", ec)) return readCaptureDir(path);
     throw InputError(SourcePos{path}, "is a directory without capture.json, expected a graph file");
   }
+  // Note [Input limits]: .pt and .pt2 are read by libraries that map or
+  // allocate by the file's size; refuse a huge file before they see it.
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(SourcePos{path}, "not a regular file (a FIFO, socket or device); expected a graph file");
+  checkFileSize(fs::file_size(path, ec), SourcePos{path});
   std::string ext = fs::path(path).extension().string();
   if (ext == ".tvir") {
     if (options.inputs)

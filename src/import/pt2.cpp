@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ir/limits.h"
 #include "ir/op_registry.h"
 #include "src/import/import_util.h"
 
@@ -52,6 +53,7 @@ public:
   }
 
   json parse(const std::string &text, const std::string &what) const {
+    checkNestingDepth(text, NestingSyntax::Json, a_.path + " (" + what + ")");
     try {
       return json::parse(text);
     } catch (const json::exception &e) {

@@ -4,6 +4,7 @@
 #include <zip.h>
 
 #include "ir/diagnostic.h"
+#include "ir/limits.h"
 #include "src/import/pt2.h"
 
 namespace torchtv {
@@ -29,6 +30,12 @@ public:
       zip_error_fini(&ze);
       throw InputError(SourcePos{path}, "not a readable .pt2 archive (zip: " + why + ")");
     }
+    zip_int64_t n = zip_get_num_entries(za_, 0);
+    if (n < 0 || static_cast<uint64_t>(n) > limits().maxArchiveEntries) {
+      zip_discard(za_);
+      throw InputError(SourcePos{path}, "holds " + std::to_string(n) + " entries; " +
+                                            limitMessage("max_archive_entries", limits().maxArchiveEntries));
+    }
   }
   ~Zip() { zip_discard(za_); }
   Zip(const Zip &) = delete;
@@ -49,6 +56,14 @@ public:
     zip_file_t *f = nullptr;
     if (zip_stat(za_, name.c_str(), 0, &st) != 0 || !(f = zip_fopen(za_, name.c_str(), 0)))
       throw InputError(SourcePos{path_}, "cannot open entry '" + name + "': " + zip_strerror(za_));
+    // Note [Input limits]: the size is the uncompressed one from the directory,
+    // checked before allocating (a zip bomb); libzip stops reading at it and
+    // ZIP_CHECKCONS plus the CRC check catch an entry that lies about it.
+    if (!(st.valid & ZIP_STAT_SIZE) || st.size > limits().maxFileBytes) {
+      zip_fclose(f);
+      throw InputError(SourcePos{path_}, "entry '" + name + "' of " + std::to_string(st.size) + " bytes " +
+                                             limitMessage("max_file_bytes", limits().maxFileBytes));
+    }
     std::string data(st.size, '\0');
     zip_int64_t got = zip_fread(f, data.data(), st.size);
     bool ok = got == static_cast<zip_int64_t>(st.size);

@@ -1,0 +1,27 @@
+// Shared by the libFuzzer targets (README.md, "Trust model and limits").
+//
+// Note [What a fuzzer finding is]
+// Every reader must turn bad bytes into InputError. The CLI maps any other
+// std::exception to `error` (exit 3) as well, so those are not findings
+// either; a finding is a crash, a sanitizer report, a hang or running out of
+// memory (libFuzzer's -timeout and -rss_limit_mb).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+
+namespace torchtv::fuzz {
+
+template <class F> int guarded(F &&f) {
+  try {
+    f();
+  } catch (const std::exception &) {
+  }
+  return 0;
+}
+
+inline std::string text(const uint8_t *data, size_t size) { return std::string(reinterpret_cast<const char *>(data), size); }
+
+}  // namespace torchtv::fuzz

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Verdict integrity (issue 8): faults and hostile inputs through the real CLI.
+
+Every case must exit with its expected code (2 unknown or 3 error), never 0,
+within a bound, and name its cause. Runs as root in CI, where chmod 000 does
+not stop reading: unreadable inputs are FIFOs, devices and /proc/self/mem."""
+import os
+import shutil
+import stat
+import tempfile
+
+from e2e_util import Checker, args, run
+
+a = args()
+c = Checker("faults")
+src = a.source_dir
+ref = os.path.join(src, "examples/rmsnorm_reference.tvir")
+prod = os.path.join(src, "examples/rmsnorm_production.tvir")
+crash_pair = os.path.join(src, "tests/golden/prover/robustness/solver_crash_is_unknown.tvir")
+pt2 = os.path.join(src, "tests/fixtures/t211/mlp.pt2")
+pair_py = os.path.join(src, "tests/capture/pairs/forward_ops.py")
+
+
+def expect(label, cmd, code, wants, env=None, stdout=None):
+    full_env = dict(os.environ, **(env or {}))
+    try:
+        if stdout is None:
+            r = run(cmd, timeout=120, env=full_env)
+            out, err, rc = r.stdout, r.stderr, r.returncode
+        else:
+            import subprocess
+            r = subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120, env=full_env)
+            out, err, rc = "", r.stderr, r.returncode
+    except Exception as e:  # a hang is a failure, never a pass
+        c.check(False, f"{label}: {e}")
+        return
+    c.check(rc != 0, f"{label}: exit 0 (a fault became a pass)")
+    c.check(rc == code, f"{label}: exit {rc}, want {code}\nstdout: {out[-800:]}\nstderr: {err[-800:]}")
+    for w in wants:
+        c.check(w in out + err, f"{label}: output lacks {w!r}\nstdout: {out[-800:]}\nstderr: {err[-800:]}")
+
+
+tv = a.torchtv
+with tempfile.TemporaryDirectory() as d:
+    # Unreadable inputs.
+    fifo = os.path.join(d, "fifo.tvir")
+    os.mkfifo(fifo)
+    expect("FIFO input", [tv, "check", fifo, prod], 3, ["not a regular file"])
+    zero = os.path.join(d, "zero.tvir")
+    os.symlink("/dev/zero", zero)
+    expect("device input", [tv, "check", zero, prod], 3, ["not a regular file"])
+    mem = os.path.join(d, "mem.tvir")
+    os.symlink("/proc/self/mem", mem)  # a regular file whose read fails with EIO
+    expect("read error", [tv, "check", mem, prod], 3, ["cannot read file"])
+    dirtvir = os.path.join(d, "dir.tvir")
+    os.mkdir(dirtvir)
+    expect("directory input", [tv, "check", dirtvir, prod], 3, ["directory"])
+
+    # Hostile sizes and nesting (caps, Note [Input limits]).
+    deep = os.path.join(d, "deep.json")
+    with open(deep, "w") as f:
+        f.write("[" * 200000)
+    expect("deep JSON", [tv, "check", deep, prod], 3, ["max_nesting_depth = 256"])
+    manifest = os.path.join(d, "manifest.toml")
+    with open(manifest, "w") as f:
+        f.write("a = " + "[" * 200000 + "\n")
+    expect("deep TOML manifest", [tv, "ci", manifest], 3, ["max_nesting_depth = 256"])
+    rank = os.path.join(d, "rank.tvir")
+    t = "f32[" + ",".join(["1"] * 40) + "]"
+    with open(rank, "w") as f:
+        f.write(f"graph @reference(%x: {t}) -> ({t}) {{\n  return %x\n}}\n")
+    expect("rank past the cap", [tv, "check", rank, prod], 3, ["max_rank = 16"])
+    numel = os.path.join(d, "numel.tvir")
+    with open(numel, "w") as f:
+        f.write(open(ref).read().replace("f32[", "f32[1000000000,1000000000,", 1))
+    expect("numel past the cap", [tv, "check", numel, prod], 3, ["max_numel"])
+
+    # A damaged .pt2: truncated, and with its central directory gone.
+    data = open(pt2, "rb").read()
+    cut = os.path.join(d, "cut.pt2")
+    with open(cut, "wb") as f:
+        f.write(data[: len(data) // 2])
+    expect("truncated .pt2", [tv, "show", cut], 3, ["not a readable .pt2 archive"])
+
+    # Reports on a full disk: the run must not pass.
+    # Through a symlink: should the report ever be renamed into place again
+    # (Note [Reports on devices]), the link is replaced, not the device node.
+    full_link = os.path.join(d, "report.html")
+    os.symlink("/dev/full", full_link)
+    expect("--report on a full disk", [tv, "check", ref, prod, "--report", full_link], 3,
+           ["cannot write report", "No space left"])
+    c.check(os.path.islink(full_link), "--report replaced the symlink to /dev/full")
+    with open("/dev/full", "w") as full:
+        expect("stdout on a full disk", [tv, "check", ref, prod], 3, ["cannot write the result"], stdout=full)
+
+    # The solver child dies (Note [Solver isolation]): unknown, not equivalent.
+    expect("solver SIGFPE", [tv, "check", crash_pair], 2, ["died with signal"],
+           env={"TORCHTV_SOLVER_FAULT": "sigfpe"})
+
+    # The capture process is killed: error, naming the signal.
+    killer = os.path.join(d, "killed_python")
+    with open(killer, "w") as f:
+        f.write("#!/bin/sh\nkill -KILL $$\n")
+    os.chmod(killer, 0o755)
+    expect("killed capture", [tv, "verify", pair_py], 3, ["capture failed", "signal"],
+           env={"TORCHTV_PYTHON": killer})
+    # A capture that prints garbage instead of JSON.
+    liar = os.path.join(d, "lying_python")
+    with open(liar, "w") as f:
+        f.write("#!/bin/sh\necho '{\"format\": \"torchtv-capture\", \"graphs\": ['\n")
+    os.chmod(liar, 0o755)
+    expect("garbled capture", [tv, "verify", pair_py], 3, ["invalid JSON"], env={"TORCHTV_PYTHON": liar})
+c.done()
