@@ -15,6 +15,6 @@ run() {
 # Two .tvir graphs: RMSNorm written two ways.
 run build/torchtv check examples/rmsnorm_reference.tvir examples/rmsnorm_production.tvir
 # A pair file: LayerNorm train step, autograd reference against a hand-derived backward.
-run build/torchtv verify examples/layernorm_train.py
+run build/torchtv verify tests/capture/pairs/layernorm_train.py
 # The same pair with a planted bug (the bias gradient averaged instead of summed).
-run build/torchtv verify examples/layernorm_train__bias_grad.py
+run build/torchtv verify tests/capture/pairs/layernorm_train__bias_grad.py
