@@ -35,9 +35,7 @@ public:
       : tc_(tc), p_(p), operands_(operands) {}
 
   Real eval(TermPtr t) {
-    bool invariant = true;
-    for (int v : t->freeVars)
-      if (bound_.count(v)) invariant = false;
+    bool invariant = !sem::dependsOnBound(t, bound_);
     if (invariant) {
       auto it = memo_.find(t->id);
       if (it != memo_.end()) return it->second;

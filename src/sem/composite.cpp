@@ -46,6 +46,27 @@ Idx statIndex(const Idx &x, size_t axis) {
   return s;
 }
 
+// The normalized dims of a layer norm over `xs`: axis .. rank-1.
+std::vector<int64_t> normalizedDims(const Shape &xs, size_t axis) {
+  std::vector<int64_t> dims;
+  for (size_t k = axis; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+  return dims;
+}
+
+// Σ of body over the normalized dims `dims`, the other dims fixed at `at`.
+TermPtr sumOverDims(OpEnv &e, const Shape &xs, const std::vector<int64_t> &dims, const Idx &at, DType d,
+                    const std::function<TermPtr(const Idx &)> &body) {
+  std::vector<int> vars;
+  Idx idx = at;
+  for (int64_t k : dims) {
+    vars.push_back(e.tc.vars.fresh(xs[k], "k"));
+    idx[k] = IndexExpr::var(vars.back());
+  }
+  TermPtr s = body(idx);
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it) s = e.tc.reduce(TOp::Sum, *it, s, d, e.node.op);
+  return s;
+}
+
 }  // namespace
 
 void addComposite(HandlerTable &t) {
@@ -71,22 +92,11 @@ void addComposite(HandlerTable &t) {
     DType d = e.outType().dtype;
     const Shape &xs = e.inType(0).shape;
     size_t axis = xs.size() - e.node.attr("normalized_shape").asInts().size();
-    std::vector<int64_t> dims;
-    for (size_t k = axis; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+    std::vector<int64_t> dims = normalizedDims(xs, axis);
     int64_t n = countOf(xs, dims, e);
+    // Statistics at the output index with the normalized dims at 0.
     Idx at = statIndex(e.index, axis);
-    // Statistics at `at` (the output index with the normalized dims at 0).
-    auto sumBody = [&](const std::function<TermPtr(const Idx &)> &body) {
-      std::vector<int> vars;
-      Idx idx = at;
-      for (int64_t k : dims) {
-        vars.push_back(e.tc.vars.fresh(xs[k], "k"));
-        idx[k] = IndexExpr::var(vars.back());
-      }
-      TermPtr s = body(idx);
-      for (auto it = vars.rbegin(); it != vars.rend(); ++it) s = e.tc.reduce(TOp::Sum, *it, s, d, e.node.op);
-      return s;
-    };
+    auto sumBody = [&](const std::function<TermPtr(const Idx &)> &body) { return sumOverDims(e, xs, dims, at, d, body); };
     TermPtr count = e.tc.intConstant(n, d);
     TermPtr mean = e.tc.make(TOp::Div, {sumBody([&](const Idx &i) { return e.operandAt(0, i, d); }), count}, d);
     TermPtr var = e.tc.make(TOp::Div, {sumBody([&](const Idx &i) {
@@ -120,21 +130,10 @@ void addComposite(HandlerTable &t) {
     };
     auto g = [&](const Idx &i) { return e.operandAt(0, i, d); };
     if (e.output == 0) {
-      std::vector<int64_t> dims;
-      for (size_t k = axis; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+      std::vector<int64_t> dims = normalizedDims(xs, axis);
       int64_t n = countOf(xs, dims, e);
       Idx at = statIndex(e.index, axis);
-      auto sumN = [&](const std::function<TermPtr(const Idx &)> &body) {
-        std::vector<int> vars;
-        Idx idx = at;
-        for (int64_t k : dims) {
-          vars.push_back(e.tc.vars.fresh(xs[k], "k"));
-          idx[k] = IndexExpr::var(vars.back());
-        }
-        TermPtr s = body(idx);
-        for (auto it = vars.rbegin(); it != vars.rend(); ++it) s = e.tc.reduce(TOp::Sum, *it, s, d, e.node.op);
-        return s;
-      };
+      auto sumN = [&](const std::function<TermPtr(const Idx &)> &body) { return sumOverDims(e, xs, dims, at, d, body); };
       // dx = rstd * (g*w - mean(g*w) - xhat * mean(g*w*xhat))
       auto gw = [&](const Idx &i) { return e.tc.make(TOp::Mul, {g(i), w(i)}, d); };
       TermPtr count = e.tc.intConstant(n, d);

@@ -65,6 +65,16 @@ struct Term {
 };
 using TermPtr = const Term *;
 
+// Whether `t` reads a variable bound in `bound` (a map keyed by variable):
+// terms that do not are the same for every value of the bound ones, so the
+// evaluator and the Z3 encoder can memoize them.
+template <typename BoundMap>
+bool dependsOnBound(TermPtr t, const BoundMap &bound) {
+  for (int v : t->freeVars)
+    if (bound.count(v)) return true;
+  return false;
+}
+
 // Thrown when an op (or an op/attribute combination) has no semantics yet.
 class Unsupported : public std::runtime_error {
 public:

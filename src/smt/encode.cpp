@@ -129,9 +129,7 @@ z3::expr Encoder::cast(const z3::expr &x, DType from, DType to) {
 }
 
 z3::expr Encoder::encode(TermPtr t) {
-  bool invariant = true;
-  for (int v : t->freeVars)
-    if (bound_.count(v)) invariant = false;
+  bool invariant = !sem::dependsOnBound(t, bound_);
   if (invariant) {
     auto it = memo_.find(t->id);
     if (it != memo_.end()) return it->second;
