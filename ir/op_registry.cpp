@@ -163,6 +163,14 @@ const OpEntry kOps[] = {
     {R"(aten::mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor)", ShapeRule::MseLossBackward},
     {R"(aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor)", ShapeRule::Embedding},
     {R"(aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor)", ShapeRule::EmbeddingBackward},
+    // Ops that torch.compile's Inductor writes into the graphs it rewrites (torch 2.x schemas;
+    // fusions/inductor.tvir defines the composite ones). Declared: the graph file gives the types.
+    {R"(aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a))", ShapeRule::SqueezeDim},
+    {R"(aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor)", ShapeRule::Same},
+    {R"(aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))", ShapeRule::Declared},
+    {R"(prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor)", ShapeRule::ToDType},
+    {R"(prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor)", ShapeRule::Broadcast},
+    {R"(prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor))", ShapeRule::Declared},
 };
 // clang-format on
 

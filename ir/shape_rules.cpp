@@ -418,11 +418,15 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     out.shape = s;
     return {out};
   }
-  case ShapeRule::SqueezeDim: {
+  case ShapeRule::SqueezeDim: {  // squeeze.dim (one dim) and squeeze.dims (a list)
     TensorType out = input(q, 0);
     if (out.rank() == 0) return {out};
-    int64_t d = wrap(intAttr(q, "dim"), out.rank());
-    if (out.shape[d].isConcrete() && out.shape[d].size() == 1) out.shape.erase(out.shape.begin() + d);
+    std::vector<bool> squeezed(out.rank(), false);
+    for (int64_t dim : intsAttr(q, "dim")) squeezed[wrap(dim, out.rank())] = true;
+    Shape s;
+    for (int64_t d = 0; d < out.rank(); ++d)
+      if (!(squeezed[d] && out.shape[d].isConcrete() && out.shape[d].size() == 1)) s.push_back(out.shape[d]);
+    out.shape = s;
     return {out};
   }
   case ShapeRule::Slice:

@@ -8,6 +8,7 @@
 #include "ir/diagnostic.h"
 #include "ir/rewrite.h"
 #include "src/cli/commands.h"
+#include "src/cli/watchdog.h"
 #include "src/import/load.h"
 #include "src/normalize/normalize.h"
 
@@ -63,7 +64,16 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.timeoutSeconds = engine.timeout;
     checkOptions.rlimit = engine.rlimit;
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
-    result = checkGraphs(ref, prod, checkOptions);
+    {
+      Watchdog watchdog(engine.timeout, [&] {
+        CheckResult late;
+        late.verdict = Verdict::Unknown;
+        late.reason = "the global time limit of " + fmt::format("{:g}", engine.timeout) +
+                      " s ran out before the decision finished (Note [Watchdog])";
+        return emitResult(late, ctx, options);
+      });
+      result = checkGraphs(ref, prod, checkOptions);
+    }
     ctx.useGraphsOf(result, ref, prod);
   } catch (const InputError &e) {
     result = errorResult(e.message(), e.pos().str());

@@ -8,6 +8,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/limits.h"
+#include "ir/op_registry.h"
 #include "ir/text_format.h"
 
 namespace torchtv {
@@ -101,10 +102,21 @@ Attribute attributeOf(const json &arg, const Where &w) {
 // promotes exactly like the Scalar argument of the op's .Scalar overload, so
 // the node is read as that overload (add.Tensor(x, c) -> add.Scalar(x, c)).
 // Where no such overload exists the node is refused rather than guessed.
+// A number in `self` (Inductor writes `1 - x` as aten::sub.Tensor(1, x)) is
+// read as the overload that takes the number second: the mirrored op for sub
+// (rsub.Scalar(x, 1, alpha) = 1 - alpha*x), the same op with its operands
+// swapped for add and mul (IEEE + and * commute bit for bit). Anything else
+// is refused.
 std::string scalarOverload(const std::string &op) {
   auto dot = op.rfind('.');
   if (dot == std::string::npos || op.substr(dot) != ".Tensor") return "";
   return op.substr(0, dot) + ".Scalar";
+}
+
+std::string scalarSelfOverload(const std::string &op) {
+  if (op == "aten::sub.Tensor") return "aten::rsub.Scalar";
+  if (op == "aten::add.Tensor" || op == "aten::mul.Tensor") return scalarOverload(op);
+  return "";
 }
 
 // In-place ops (`aten::add_.Tensor`) are read as their out-of-place form: the
@@ -198,7 +210,7 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
     spec.op = outOfPlace(stringField(n, "op", w));
     w.node += " (" + spec.op + ")";
     if (isRandomOp(spec.op)) w.fail("random ops cannot be compared (their results differ from call to call)");
-    bool wrapped = false;
+    bool wrapped = false, wrappedSelf = false;
     for (const json &arg : field(n, "args", w)) {
       std::string name = stringField(arg, "name", w);
       if (arg.contains("value")) spec.inputs.push_back(lookup(arg["value"], w));
@@ -215,11 +227,23 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
             continue;
           }
           wrapped = true;  // a number where the schema wants a tensor
+          if (name == "self") wrappedSelf = true;
         }
         spec.attrs[name] = a;
       }
     }
-    if (wrapped) {
+    if (wrappedSelf) {
+      std::string scalarOp = scalarSelfOverload(spec.op);
+      bool unitAlpha = !spec.attrs.count("alpha") || (spec.attrs.at("alpha").isScalar() &&
+                                                      spec.attrs.at("alpha").asDouble() == 1.0);
+      if (spec.op == "aten::add.Tensor" && !unitAlpha) scalarOp.clear();  // c + a*x is not x + a*c
+      if (scalarOp.empty() || !ops.resolve(scalarOp) || spec.attrs.count("other") || spec.inputs.size() != 1)
+        w.fail("a plain number is passed as the op's first operand `self`; torchtv reads that only for "
+               "aten::add/sub/mul.Tensor with a tensor `other`");
+      spec.attrs["other"] = spec.attrs.at("self");
+      spec.attrs.erase("self");
+      spec.op = scalarOp;
+    } else if (wrapped) {
       std::string scalarOp = scalarOverload(spec.op);
       if (scalarOp.empty() || !ops.resolve(scalarOp))
         w.fail("a plain number is passed where the op takes a tensor, and the op has no .Scalar overload");
@@ -237,8 +261,25 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
       spec.declaredTypes.push_back(tensorType(outs[k], w));
     }
     // Absent optional outputs (output_mask false) have no declared type: take
-    // the inferred one, and let the typed outputs be checked by position.
-    if (!absent.empty()) spec.declaredTypes.clear();
+    // the inferred one, and let the typed outputs be checked by position. An
+    // op whose types are only declared (no shape rule, e.g.
+    // convolution_backward) gets a 0-d placeholder type for an absent output:
+    // nothing can read it, as it has no name in the file.
+    if (!absent.empty()) {
+      auto resolved = ops.resolve(spec.op);
+      const OpInfo *info = lookupOp(spec.op);
+      bool declaredOnly = !resolved || !info || info->rule == ShapeRule::Declared;
+      if (declaredOnly && !spec.declaredTypes.empty()) {
+        std::vector<TensorType> all;
+        size_t typed = 0;
+        for (size_t k = 0; k < outs.size(); ++k)
+          all.push_back(outs[k].is_null() ? TensorType{spec.declaredTypes[0].dtype, Shape{}}
+                                          : spec.declaredTypes[typed++]);
+        spec.declaredTypes = all;
+      } else {
+        spec.declaredTypes.clear();
+      }
+    }
     for (const std::string &name : spec.outputNames)
       if (scope.count(name)) w.fail("value '" + name + "' is defined twice");
     if (n.contains("loc") && n["loc"].is_object() && n["loc"].contains("line") && n["loc"]["line"].is_number_integer())

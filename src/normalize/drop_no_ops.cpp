@@ -17,7 +17,8 @@ const std::set<std::string> kAlwaysNoOp = {
 // nothing, a slice with step 1 that keeps the whole dim, a cat of one tensor.
 const std::set<std::string> kNoOpWhenSameType = {
     "aten::view",    "aten::reshape", "aten::_unsafe_view", "aten::expand", "aten::to.dtype",
-    "aten::squeeze", "aten::squeeze.dim", "aten::cat",      "aten::t",
+    "aten::squeeze", "aten::squeeze.dim", "aten::squeeze.dims", "aten::cat", "aten::t",
+    "prims::convert_element_type",
 };
 
 bool isStrided(const Node &n) {

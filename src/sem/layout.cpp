@@ -101,19 +101,46 @@ void addLayout(HandlerTable &t) {
   auto squeezeLike = [](OpEnv &e) {
     // Put a 0 back for every dim of size 1 that the output lacks.
     const Shape &in = e.inType(0).shape;
+    const int64_t rank = static_cast<int64_t>(in.size());
+    std::vector<bool> listed(in.size(), e.node.op == "aten::squeeze");
+    if (e.node.op != "aten::squeeze" && rank > 0) {
+      const Attribute &dims = e.node.attr("dim");
+      for (int64_t d : dims.isInt() ? std::vector<int64_t>{dims.asInt()} : dims.asInts())
+        listed[wrapped(e, d, rank)] = true;
+    }
     std::vector<IndexExpr> idx;
     size_t out = 0;
-    bool all = e.node.op == "aten::squeeze";
-    int64_t only = all || in.empty() ? -1 : wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(in.size()));
-    for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    for (int64_t d = 0; d < rank; ++d) {
       bool one = in[d].isConcrete() && in[d].size() == 1;
-      if (one && (all || d == only)) idx.push_back(IndexExpr::constant(0));
+      if (one && listed[d]) idx.push_back(IndexExpr::constant(0));
       else idx.push_back(e.index.at(out++));
     }
     return passThrough(e, idx);
   };
   t["aten::squeeze"] = squeezeLike;
   t["aten::squeeze.dim"] = squeezeLike;
+  t["aten::squeeze.dims"] = squeezeLike;
+  // slice_scatter(self, src, dim, start, end, 1): src inside [start, end) of `dim`, self elsewhere.
+  t["aten::slice_scatter"] = [](OpEnv &e) {
+    const Shape &in = e.inType(0).shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(in.size()));
+    if (e.node.attr("step").asInt() != 1) e.unsupported("slice_scatter with a step other than 1");
+    if (!in[d].isConcrete()) e.unsupported("slice_scatter along a symbolic dim");
+    const int64_t size = in[d].size();
+    auto bound = [&](const char *name, int64_t absent) {
+      const Attribute &a = e.node.attr(name);
+      int64_t v = a.isNone() ? absent : a.asInt();
+      if (v < 0) v += size;
+      return std::clamp<int64_t>(v, 0, size);
+    };
+    int64_t start = bound("start", 0), end = std::max(bound("end", size), start);
+    DType dt = e.outType().dtype;
+    std::vector<IndexExpr> srcIdx = e.index;
+    srcIdx[d] = e.index[d] + (-start);
+    TermPtr self = e.operandAt(0, e.index, dt), src = e.operandAt(1, srcIdx, dt);
+    TermPtr inside = e.tc.select(e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(end)), src, self);
+    return e.tc.select(e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(start)), self, inside);
+  };
   t["aten::slice.Tensor"] = [](OpEnv &e) {
     const Shape &in = e.inType(0).shape;
     int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(in.size()));

@@ -14,6 +14,10 @@ using Rat = boost::multiprecision::cpp_rational;
 using BigInt = boost::multiprecision::cpp_int;
 
 constexpr size_t kMaxMonomials = 4000;
+// Monomial products and sums one normal form may compute in all. Expanding
+// products of sums is exponential in the worst case (an unfused attention
+// backward reached 14 GB before this cap): past it the term is undecided.
+constexpr size_t kMaxWork = 1000000;
 
 Rat ratOfDouble(double v) {
   if (!std::isfinite(v)) throw Unsupported("a non-finite constant has no real value");
@@ -78,6 +82,7 @@ bool mentions(const Atom &a, int v) { return std::binary_search(a.freeVars.begin
 struct NormalForm::Impl {
   TermContext &tc;
   std::unordered_map<int, Poly> memo;
+  size_t work = 0;  // see kMaxWork
   std::set<std::string> assumptions;
   explicit Impl(TermContext &t) : tc(t) {}
 
@@ -175,7 +180,14 @@ struct NormalForm::Impl {
     return m;
   }
 
+  void spend(size_t units) {
+    work += units;
+    if (work > kMaxWork)
+      throw Unsupported("the real normal form needed more than " + std::to_string(kMaxWork) + " monomial operations");
+  }
+
   Poly mul(const Poly &a, const Poly &b) {
+    spend(a.terms.size() * b.terms.size());
     Poly r;
     for (auto &[ka, ma] : a.terms)
       for (auto &[kb, mb] : b.terms) addTerm(r, mulMono(ma.first, mb.first), ma.second * mb.second);
@@ -385,6 +397,7 @@ struct NormalForm::Impl {
     auto it = memo.find(t->id);
     if (it != memo.end()) return it->second;
     Poly p = compute(t);
+    spend(p.terms.size());
     memo.emplace(t->id, p);
     return p;
   }

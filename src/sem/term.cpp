@@ -10,6 +10,9 @@ namespace torchtv::sem {
 
 namespace {
 
+// See Note [Term budget].
+constexpr size_t kMaxTerms = 1000000;
+
 double roundGeneric(double v, int mantBits, int minExp, int maxExp) {
   if (std::isnan(v) || std::isinf(v) || v == 0) return v;
   int e = std::ilogb(v);
@@ -132,6 +135,11 @@ TermPtr TermContext::intern(Term t) {
   key += "|" + std::to_string(t.binder) + "|" + t.extent.str() + "|" + t.origin;
   auto it = table_.find(key);
   if (it != table_.end()) return it->second;
+  // Note [Term budget]: substituting into nested reductions renames their
+  // binders, so a deep region (an unfused attention backward) can create
+  // terms without end; past the budget the region is undecided, not an OOM.
+  if (terms_.size() >= kMaxTerms)
+    throw Unsupported("the region needs more than " + std::to_string(kMaxTerms) + " terms");
   t.id = static_cast<int>(terms_.size());
   std::vector<int> fv;
   for (TermPtr a : t.args) {

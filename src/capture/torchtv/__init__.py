@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 
-__all__ = ["verify", "assert_equivalent", "Result", "TorchtvError"]
+__all__ = ["verify", "assert_equivalent", "check_dir", "Result", "TorchtvError"]
 
 EXIT_CODES = {"equivalent": 0, "not_equivalent": 1, "unknown": 2, "error": 3}
 
@@ -102,22 +102,32 @@ def verify(reference, production, example_inputs, mode="forward", fusions=None,
             return Result({"verdict": "error", "level": None, "reason": "capture failed: " + e.message,
                            "outputs": [], "counterexample": None,
                            "error": {"message": e.message, "location": where or None}})
-        cmd = [binary, "check", capture_dir, "--format", "json", "--require", require]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise TorchtvError("torchtv timed out after %s s" % timeout)
-        try:
-            data = json.loads(proc.stdout)
-        except json.JSONDecodeError:
-            raise TorchtvError("torchtv exited with %s and printed no result:\n%s"
-                               % (proc.returncode, proc.stderr[-2000:]))
-        if proc.returncode != EXIT_CODES.get(data.get("verdict")):
-            raise TorchtvError("torchtv's exit code %s does not match its verdict %s"
-                               % (proc.returncode, data.get("verdict")))
-        return Result(data)
+        return check_dir(binary, capture_dir, require, timeout)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def check_dir(binary, capture_dir, require="real", timeout=600, report_path=None):
+    """Runs `torchtv check` on a capture directory; returns its Result (never a verdict made up
+    here: a crash or a mismatch between exit code and verdict raises TorchtvError)."""
+    cmd = [binary, "check", capture_dir, "--format", "json", "--require", require,
+           "--timeout", str(timeout)]
+    if report_path:
+        cmd += ["--report", report_path]
+    try:
+        # the wall-clock limit is torchtv's own --timeout plus its start and its report
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60)
+    except subprocess.TimeoutExpired:
+        raise TorchtvError("torchtv timed out after %s s" % timeout)
+    try:
+        data = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise TorchtvError("torchtv exited with %s and printed no result:\n%s"
+                           % (proc.returncode, proc.stderr[-2000:]))
+    if proc.returncode != EXIT_CODES.get(data.get("verdict")):
+        raise TorchtvError("torchtv's exit code %s does not match its verdict %s"
+                           % (proc.returncode, data.get("verdict")))
+    return Result(data, report_path)
 
 
 def assert_equivalent(reference, production, example_inputs, **kwargs):

@@ -57,7 +57,7 @@ def _is_opoverload(t):
 
 
 def _return_kinds(op):
-    """Per schema return: 'tensor' | 'opt_tensor' | error."""
+    """Per schema return: 'tensor' | 'opt_tensor' | 'scalar' (a number among several returns) | error."""
     kinds = []
     for r in op._schema.returns:
         ts = str(r.type)
@@ -65,6 +65,8 @@ def _return_kinds(op):
             kinds.append("tensor")
         elif ts == "Optional[Tensor]":
             kinds.append("opt_tensor")
+        elif ts in ("int", "SymInt", "float", "bool") and len(op._schema.returns) > 1:
+            kinds.append("scalar")   # e.g. max_q of flash attention: exported as absent, unused
         elif ts.startswith("List[") and "Tensor" in ts:
             raise CaptureError("op %s returns a list of tensors (%s); such ops are not supported yet"
                                % (canonical_name(op), ts))
@@ -95,11 +97,9 @@ def _written_args(op):
             if a.alias_info is not None and a.alias_info.is_write]
 
 
-def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
-                  watch_ops=None, input_extra=None):
-    """Returns (graph_json, info) where info has 'outputs' (list of (dtype, shape)) and 'calls'
-    (custom-op calls recorded for ``watch_ops``)."""
-    graph = gm.graph
+def node_metas(gm, input_tensors, name, watch_ops=None):
+    """Every node's output description (see _describe), learnt by re-executing ``gm``; also the
+    calls of ``watch_ops``. Returns (metas, calls)."""
     interp = _MetaInterpreter(gm, watch_ops)
     with torch.no_grad():
         try:
@@ -109,7 +109,31 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
         except Exception as e:
             raise CaptureError("re-executing the captured %s graph failed: %s: %s"
                                % (name, type(e).__name__, str(e)[:400]))
-    metas = interp.metas
+    return interp.metas, interp.calls
+
+
+def recorded_metas(graph):
+    """Output descriptions from the ``meta["val"]`` that torch 2.x tracers (AOTAutograd, Inductor)
+    record on each node; None if a node that produces a value has none."""
+    metas = {}
+    for n in graph.nodes:
+        if n.op == "output":
+            continue
+        if "val" not in n.meta:
+            return None
+        metas[n] = _describe(n.meta["val"])
+    return metas
+
+
+def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
+                  watch_ops=None, input_extra=None, metas=None):
+    """Returns (graph_json, info) where info has 'outputs' (list of (dtype, shape)) and 'calls'
+    (custom-op calls recorded for ``watch_ops``). ``metas`` (from recorded_metas) spares the
+    re-execution of the graph; ``input_tensors`` then only give the inputs' dtypes and shapes."""
+    graph = gm.graph
+    calls = {}
+    if metas is None:
+        metas, calls = node_metas(gm, input_tensors, name, watch_ops)
 
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(input_names):
@@ -215,6 +239,14 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
                                        % (name, n.name, u.name))
             for i, m in enumerate(meta):
                 gs = sorted(by_index.get(i, []), key=lambda g: order[g])
+                if kinds[i] == "scalar":
+                    if gs:
+                        raise CaptureError("%s graph: node %s (%s) returns a non-tensor value as "
+                                           "output %d and %s uses it; data-dependent values and "
+                                           "symbolic shapes are not supported"
+                                           % (name, n.name, cname, i, gs[0].name), *_loc_tuple(n))
+                    outs_json.append(None)
+                    continue
                 if m is None:
                     if gs:
                         raise CaptureError("%s graph: absent output %d of %s is used" % (name, i, n.name))
@@ -271,7 +303,7 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
         "nodes": nodes_json,
         "outputs": outputs_json,
     }
-    return g, {"outputs": out_metas, "calls": interp.calls, "metas": metas, "vname": vname,
+    return g, {"outputs": out_metas, "calls": calls, "metas": metas, "vname": vname,
                "index": index}
 
 
