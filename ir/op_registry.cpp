@@ -163,6 +163,14 @@ const OpEntry kOps[] = {
     {R"(aten::mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor)", ShapeRule::MseLossBackward},
     {R"(aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor)", ShapeRule::Embedding},
     {R"(aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor)", ShapeRule::EmbeddingBackward},
+
+    // ---- Index ops (issue 4: nll_loss, embedding, attention). Semantics: src/sem/index.cpp.
+    {R"(aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)", ShapeRule::Gather},
+    {R"(aten::index_select(Tensor self, int dim, Tensor index) -> Tensor)", ShapeRule::IndexSelect},
+    {R"(aten::one_hot(Tensor self, int num_classes=-1) -> Tensor)", ShapeRule::OneHot},
+    // torch >= 2.0's public op (torch 1.13 has only _scaled_dot_product_attention, with two outputs).
+    {R"(aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False) -> Tensor)", ShapeRule::Attention},
+    // ---- end of index ops
 };
 // clang-format on
 
