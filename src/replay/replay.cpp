@@ -102,7 +102,7 @@ at::Tensor constantTensor(const Node &n) {
 }
 
 // The dispatcher's handle of `op` ("aten::name.overload").
-std::optional<c10::OperatorHandle> findOp(const std::string &op) {
+c10::optional<c10::OperatorHandle> findOp(const std::string &op) {
   std::string name = op, overload;
   size_t dot = name.find('.', name.find("::"));
   if (dot != std::string::npos) {
