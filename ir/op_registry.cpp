@@ -171,6 +171,14 @@ const OpEntry kOps[] = {
     {R"(prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor)", ShapeRule::ToDType},
     {R"(prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor)", ShapeRule::Broadcast},
     {R"(prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor))", ShapeRule::Declared},
+
+    // ---- Index ops (issue 4: nll_loss, embedding, attention). Semantics: src/sem/index.cpp.
+    {R"(aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)", ShapeRule::Gather},
+    {R"(aten::index_select(Tensor self, int dim, Tensor index) -> Tensor)", ShapeRule::IndexSelect},
+    {R"(aten::one_hot(Tensor self, int num_classes=-1) -> Tensor)", ShapeRule::OneHot},
+    // torch >= 2.0's public op (torch 1.13 has only _scaled_dot_product_attention, with two outputs).
+    {R"(aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False) -> Tensor)", ShapeRule::Attention},
+    // ---- end of index ops
 };
 // clang-format on
 

@@ -49,6 +49,10 @@ enum class ShapeRule {
   SoftmaxBackward, // like grad_output
   NllLossForward, NllLossBackward, MseLoss, MseLossBackward,
   Embedding, EmbeddingBackward,
+  Gather,          // shape of index, dtype of self
+  IndexSelect,     // self with dim `dim` resized to index's numel (index of rank <= 1)
+  OneHot,          // index shape + [num_classes], i64 (num_classes must be given)
+  Attention,       // query [..., L, E], value [..., S, Ev] -> [..., L, Ev]
 };
 
 struct OpInfo {

@@ -524,6 +524,42 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     if (g.rank() < 1) fail("embedding backward grad must have rank >= 1");
     return {{g.dtype, {intAttr(q, "num_weights"), g.shape.back()}}};
   }
+  // ---- Index ops (issue 4)
+  case ShapeRule::Gather: {
+    const TensorType &x = input(q, 0), &idx = input(q, 1);
+    if (!isIntegral(idx.dtype)) fail("gather index must be integral");
+    if (idx.rank() != x.rank()) fail("gather index must have the rank of self");
+    if (!wrapDim(intAttr(q, "dim"), std::max<int64_t>(x.rank(), 1))) fail("gather dim out of range");
+    return {{x.dtype, idx.shape}};
+  }
+  case ShapeRule::IndexSelect: {
+    const TensorType &x = input(q, 0), &idx = input(q, 1);
+    if (!isIntegral(idx.dtype)) fail("index_select index must be integral");
+    if (idx.rank() > 1) fail("index_select index must have rank 0 or 1");
+    auto d = wrapDim(intAttr(q, "dim"), std::max<int64_t>(x.rank(), 1));
+    if (!d) fail("index_select dim out of range");
+    Shape out = x.shape;
+    if (!out.empty()) out[*d] = idx.rank() == 0 ? Dim(1) : idx.shape[0];
+    return {{x.dtype, out}};
+  }
+  case ShapeRule::OneHot: {
+    const TensorType &idx = input(q, 0);
+    if (!isIntegral(idx.dtype)) fail("one_hot index must be integral");
+    int64_t n = intAttr(q, "num_classes");
+    if (n < 0) fail("one_hot needs num_classes (its inference from the data is not supported)");
+    Shape out = idx.shape;
+    out.push_back(n);
+    return {{DType::I64, out}};
+  }
+  case ShapeRule::Attention: {
+    const TensorType &qt = input(q, 0), &k = input(q, 1), &v = input(q, 2);
+    if (qt.rank() < 2 || k.rank() != qt.rank() || v.rank() != qt.rank())
+      fail("scaled_dot_product_attention expects query, key, value of one rank >= 2");
+    Shape out = qt.shape;
+    out.back() = v.shape.back();
+    return {{qt.dtype, out}};
+  }
+  // ---- end of index ops
   }
   fail("unhandled shape rule");
 }

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Generates docs/ops.md: which ops torchtv covers, read from the code's own registries.
 
-  scripts/gen_ops_table.py            # rewrite docs/ops.md
-  scripts/gen_ops_table.py --check    # exit 1 if docs/ops.md is stale (run by ctest)
+  scripts/gen_ops_table.py [--torchtv BIN]            # rewrite docs/ops.md
+  scripts/gen_ops_table.py [--torchtv BIN] --check    # exit 1 if docs/ops.md is stale (run by ctest)
 
 Columns, per op:
   shape      the op is in ir/op_registry.cpp (schema + shape rule)
   normalize  a pass in src/normalize/ names it (rewrites it or produces it as canonical form),
              or it is the root of a bitwise rule in rules/
   fusion     fusions/*.tvir has a definition of it
-  smt        semantics for the prover (src/smt/): not written yet, always empty
-  replay     concrete replay through LibTorch: not written yet, always empty
+  smt        per-element semantics in src/sem/ (read by the Z3 encoder and the evaluator)
+  replay     LibTorch's dispatcher can call it with the IR's arguments (src/replay/)
+The smt and replay columns come from the built binary (`torchtv show --op-coverage`,
+default BIN: build/torchtv), which asks the semantics table and the dispatcher themselves.
 The rows are the Core ATen opset (third_party/core_aten/), then every other op the registry
 knows (composites that normalization removes, and torchtv's own prim ops).
 """
@@ -18,6 +20,7 @@ import argparse
 import glob
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -51,15 +54,29 @@ def fusion_ops():
     return ops
 
 
-def render():
+def coverage(torchtv):
+    out = subprocess.run([torchtv, "show", "--op-coverage"], capture_output=True, text=True, check=True).stdout
+    smt, replay = set(), set()
+    for line in out.splitlines():
+        op, s, r = line.split("\t")
+        if s == "smt":
+            smt.add(op)
+        if r == "replay":
+            replay.add(op)
+    return smt, replay
+
+
+def render(torchtv):
     core = [l.strip() for l in read("third_party/core_aten/core_aten_ops.txt").splitlines() if l.strip()]
     reg, norm, fus = registry_ops(), normalized_ops(), fusion_ops()
+    smt, replay = coverage(torchtv)
     mark = lambda b: "yes" if b else ""
 
     def rows(ops):
         out = ["| op | shape | normalize | fusion | smt | replay |", "|---|---|---|---|---|---|"]
         for op in ops:
-            out.append(f"| `{op}` | {mark(op in reg)} | {mark(op in norm)} | {mark(op in fus)} |  |  |")
+            out.append(f"| `{op}` | {mark(op in reg)} | {mark(op in norm)} | {mark(op in fus)} | "
+                       f"{mark(op in smt)} | {mark(op in replay)} |")
         return out
 
     others = sorted(reg - set(core))
@@ -70,12 +87,14 @@ def render():
         "(ctest fails when this file is stale). Columns: `shape` — in the op registry with a shape",
         "rule; `normalize` — a normalization pass names it (rewrites it, or produces it as the",
         "canonical form) or a bitwise rule rewrites it; `fusion` — a",
-        "bundled definition expands it; `smt`, `replay` — prover semantics and LibTorch replay, not",
-        "written yet.",
+        "bundled definition expands it; `smt` — per-element semantics in `src/sem/` (the prover and",
+        "the evaluator; some attribute values may still be unsupported, e.g. `div` rounding modes);",
+        "`replay` — LibTorch's dispatcher calls it with the IR's arguments (counterexample replay).",
         "",
         f"Core ATen opset ({len(core)} ops, vendored list: `third_party/core_aten/`): "
         f"{sum(op in reg for op in core)} with a shape rule, {sum(op in norm for op in core)} normalized, "
-        f"{sum(op in fus for op in core)} with a fusion definition.",
+        f"{sum(op in fus for op in core)} with a fusion definition, {sum(op in smt for op in core)} with "
+        f"semantics, {sum(op in replay for op in core)} replayable.",
         "",
         "## Core ATen ops",
         "",
@@ -95,8 +114,9 @@ def render():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--torchtv", default=os.path.join(ROOT, "build", "torchtv"))
     args = ap.parse_args()
-    text = render()
+    text = render(args.torchtv)
     target = os.path.join(ROOT, "docs/ops.md")
     if args.check:
         current = open(target, encoding="utf-8").read() if os.path.exists(target) else ""

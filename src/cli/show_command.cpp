@@ -6,7 +6,10 @@
 #include "ir/text_format.h"
 #include "src/cli/commands.h"
 #include "src/import/load.h"
+#include "ir/op_registry.h"
 #include "src/normalize/normalize.h"
+#include "src/replay/replay.h"
+#include "src/sem/semantics.h"
 
 namespace torchtv::cli {
 
@@ -16,9 +19,25 @@ struct ShowArgs {
   bool normalized = false;
   std::string fusionsDir;
   std::string inputs;  // --inputs, for .pt / .pt2 files
+  bool opCoverage = false;
 };
 
+// One line per registry op: name, whether src/sem gives it semantics (the
+// prover and the evaluator read them), whether LibTorch can replay it. Read by
+// scripts/gen_ops_table.py to fill docs/ops.md.
+int printOpCoverage() {
+  for (const OpInfo &op : allOps())
+    std::cout << op.schema->name << "\t" << (sem::hasSemantics(op.schema->name) ? "smt" : "-") << "\t"
+              << (canReplay(*op.schema) ? "replay" : "-") << "\n";
+  return 0;
+}
+
 int runShow(const ShowArgs &args) {
+  if (args.opCoverage) return printOpCoverage();
+  if (args.path.empty()) {
+    std::cerr << "torchtv: error: show needs a FILE\n";
+    return exitCode(Verdict::Error);
+  }
   try {
     LoadOptions load;
     if (!args.inputs.empty()) load.inputs = parseInputTypes(args.inputs);
@@ -52,7 +71,9 @@ int runShow(const ShowArgs &args) {
 Command addShowCommand(CLI::App &app) {
   auto args = std::make_shared<ShowArgs>();
   auto *cmd = app.add_subcommand("show", "Print a graph file as .tvir text");
-  cmd->add_option("file", args->path, "Graph file")->required();
+  cmd->add_option("file", args->path, "Graph file");
+  cmd->add_flag("--op-coverage", args->opCoverage,
+                "Print every registry op with its prover semantics and LibTorch replay support (for docs/ops.md)");
   addInputsOption(*cmd, args->inputs);
   cmd->add_flag("--normalized", args->normalized,
                 "Print what the verifier compares: every graph normalized, fused ops expanded");

@@ -135,6 +135,8 @@ private:
     }
     case TOp::Select:
       return eval(t->args[0]) != 0 ? eval(t->args[1]) : eval(t->args[2]);
+    case TOp::Raise:  // Note [Data-dependent indices]
+      throw EvalError("an index out of range (the op raises)");
     case TOp::Cast: {
       Real x = eval(t->args[0]);
       DType from = t->args[0]->dtype;

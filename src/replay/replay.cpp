@@ -1,5 +1,6 @@
 // The only translation unit of src/replay that includes LibTorch headers.
 #include <map>
+#include <optional>
 #include "src/replay/replay.h"
 
 #include <ATen/ATen.h>
@@ -100,14 +101,19 @@ at::Tensor constantTensor(const Node &n) {
   return toTorch(c);
 }
 
-std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &operands) {
-  std::string name = n.op, overload;
+// The dispatcher's handle of `op` ("aten::name.overload").
+c10::optional<c10::OperatorHandle> findOp(const std::string &op) {
+  std::string name = op, overload;
   size_t dot = name.find('.', name.find("::"));
   if (dot != std::string::npos) {
     overload = name.substr(dot + 1);
     name.resize(dot);
   }
-  auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
+  return c10::Dispatcher::singleton().findSchema({name, overload});
+}
+
+std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &operands) {
+  auto handle = findOp(n.op);
   if (!handle) throw ReplayError(n.op + ": not an op LibTorch's dispatcher knows (custom ops cannot be replayed)");
   const c10::FunctionSchema &schema = handle->schema();
   size_t listSize = operands.size();
@@ -141,6 +147,15 @@ std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &o
 }
 
 }  // namespace
+
+bool canReplay(const OpSchema &s) {
+  if (s.name == "prim::constant") return true;  // built directly
+  auto handle = findOp(s.name);
+  if (!handle) return false;
+  for (const c10::Argument &a : handle->schema().arguments())
+    if (!s.findArg(a.name()) && !a.default_value()) return false;
+  return true;
+}
 
 std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
                                         std::map<const Value *, ConcreteTensor> *trace) {

@@ -29,6 +29,10 @@ public:
 // computed (inputs included). Throws ReplayError naming the node on an op the
 // dispatcher does not know (custom ops), an input that does not fit the graph,
 // a kernel error, or a result whose type differs from the IR's.
+// Whether replayGraph can call `schema`'s op: LibTorch's dispatcher knows the
+// op and every argument it takes is in the IR's schema or has a default.
+bool canReplay(const OpSchema &schema);
+
 std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
                                         std::map<const Value *, ConcreteTensor> *trace = nullptr);
 

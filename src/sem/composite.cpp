@@ -2,6 +2,8 @@
 // kernels compute them, up to the order of reductions).
 #include <cmath>
 
+#include "ir/op_registry.h"
+#include "src/sem/normal_form.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv::sem {
@@ -53,18 +55,23 @@ std::vector<int64_t> normalizedDims(const Shape &xs, size_t axis) {
   return dims;
 }
 
-// Σ of body over the normalized dims `dims`, the other dims fixed at `at`.
-TermPtr sumOverDims(OpEnv &e, const Shape &xs, const std::vector<int64_t> &dims, const Idx &at, DType d,
-                    const std::function<TermPtr(const Idx &)> &body) {
-  std::vector<int> vars;
-  Idx idx = at;
-  for (int64_t k : dims) {
-    vars.push_back(e.tc.vars.fresh(xs[k], "k"));
-    idx[k] = IndexExpr::var(vars.back());
-  }
-  TermPtr s = body(idx);
-  for (auto it = vars.rbegin(); it != vars.rend(); ++it) s = e.tc.reduce(TOp::Sum, *it, s, d, e.node.op);
-  return s;
+
+// ATen's CPU kernel (GeluKernel.cpp), with b = sqrt(2/pi), k = 0.044715:
+//   t = tanh(b * (x + k * x^3))
+//   g * (0.5 * (1 + t) + 0.5 * x * (1 - t^2) * b * (1 + 3 * k * x^2))
+TermPtr geluTanhBackward(OpEnv &e, DType d) {
+  auto c = [&](double v) { return e.tc.constant(v, d); };
+  auto mul = [&](TermPtr a, TermPtr b) { return e.tc.make(TOp::Mul, {a, b}, d); };
+  auto add = [&](TermPtr a, TermPtr b) { return e.tc.make(TOp::Add, {a, b}, d); };
+  TermPtr x = e.operand(1, d);
+  TermPtr x2 = mul(x, x);
+  TermPtr inner = mul(c(kGeluTanhBeta), add(x, mul(c(kGeluTanhKappa), mul(x2, x))));
+  TermPtr t = e.tc.make(TOp::Tanh, {inner}, d);
+  TermPtr left = mul(c(0.5), add(c(1), t));
+  TermPtr oneMinusT2 = e.tc.make(TOp::Sub, {c(1), mul(t, t)}, d);
+  TermPtr slope = mul(c(kGeluTanhBeta), add(c(1), mul(mul(c(3), c(kGeluTanhKappa)), x2)));
+  TermPtr right = mul(mul(mul(c(0.5), x), oneMinusT2), slope);
+  return mul(e.operand(0, d), add(left, right));
 }
 
 }  // namespace
@@ -96,7 +103,7 @@ void addComposite(HandlerTable &t) {
     int64_t n = countOf(xs, dims, e);
     // Statistics at the output index with the normalized dims at 0.
     Idx at = statIndex(e.index, axis);
-    auto sumBody = [&](const std::function<TermPtr(const Idx &)> &body) { return sumOverDims(e, xs, dims, at, d, body); };
+    auto sumBody = [&](const std::function<TermPtr(const Idx &)> &body) { return sumDims(e, xs, dims, at, d, body); };
     TermPtr count = e.tc.intConstant(n, d);
     TermPtr mean = e.tc.make(TOp::Div, {sumBody([&](const Idx &i) { return e.operandAt(0, i, d); }), count}, d);
     TermPtr var = e.tc.make(TOp::Div, {sumBody([&](const Idx &i) {
@@ -133,7 +140,7 @@ void addComposite(HandlerTable &t) {
       std::vector<int64_t> dims = normalizedDims(xs, axis);
       int64_t n = countOf(xs, dims, e);
       Idx at = statIndex(e.index, axis);
-      auto sumN = [&](const std::function<TermPtr(const Idx &)> &body) { return sumOverDims(e, xs, dims, at, d, body); };
+      auto sumN = [&](const std::function<TermPtr(const Idx &)> &body) { return sumDims(e, xs, dims, at, d, body); };
       // dx = rstd * (g*w - mean(g*w) - xhat * mean(g*w*xhat))
       auto gw = [&](const Idx &i) { return e.tc.make(TOp::Mul, {g(i), w(i)}, d); };
       TermPtr count = e.tc.intConstant(n, d);
@@ -161,12 +168,14 @@ void addComposite(HandlerTable &t) {
       TermPtr diff = e.tc.make(TOp::Sub, {e.operand(0, d), e.operand(1, d)}, d);
       return e.tc.make(TOp::Mul, {diff, diff}, d);
     }
-    const Shape &s = e.inType(0).shape;
-    if (e.inType(1).shape != s) e.unsupported("broadcasting targets");
+    // Input and target broadcast (as ATen does, with a warning); the loss
+    // reduces over the broadcast shape.
+    const Shape s = broadcastShapes(e.inType(0).shape, e.inType(1).shape);
     std::vector<int64_t> dims;
     for (size_t k = 0; k < s.size(); ++k) dims.push_back(static_cast<int64_t>(k));
-    TermPtr sum = reduceDims(e, TOp::Sum, dims, false, d, [&](const Idx &i) {
-      TermPtr diff = e.tc.make(TOp::Sub, {e.operandAt(0, i, d), e.operandAt(1, i, d)}, d);
+    TermPtr sum = sumDims(e, s, dims, Idx(s.size()), d, [&](const Idx &i) {
+      TermPtr x = e.operandAt(0, broadcastIndex(e.inType(0).shape, i), d);
+      TermPtr diff = e.tc.make(TOp::Sub, {x, e.operandAt(1, broadcastIndex(e.inType(1).shape, i), d)}, d);
       return e.tc.make(TOp::Mul, {diff, diff}, d);
     });
     if (red == 2) return sum;
@@ -186,7 +195,9 @@ void addComposite(HandlerTable &t) {
   };
   t["aten::gelu_backward"] = [](OpEnv &e) {
     DType d = e.outType().dtype;
-    if (e.node.attr("approximate").asString() != "none") e.unsupported("approximate=tanh");
+    const std::string &approx = e.node.attr("approximate").asString();
+    if (approx == "tanh") return geluTanhBackward(e, d);
+    if (approx != "none") e.unsupported("approximate=" + approx);
     // cdf = 0.5 * (1 + erf(x * M_SQRT1_2)); pdf = kAlpha * exp(-0.5 * x * x); g * (cdf + x * pdf)
     const double kAlpha = M_2_SQRTPI * M_SQRT1_2 * 0.5;
     TermPtr x = e.operand(1, d);

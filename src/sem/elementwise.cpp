@@ -188,6 +188,12 @@ void addElementwise(HandlerTable &t) {
   t["aten::rsub.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Sub, true, true); };
   t["aten::mul.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Mul, true); };
   t["aten::div.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Div, true); };
+  // div with rounding_mode=None is true division (ATen dispatches it to div.Tensor).
+  t["aten::div.Tensor_mode"] = [](OpEnv &e) {
+    const Attribute &mode = e.node.attr("rounding_mode");
+    if (!mode.isNone()) e.unsupported("rounding_mode=" + mode.str());
+    return binaryArith(e, TOp::Div, false);
+  };
   t["aten::maximum"] = [](OpEnv &e) { return binaryArith(e, TOp::Maximum, false); };
   t["aten::minimum"] = [](OpEnv &e) { return binaryArith(e, TOp::Minimum, false); };
   t["aten::atan2"] = [](OpEnv &e) { return binaryArith(e, TOp::Atan2, false); };

@@ -467,8 +467,16 @@ struct NormalForm::Impl {
       Poly erf = fn("erf", {scale(x, ratOfDouble(M_SQRT1_2))}, false, "erf(...)");
       return mul(scale(x, Rat(1, 2)), add(constant(1), erf));
     }
+    case TOp::GeluTanh: {
+      // x/2 * (1 + tanh(k * (x + kappa * x^3))), PyTorch's constants.
+      Poly x = A(0);
+      Poly cube = mul(x, mul(x, x));
+      Poly inner = scale(add(x, scale(cube, ratOfDouble(kGeluTanhKappa))), ratOfDouble(kGeluTanhBeta));
+      Poly th = fn(topName(TOp::Tanh), {inner}, false, "tanh(...)");
+      return mul(scale(x, Rat(1, 2)), add(constant(1), th));
+    }
     case TOp::Abs: case TOp::Tanh: case TOp::Erf: case TOp::Log1p: case TOp::Expm1: case TOp::Sin:
-    case TOp::Cos: case TOp::Floor: case TOp::Ceil: case TOp::Round: case TOp::GeluTanh:
+    case TOp::Cos: case TOp::Floor: case TOp::Ceil: case TOp::Round:
       return fn(topName(t->op), {A(0)}, false, text);
     case TOp::Atan2: case TOp::PowT:
       return fn(topName(t->op), {A(0), A(1)}, false, text);

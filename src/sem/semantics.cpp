@@ -16,6 +16,7 @@ const HandlerTable &handlers() {
     addLayout(t);
     addMatmul(t);
     addComposite(t);
+    addIndex(t);
     return t;
   }();
   return table;
@@ -76,6 +77,18 @@ DType OpEnv::computeDType() const {
 }
 
 void OpEnv::unsupported(const std::string &why) const { throw Unsupported(node.op + ": " + why); }
+
+TermPtr sumDims(OpEnv &e, const Shape &s, const std::vector<int64_t> &dims, std::vector<IndexExpr> at, DType d,
+                const std::function<TermPtr(const std::vector<IndexExpr> &)> &body) {
+  std::vector<int> vars;
+  for (int64_t k : dims) {
+    vars.push_back(e.tc.vars.fresh(s[k], "k"));
+    at[k] = IndexExpr::var(vars.back());
+  }
+  TermPtr t = body(at);
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it) t = e.tc.reduce(TOp::Sum, *it, t, d, e.node.op);
+  return t;
+}
 
 std::vector<int64_t> reductionDims(const Attribute &dimAttr, int64_t rank) {
   std::vector<int64_t> dims;

@@ -55,6 +55,7 @@ void addReductions(HandlerTable &t);
 void addLayout(HandlerTable &t);
 void addMatmul(HandlerTable &t);
 void addComposite(HandlerTable &t);
+void addIndex(HandlerTable &t);  // index.cpp: gather, index_select, embedding, nll_loss (issue 4)
 
 // Helpers shared by families.
 // Index of operand with `shape` broadcast against an output index.
@@ -63,6 +64,10 @@ std::vector<IndexExpr> broadcastIndex(const Shape &shape, const std::vector<Inde
 // body maps the operand's index to the term summed.
 TermPtr reduceDims(OpEnv &env, TOp op, const std::vector<int64_t> &dims, bool keepdim, DType dtype,
                    const std::function<TermPtr(const std::vector<IndexExpr> &)> &body);
+// Σ over `dims` of shape `s` of body, the other dims at `at` (the summed
+// dims' entries of `at` are replaced by fresh binders).
+TermPtr sumDims(OpEnv &e, const Shape &s, const std::vector<int64_t> &dims, std::vector<IndexExpr> at, DType d,
+                const std::function<TermPtr(const std::vector<IndexExpr> &)> &body);
 // The dims list of a reduction attribute (None or [] = all dims), wrapped and sorted.
 std::vector<int64_t> reductionDims(const Attribute &dimAttr, int64_t rank);
 // Number of elements of the given dims of a shape (concrete dims only).

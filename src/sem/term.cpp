@@ -90,6 +90,7 @@ const char *topName(TOp op) {
   case TOp::GeluTanh: return "gelu_tanh";
   case TOp::Silu: return "silu";
   case TOp::PowC: return "powc";
+  case TOp::Raise: return "raise";
   case TOp::Floor: return "floor";
   case TOp::Ceil: return "ceil";
   case TOp::Round: return "round";

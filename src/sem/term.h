@@ -36,6 +36,7 @@ enum class TOp {
   Floor, Ceil, Round, Sign, IsNan,
   Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Not,
   Select, Cast,
+  Raise,  // the op raises here (an index out of range): Note [Data-dependent indices]
   Sum, RMax, RMin,
 };
 

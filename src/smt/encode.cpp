@@ -191,6 +191,8 @@ z3::expr Encoder::compute(TermPtr t) {
     return t->inum == 0 ? a < b : t->inum == 1 ? a <= b : a == b;
   }
   case TOp::Select: return z3::ite(A(0), A(1), A(2));
+  // Note [Data-dependent indices]: a function of the index that raises.
+  case TOp::Raise: return uf(std::string("raise_") + std::string(dtypeName(d)), {A(0)}, sortOf(d));
   case TOp::Cast: return cast(A(0), t->args[0]->dtype, d);
   case TOp::Sum: case TOp::RMax: case TOp::RMin: return reduce(t);
   case TOp::Not: return !A(0);
@@ -272,6 +274,12 @@ z3::expr Encoder::compute(TermPtr t) {
     case TOp::Gelu: {
       z3::expr c = z3::expr(c_, Z3_mk_numeral(c_, sem::exactRational(M_SQRT1_2).c_str(), s));
       return A(0) * c_.real_val(1, 2) * (1 + uf("erf", {A(0) * c}, s));
+    }
+    case TOp::GeluTanh: {
+      auto num = [&](double v) { return z3::expr(c_, Z3_mk_numeral(c_, sem::exactRational(v).c_str(), s)); };
+      z3::expr x = A(0);
+      z3::expr inner = num(sem::kGeluTanhBeta) * (x + num(sem::kGeluTanhKappa) * x * x * x);
+      return x * c_.real_val(1, 2) * (1 + uf(sem::topName(TOp::Tanh), {inner}, s));
     }
     case TOp::PowC:
       if (t->num == 2) return A(0) * A(0);

@@ -1,10 +1,8 @@
 // Every rule, for every dtype it is tagged with: its two sides as graphs,
 // checked by torchtv's own checker with normalization off.
 //
-// Until the prover lands (src/smt), the checker is structural, so most rules
-// come out unknown: the test then prints "UNPROVEN (prover pending)" and
-// passes only for that reason; an outright not_equivalent fails it. When the
-// prover lands, flip kRequireProof.
+// Every instance must prove (kRequireProof): a rule the prover leaves unknown
+// fails the test, as does an outright not_equivalent.
 #include <doctest/doctest.h>
 
 #include "ir/diagnostic.h"
@@ -15,7 +13,7 @@
 using namespace torchtv;
 
 namespace {
-constexpr bool kRequireProof = false;
+constexpr bool kRequireProof = true;
 }
 
 TEST_CASE("every rule instantiates, and the checker does not refute it") {
@@ -33,13 +31,13 @@ TEST_CASE("every rule instantiates, and the checker does not refute it") {
         CHECK_MESSAGE(res.verdict != Verdict::NotEquivalent, inst.label << " refuted: " << res.reason);
         if (res.verdict == Verdict::Equivalent) continue;
         ++unproven;
-        MESSAGE(inst.label << ": UNPROVEN (prover pending)");
+        MESSAGE(inst.label << ": UNPROVEN: " << res.reason);
         if (kRequireProof) CHECK_MESSAGE(false, inst.label << " is not proven");
       }
     }
     CHECK_MESSAGE(instances > 0, "rule " << r.name << " has no instance to test");
   }
-  MESSAGE(unproven << " rule instances await the prover");
+  CHECK(unproven == 0);
 }
 
 TEST_CASE("the normalizer applies every bitwise rule to its own left side") {

@@ -1,0 +1,213 @@
+// Index ops: reads at data-dependent positions (gather, index_select,
+// embedding, one_hot) and the losses and backwards built on them.
+//
+// Note [Data-dependent indices]
+// An index read from a tensor is a term, not an IndexExpr, so a read at it is
+// encoded as a select over every position the index can take:
+//   x[v] = v == 0 ? x[0] : v == 1 ? x[1] : ... v == K-1 ? x[K-1] : raise(v)
+// ATen raises for any other v (negative ones too); the term raise(v) (TOp::
+// Raise) stands for that: the evaluator throws on it (the input is outside the
+// op's domain), Z3 sees an uninterpreted function of v, and the normal form an
+// opaque atom. raise(v) is no value any op computes, so a graph that raises
+// is proven equal only to one that raises at the same index value (where the
+// reference raises, anything is allowed: DESIGN.md, Verdicts). It is not a
+// read of the tensor at an out-of-range position, because a view or a
+// constant between would turn that read into an in-range value.
+// K must be concrete and at most kMaxIndexExtent; otherwise `unknown` with a
+// reason (a symbolic K would need a read at a symbolic position of a term,
+// which the per-element encoding does not have).
+#include "src/sem/semantics.h"
+
+namespace torchtv::sem {
+
+namespace {
+
+using Idx = std::vector<IndexExpr>;
+
+constexpr int64_t kMaxIndexExtent = 64;
+
+int64_t extentOf(OpEnv &e, const Dim &d, const char *what) {
+  if (!d.isConcrete()) e.unsupported(std::string("a data-dependent index into a dim of symbolic size (") + what + ")");
+  if (d.size() > kMaxIndexExtent)
+    e.unsupported(std::string("a data-dependent index into a dim of ") + std::to_string(d.size()) + " > " +
+                  std::to_string(kMaxIndexExtent) + " positions (" + what + ")");
+  return d.size();
+}
+
+int64_t wrappedDim(OpEnv &e, int64_t dim, int64_t rank) {
+  auto d = wrapDim(dim, std::max<int64_t>(rank, 1));
+  if (!d) e.unsupported("dim out of range");
+  return *d;
+}
+
+// Note [Data-dependent indices]: at(j) for j in [0, K) selected by the index
+// term `v`; raise(v) of dtype `d` elsewhere.
+TermPtr dispatch(OpEnv &e, TermPtr v, int64_t k, DType d, const std::function<TermPtr(int64_t)> &at) {
+  TermPtr index = e.tc.cast(v, DType::I64);
+  TermPtr r = e.tc.make(TOp::Raise, {index}, d);
+  for (int64_t j = k; j-- > 0;)
+    r = e.tc.select(e.tc.make(TOp::Eq, {index, e.tc.intConstant(j, DType::I64)}, DType::I64), at(j), r);
+  return r;
+}
+
+// Operand `op` at `base` with dim `dim` replaced by position k.
+TermPtr readAt(OpEnv &e, int op, Idx base, int64_t dim, int64_t k, DType d) {
+  base[dim] = IndexExpr::constant(k);
+  return e.operandAt(op, base, d);
+}
+
+// one_hot(v, K) at class position c, as i64: the data-dependent compare
+// (v == c) written as a dispatch over v, so that one_hot, nll_loss_backward
+// and embedding_dense_backward build the same term.
+TermPtr oneHot(OpEnv &e, TermPtr v, const IndexExpr &c, int64_t k) {
+  return dispatch(e, v, k, DType::I64, [&](int64_t j) {
+    return e.tc.cast(e.tc.indexCmp(IndexCmpKind::Eq, c, IndexExpr::constant(j)), DType::I64);
+  });
+}
+
+TermPtr isNot(OpEnv &e, TermPtr v, int64_t value) {
+  return e.tc.make(TOp::Ne, {v, e.tc.intConstant(value, v->dtype)}, v->dtype);
+}
+
+
+// nll_loss over input [N, C] (or [C]) and target [N] (or []): the per-sample
+// term is `where(t != ignore, -(x*w)[i, t], 0)` and its weight `where(t !=
+// ignore, w[t], 0)` (1 for w without weight), as ATen's kernel computes them.
+struct Nll {
+  OpEnv &e;
+  int xOp, tOp, wOp;  // operand numbers of input, target, weight (-1: none)
+  DType d;
+  int64_t ignore;
+
+  bool batched() const { return e.inType(xOp).rank() == 2; }
+  int64_t classes() { return extentOf(e, e.inType(xOp).shape.back(), "classes"); }
+  Idx row(const IndexExpr &i) const { return batched() ? Idx{i, IndexExpr::constant(0)} : Idx{IndexExpr::constant(0)}; }
+  TermPtr target(const Idx &i) const { return e.operandAt(tOp, i, e.inType(tOp).dtype); }
+  TermPtr weightAt(int64_t k) const {
+    return wOp < 0 ? e.tc.constant(1, d) : e.operandAt(wOp, {IndexExpr::constant(k)}, d);
+  }
+  // -(x * w)[row, t] where t != ignore, else 0.
+  TermPtr loss(const Idx &ti, const Idx &xrow) {
+    int64_t dim = batched() ? 1 : 0;
+    TermPtr picked = dispatch(e, target(ti), classes(), d, [&](int64_t k) {
+      TermPtr x = readAt(e, xOp, xrow, dim, k, d);
+      return wOp < 0 ? x : e.tc.make(TOp::Mul, {x, weightAt(k)}, d);
+    });
+    TermPtr t = target(ti);
+    return e.tc.select(isNot(e, t, ignore), e.tc.make(TOp::Neg, {picked}, d), e.tc.constant(0, d));
+  }
+  TermPtr weight(const Idx &ti) {
+    TermPtr t = target(ti);
+    TermPtr w = wOp < 0 ? e.tc.constant(1, d) : dispatch(e, t, classes(), d, [&](int64_t k) {
+      return e.operandAt(wOp, {IndexExpr::constant(k)}, d);
+    });
+    return e.tc.select(isNot(e, t, ignore), w, e.tc.constant(0, d));
+  }
+  // Σ over the batch of f(target index, input row), or f at the one sample.
+  TermPtr total(const std::function<TermPtr(const Idx &, const Idx &)> &f) {
+    if (!batched()) return f({}, row(IndexExpr::constant(0)));
+    Shape s{e.inType(tOp).shape[0]};
+    return sumDims(e, s, {0}, Idx(1), d, [&](const Idx &i) { return f(i, row(i[0])); });
+  }
+};
+
+TermPtr nllForward(OpEnv &e) {
+  int wOp = e.node.inputs.size() > 2 && e.node.inputs[2] ? 2 : -1;
+  Nll n{e, 0, 1, wOp, e.outType().dtype, e.node.attr("ignore_index").asInt()};
+  if (e.inType(0).rank() < 1 || e.inType(0).rank() > 2) e.unsupported("input of rank other than 1 or 2");
+  int64_t red = e.node.attr("reduction").asInt();
+  auto weightSum = [&] { return n.total([&](const Idx &ti, const Idx &) { return n.weight(ti); }); };
+  if (e.output == 1) {
+    if (red == 0 && n.batched()) return e.tc.constant(0, n.d);
+    return weightSum();
+  }
+  if (red == 0) return n.batched() ? n.loss(e.index, n.row(e.index[0])) : n.loss({}, n.row(IndexExpr::constant(0)));
+  TermPtr sum = n.total([&](const Idx &ti, const Idx &xrow) { return n.loss(ti, xrow); });
+  if (red == 2) return sum;
+  if (red != 1) e.unsupported("reduction=" + std::to_string(red));
+  return e.tc.make(TOp::Div, {sum, weightSum()}, n.d);
+}
+
+// grad_input[i, c] = t != ignore && t == c ? -(w[c] * g) : 0, g divided by
+// total_weight for the mean (grad_output is [N] for reduction none).
+TermPtr nllBackward(OpEnv &e) {
+  // operands: grad_output, self, target, weight, total_weight
+  DType d = e.outType().dtype;
+  bool hasW = e.node.inputs.size() > 3 && e.node.inputs[3];
+  const TensorType &x = e.inType(1);
+  if (x.rank() < 1 || x.rank() > 2) e.unsupported("input of rank other than 1 or 2");
+  bool batched = x.rank() == 2;
+  int64_t cdim = batched ? 1 : 0, k = extentOf(e, x.shape[cdim], "classes");
+  int64_t red = e.node.attr("reduction").asInt(), ignore = e.node.attr("ignore_index").asInt();
+  if (red < 0 || red > 2) e.unsupported("reduction=" + std::to_string(red));
+  Idx ti = batched ? Idx{e.index[0]} : Idx{};
+  TermPtr t = e.operandAt(2, ti, e.inType(2).dtype);
+  TermPtr g = red == 0 && batched ? e.operandAt(0, ti, d) : e.operandAt(0, Idx(e.inType(0).rank(), IndexExpr::constant(0)), d);
+  if (red == 1) g = e.tc.make(TOp::Div, {g, e.operandAt(4, Idx(e.inType(4).rank(), IndexExpr::constant(0)), d)}, d);
+  TermPtr w = hasW ? e.operandAt(3, {e.index[cdim]}, d) : nullptr;
+  TermPtr val = e.tc.make(TOp::Neg, {hasW ? e.tc.make(TOp::Mul, {w, g}, d) : g}, d);
+  TermPtr hot = isNot(e, oneHot(e, t, e.index[cdim], k), 0);
+  TermPtr keep = e.tc.make(TOp::And, {isNot(e, t, ignore), hot}, DType::Bool);
+  return e.tc.select(keep, val, e.tc.constant(0, d));
+}
+
+}  // namespace
+
+void addIndex(HandlerTable &t) {
+  t["aten::gather"] = [](OpEnv &e) {
+    const TensorType &x = e.inType(0);
+    int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
+    if (x.rank() == 0) e.unsupported("gather from a 0-dim tensor");
+    int64_t k = extentOf(e, x.shape[dim], "gather");
+    TermPtr v = e.operandAt(1, e.index, e.inType(1).dtype);
+    DType d = e.outType().dtype;
+    return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, e.index, dim, j, d); });
+  };
+  t["aten::index_select"] = [](OpEnv &e) {
+    const TensorType &x = e.inType(0);
+    if (x.rank() == 0) e.unsupported("index_select from a 0-dim tensor");
+    int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
+    int64_t k = extentOf(e, x.shape[dim], "index_select");
+    Idx at = e.inType(1).rank() == 0 ? Idx{} : Idx{e.index[dim]};
+    TermPtr v = e.operandAt(1, at, e.inType(1).dtype);
+    DType d = e.outType().dtype;
+    return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, e.index, dim, j, d); });
+  };
+  t["aten::embedding"] = [](OpEnv &e) {  // weight[indices[i...], d]
+    int64_t k = extentOf(e, e.inType(0).shape[0], "embedding");
+    Idx at(e.index.begin(), e.index.end() - 1);
+    TermPtr v = e.operandAt(1, at, e.inType(1).dtype);
+    Idx row{IndexExpr::constant(0), e.index.back()};
+    DType d = e.outType().dtype;
+    return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, row, 0, j, d); });
+  };
+  t["aten::one_hot"] = [](OpEnv &e) {
+    const TensorType &x = e.inType(0);
+    if (x.rank() == 0) e.unsupported("one_hot of a 0-dim tensor");
+    int64_t k = extentOf(e, e.outType().shape.back(), "one_hot");
+    Idx at(e.index.begin(), e.index.end() - 1);
+    return oneHot(e, e.operandAt(0, at, x.dtype), e.index.back(), k);
+  };
+  t["aten::embedding_dense_backward"] = [](OpEnv &e) {
+    // grad_weight[c, d] = Σ_n (idx[n] != padding_idx && idx[n] == c ? g[n, d] : 0)
+    if (e.node.attr("scale_grad_by_freq").asBool()) e.unsupported("scale_grad_by_freq=true");
+    DType d = e.outType().dtype;
+    int64_t k = extentOf(e, e.outType().shape[0], "embedding_dense_backward");
+    int64_t pad = e.node.attr("padding_idx").asInt();
+    const Shape &is = e.inType(1).shape;
+    std::vector<int64_t> dims;
+    for (size_t j = 0; j < is.size(); ++j) dims.push_back(static_cast<int64_t>(j));
+    return sumDims(e, is, dims, Idx(is.size()), d, [&](const Idx &n) {
+      TermPtr v = e.operandAt(1, n, e.inType(1).dtype);
+      TermPtr hot = isNot(e, oneHot(e, v, e.index[0], k), 0);
+      TermPtr keep = e.tc.make(TOp::And, {hot, isNot(e, v, pad)}, DType::Bool);
+      Idx gi = n;
+      gi.push_back(e.index[1]);
+      return e.tc.select(keep, e.operandAt(0, gi, d), e.tc.constant(0, d));
+    });
+  };
+  t["aten::nll_loss_forward"] = nllForward;
+  t["aten::nll_loss_backward"] = nllBackward;
+}
+
+}  // namespace torchtv::sem
