@@ -171,6 +171,8 @@ const OpEntry kOps[] = {
     {R"(prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor)", ShapeRule::ToDType},
     {R"(prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor)", ShapeRule::Broadcast},
     {R"(prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor))", ShapeRule::Declared},
+    {R"(aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp))", ShapeRule::Declared},
+    {R"(aten::_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value))", ShapeRule::Declared},
 
     // ---- Index ops (issue 4: nll_loss, embedding, attention). Semantics: src/sem/index.cpp.
     {R"(aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)", ShapeRule::Gather},
