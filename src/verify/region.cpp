@@ -9,13 +9,20 @@ namespace torchtv {
 
 namespace {
 
+bool isMatrixProduct(const std::string &op) {
+  return op == "aten::mm" || op == "aten::bmm" || op == "aten::matmul" || op == "aten::linear" ||
+         op == "aten::addmm" || op == "aten::dot";
+}
+
 class Builder {
 public:
   Builder(sem::TermContext &tc, const RegionInputs &in, Frontier f, RegionMode m) : tc_(tc), in_(in), f_(f), m_(m) {}
 
   sem::TermPtr termOf(const Value *v, const std::vector<sem::IndexExpr> &idx, bool top) {
     int number = in_.vn.number(v);
-    bool frontier = !v->producer || (!top && f_ == Frontier::Matched && in_.shared.count(number));
+    bool shared = !top && in_.shared.count(number);
+    bool frontier = !v->producer || (shared && f_ == Frontier::Matched) ||
+                    (shared && f_ == Frontier::MatmulOutputs && isMatrixProduct(v->producer->op));
     if (frontier) return tc_.read(number, idx, v->type.dtype);
     std::string key = std::to_string(v->id) + "@" + std::to_string(reinterpret_cast<uintptr_t>(v)) + ":";
     for (const auto &e : idx) key += e.key() + ",";
