@@ -23,8 +23,6 @@ std::string describeModel(const smt::QueryResult &r) {
   return s;
 }
 
-constexpr size_t kMaxWidenedTerms = 4000;
-
 double secondsLeft(const ProverLimits &l) {
   if (l.deadline == std::chrono::steady_clock::time_point::max()) return 120;
   return std::chrono::duration<double>(l.deadline - std::chrono::steady_clock::now()).count();
@@ -113,13 +111,6 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       }
       if (r.key == lastKey) continue;
       lastKey = r.key;
-      // A widened region of a deep model can be far too large for the normal
-      // form; it is skipped, saying so, rather than left to run for minutes.
-      if (ctx.size() > kMaxWidenedTerms) {
-        notes.push_back("the widened region has " + std::to_string(ctx.size()) + " terms (limit " +
-                        std::to_string(kMaxWidenedTerms) + ")");
-        continue;
-      }
     }
     if (secondsLeft(limits_) <= 0) {
       notes.push_back(reasons::kTimeLimit);

@@ -9,6 +9,8 @@ namespace torchtv {
 
 namespace {
 
+constexpr size_t kMaxWidenedTerms = 20000;
+
 bool isMatrixProduct(const std::string &op) {
   return op == "aten::mm" || op == "aten::bmm" || op == "aten::matmul" || op == "aten::linear" ||
          op == "aten::addmm" || op == "aten::dot";
@@ -35,6 +37,10 @@ public:
       return termOf(operand, at, false);
     });
     if (m_ == RegionMode::Bitwise && t->height > 0) t = tc_.read(number, idx, v->type.dtype);
+    // A widened region of a deep model can grow past what the normal form and
+    // memory bear (Note [Widening the frontier]): give up on it, saying so.
+    if (f_ != Frontier::Matched && tc_.size() > kMaxWidenedTerms)
+      throw sem::Unsupported("the widened region grew past " + std::to_string(kMaxWidenedTerms) + " terms");
     memo_.emplace(key, t);
     return t;
   }
