@@ -174,6 +174,7 @@ private:
       case TOp::Abs: return isFloating(d) ? std::fabs(x) : fin(x < 0 ? intArith(TOp::Sub, 0, x, d) : x, d);
       case TOp::Not: return x != 0 ? 0 : 1;
       case TOp::IsNan: return std::isnan(x) ? 1 : 0;
+      case TOp::IsInf: return std::isinf(x) ? 1 : 0;
       case TOp::PowC: return fin(powConst(in(x), t->args[0]->dtype, t->num), d);
       default: return fin(fn(t->op, in(x), t->num), d);
       }

@@ -139,11 +139,12 @@ bool isRandomOp(const std::string &op) {
 }
 
 // Note [Captured fusions]
-// A FUSIONS reference is captured at the shapes and non-tensor arguments of
-// one call of its op. It becomes a fusion definition (Note [Fusion templates]
+// A FUSIONS reference is captured once per distinct call signature of its op
+// (shapes, dtypes, non-tensor arguments), each at one call. It becomes a fusion definition (Note [Fusion templates]
 // in ir/text_format.h) whose header has those concrete types and those
-// argument values as guards, so it expands exactly the calls it was captured
-// for; other calls of the op stay unexpanded (an uninterpreted op).
+// argument values as guards, so it expands exactly the calls with that
+// signature; a call matching none (e.g. in a .tvir written by hand from an
+// older capture) stays unexpanded (an uninterpreted op).
 GraphTemplate fusionTemplate(const Graph &g, const json &j, const std::string &path, const OpResolver &ops) {
   Where w{path, "fusion graph " + g.name()};
   auto resolved = ops.resolve(g.name());

@@ -14,9 +14,11 @@ const std::set<std::string> kAlwaysNoOp = {
 // Ops that are the identity when the result has the operand's type. For these
 // equal types imply equal element order: a view/reshape of an equal shape, an
 // expand to the same shape, a cast to the same dtype, a squeeze that squeezes
-// nothing, a slice with step 1 that keeps the whole dim, a cat of one tensor.
+// nothing, a slice with step 1 that keeps the whole dim, a cat of one tensor,
+// a _reshape_alias (a reshape, Note [_reshape_alias is a reshape] in
+// src/sem/layout.cpp) to the same shape.
 const std::set<std::string> kNoOpWhenSameType = {
-    "aten::view",    "aten::reshape", "aten::_unsafe_view", "aten::expand", "aten::to.dtype",
+    "aten::view",    "aten::reshape", "aten::_unsafe_view", "aten::_reshape_alias", "aten::expand", "aten::to.dtype",
     "aten::squeeze", "aten::squeeze.dim", "aten::squeeze.dims", "aten::cat", "aten::t",
     "prims::convert_element_type",
 };

@@ -26,6 +26,9 @@ std::optional<double> fillValue(const Node &n) {
   if (n.op == "aten::ones_like" || n.op == "aten::ones") return 1.0;
   if (n.op == "aten::zeros_like" || n.op == "aten::zeros") return 0.0;
   if (n.op == "aten::scalar_tensor") return numeric(n.attr("s"));
+  // fill (make_fx's reading of fill_) overwrites every element: its operand,
+  // often an uninitialized empty_like, is never read.
+  if (n.op == "aten::fill.Scalar") return numeric(n.attr("value"));
   if (n.op == "prim::constant") {
     const Attribute &d = n.attr("data");
     std::vector<double> xs;

@@ -41,6 +41,32 @@ TermPtr softmaxLike(OpEnv &e, bool log) {
   return e.tc.make(TOp::Div, {e.tc.make(TOp::Exp, {shifted(e.index)}, d), s}, d);
 }
 
+// Note [logsumexp as ATen computes it]
+// ATen (CPU, torch 1.13 and 2.x) computes logsumexp(x, dims) as
+//   m  = amax(x, dims, keepdim=true);  m' = |m| == inf ? 0 : m
+//   log(sum(exp(x - m'), dims)) + m'
+// (the in-place masked_fill_ on the squeezed maxima also changes the kept
+// ones: they share storage). The shift keeps exp from overflowing; over the
+// reals any shift independent of the reduced index cancels, so the real normal
+// form sees log(sum exp(x)). An all -inf row gives -inf, a +inf gives +inf
+// (log(inf) + 0), a NaN propagates: the same as the select below in IEEE.
+TermPtr logsumexpOf(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d) || e.inType(0).dtype != d) e.unsupported("an integral input (ATen casts it first)");
+  const Shape &in = e.inType(0).shape;
+  // An empty dim list reduces every dim, in amax and sum alike.
+  std::vector<int64_t> dims = reductionDims(e.node.attr("dim"), static_cast<int64_t>(in.size()));
+  bool keepdim = e.node.attr("keepdim").asBool();
+  auto x = [&](const Idx &i) { return e.operandAt(0, i, d); };
+  TermPtr m = reduceDims(e, TOp::RMax, dims, keepdim, d, x);
+  TermPtr inf = e.tc.make(TOp::IsInf, {m}, d);
+  TermPtr shift = e.tc.select(inf, e.tc.constant(0, d), m);
+  TermPtr s = reduceDims(e, TOp::Sum, dims, keepdim, d, [&](const Idx &i) {
+    return e.tc.make(TOp::Exp, {e.tc.make(TOp::Sub, {x(i), shift}, d)}, d);
+  });
+  return e.tc.make(TOp::Add, {e.tc.make(TOp::Log, {s}, d), shift}, d);
+}
+
 // Index of a layer-norm statistic (mean/rstd have 1 in the normalized dims).
 Idx statIndex(const Idx &x, size_t axis) {
   Idx s = x;
@@ -79,6 +105,7 @@ TermPtr geluTanhBackward(OpEnv &e, DType d) {
 void addComposite(HandlerTable &t) {
   t["aten::_softmax"] = [](OpEnv &e) { return softmaxLike(e, false); };
   t["aten::_log_softmax"] = [](OpEnv &e) { return softmaxLike(e, true); };
+  t["aten::logsumexp"] = logsumexpOf;
   t["aten::_softmax_backward_data"] = [](OpEnv &e) {  // y * (g - sum(g * y))
     DType d = e.outType().dtype;
     int64_t dim = dimAttr(e);

@@ -51,6 +51,23 @@ TermPtr view(OpEnv &e) {
   return passThrough(e, idx);
 }
 
+// Note [_reshape_alias is a reshape]
+// The IR is logical: a value is its elements in row-major order, with no
+// strides. make_fx records `reshape` that can be a view as
+// _reshape_alias(self, size, stride), where `stride` is what ATen's
+// computeStride derived from self's physical strides so that the view shows
+// self's elements in row-major reshape order (the recorded strides are not
+// contiguous after a transpose or an expand, and mean nothing logically).
+// So its semantics is reshape(self, size); stride lists of the wrong length
+// or with negative entries, which no reshape produces, are refused.
+TermPtr reshapeAlias(OpEnv &e) {
+  const std::vector<int64_t> &stride = e.node.attr("stride").asInts();
+  if (stride.size() != static_cast<size_t>(e.outType().rank())) e.unsupported("a stride list of another rank");
+  for (int64_t s : stride)
+    if (s < 0) e.unsupported("a negative stride");
+  return view(e);
+}
+
 TermPtr permuteBy(OpEnv &e, const std::vector<int64_t> &perm) {
   // out[i_0..] = in[j] with j[perm[k]] = i_k
   std::vector<IndexExpr> idx(perm.size());
@@ -75,6 +92,7 @@ void addLayout(HandlerTable &t) {
   t["aten::view"] = view;
   t["aten::reshape"] = view;
   t["aten::_unsafe_view"] = view;
+  t["aten::_reshape_alias"] = reshapeAlias;
   t["aten::expand"] = [](OpEnv &e) { return e.operand(0, e.outType().dtype); };
   t["aten::permute"] = [](OpEnv &e) {
     std::vector<int64_t> perm;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include <boost/multiprecision/cpp_int.hpp>
 
@@ -131,7 +132,7 @@ struct NormalForm::Impl {
     Poly p;
     Monomial m;
     m.factors.push_back({std::move(a), e});
-    m.key = m.factors[0].atom->key + "^" + ratStr(e);
+    m.key = m.factors[0].atom->key + "^" + ratStr(e) + "*";  // as mulMono writes it
     p.terms[m.key] = {m, Rat(1)};
     return p;
   }
@@ -153,6 +154,13 @@ struct NormalForm::Impl {
   static Poly scale(const Poly &a, const Rat &c) { return add(Poly{}, a, c); }
 
   void assume(const Atom &a, const std::string &what) { assumptions.insert(a.text + what); }
+
+  static Monomial monoOf(const AtomPtr &a, const Rat &e) {
+    Monomial m;
+    m.factors.push_back({a, e});
+    m.key = a->key + "^" + ratStr(e) + "*";
+    return m;
+  }
 
   // Product of monomials, merging exponents of equal atoms (Note [Real normal form]).
   Monomial mulMono(const Monomial &x, const Monomial &y) {
@@ -203,6 +211,32 @@ struct NormalForm::Impl {
       return r;
     }
     if (p.terms.empty()) throw Unsupported("a power of zero");
+    if (p.terms.size() > 1) {
+      // (a^x * q)^e = a^(x*e) * q^e for a positive atom a common to every
+      // monomial (x its least exponent): softmax's exp(-max) leaves its sums.
+      Monomial common, inverse;
+      for (const Factor &f : p.terms.begin()->second.first.factors) {
+        if (!f.atom->positive) continue;
+        Rat least = f.exp;
+        bool everywhere = true;
+        for (auto &[k, mc] : p.terms) {
+          auto it = std::find_if(mc.first.factors.begin(), mc.first.factors.end(),
+                                 [&](const Factor &g) { return g.atom->key == f.atom->key; });
+          if (it == mc.first.factors.end()) everywhere = false;
+          else least = std::min(least, it->exp);
+        }
+        if (!everywhere) continue;
+        common = mulMono(common, monoOf(f.atom, least * e));
+        inverse = mulMono(inverse, monoOf(f.atom, -least));
+      }
+      if (!common.factors.empty()) {
+        Poly rest;
+        for (auto &[k, mc] : p.terms) addTerm(rest, mulMono(mc.first, inverse), mc.second);
+        Poly out;
+        addTerm(out, common, Rat(1));
+        return mul(out, power(rest, e, text));
+      }
+    }
     if (p.terms.size() == 1) {
       const auto &[m, c] = p.terms.begin()->second;
       bool integral = denominator(e) == 1;
@@ -270,9 +304,24 @@ struct NormalForm::Impl {
   }
 
   // exp(sum c_i M_i) = prod exp(M_i)^c_i
+  // The positive atom a when the monomial is exactly log(a).
+  static AtomPtr logOfPositive(const Monomial &m) {
+    if (m.factors.size() != 1 || m.factors[0].exp != 1) return nullptr;
+    const Atom &l = *m.factors[0].atom;
+    if (l.kind != AtomKind::Fn || l.name != "log" || l.args.size() != 1 || l.args[0].terms.size() != 1) return nullptr;
+    const auto &[inner, c] = l.args[0].terms.begin()->second;
+    if (c != 1 || inner.factors.size() != 1 || inner.factors[0].exp != 1 || !inner.factors[0].atom->positive)
+      return nullptr;
+    return inner.factors[0].atom;
+  }
+
   Poly expOf(const Poly &p) {
     Poly r = constant(1);
     for (auto &[k, mc] : p.terms) {
+      if (AtomPtr a = logOfPositive(mc.first)) {  // exp(c * log a) = a^c for a > 0
+        r = mul(r, ofAtom(a, mc.second));
+        continue;
+      }
       Poly m;
       addTerm(m, mc.first, Rat(1));
       Atom a;
@@ -330,6 +379,26 @@ struct NormalForm::Impl {
     return flip ? add(constant(1), ind, Rat(-1)) : ind;
   }
 
+  // An index comparison as [e <= 0] or [e == 0] with e's leading coefficient
+  // positive: indices are integers, so a < b is a - b + 1 <= 0, and e <= 0 is
+  // not (-e + 1 <= 0). Then [i < j] and 1 - [j <= i] are one atom.
+  Poly indexCond(IndexCmpKind kind, const IndexExpr &a, const IndexExpr &b, const std::string &text) {
+    IndexExpr e = a + b * -1;
+    if (kind == IndexCmpKind::Lt) e = e + 1;
+    bool eq = kind == IndexCmpKind::Eq;
+    if (e.isConstant()) return constant((eq ? e.constantPart() == 0 : e.constantPart() <= 0) ? 1 : 0);
+    bool flip = e.terms().front().second < 0;
+    if (flip) e = eq ? e * -1 : e * -1 + 1;
+    Atom at;
+    at.kind = AtomKind::IndexCond;
+    at.name = eq ? "eq" : "le";
+    at.index = {e};
+    at.indicator = true;
+    at.text = text;
+    Poly p = ofAtom(finish(std::move(at)));
+    return flip && !eq ? add(constant(1), p, Rat(-1)) : p;
+  }
+
   // ---- renaming and sums ----
   AtomPtr rename(const AtomPtr &a, int from, int to) {
     if (!mentions(*a, from)) return a;
@@ -385,11 +454,47 @@ struct NormalForm::Impl {
         s.extent = extent;
         s.body = renameMono(inner, binder, canon);
         s.text = "sum(...)";
+        // A sum of positive terms over a non-empty range is positive (the
+        // coefficient stays outside, in `term`).
+        s.positive = extent.isConcrete() && extent.size() >= 1 &&
+                     std::all_of(s.body.factors.begin(), s.body.factors.end(),
+                                 [](const Factor &f) { return f.atom->positive; });
         term = mul(term, ofAtom(finish(std::move(s))));
       }
       r = add(r, term);
     }
     return r;
+  }
+
+  // ---- masked -inf (Note [Masked -inf]) ----
+  struct Masked {
+    Poly keep;        // indicator: the element is not -inf
+    TermPtr value;    // its value where it is not
+  };
+  static bool isNegInf(TermPtr c) {
+    return c->op == TOp::Const && isFloating(c->dtype) && std::isinf(c->num) && c->num < 0;
+  }
+  std::optional<Masked> maskedNegInf(TermPtr t) {
+    if (t->op != TOp::Select) return std::nullopt;
+    if (isNegInf(t->args[1])) return Masked{add(constant(1), norm(t->args[0]), Rat(-1)), t->args[2]};
+    if (isNegInf(t->args[2])) return Masked{norm(t->args[0]), t->args[1]};
+    return std::nullopt;
+  }
+  // exp(select(c, -inf, a) + b) = (1 - c) * exp(a + b), b real (also b - x,
+  // written as a + neg(b) by normalization, and a lone select).
+  std::optional<Poly> maskedExp(TermPtr arg) {
+    auto build = [&](const Masked &m, TermPtr b, const Rat &sign) {
+      Poly e = norm(m.value);
+      if (b) e = add(e, norm(b), sign);  // throws unless b is real
+      return mul(m.keep, expOf(e));
+    };
+    if (auto m = maskedNegInf(arg)) return build(*m, nullptr, 1);
+    if (arg->op == TOp::Sub)
+      if (auto m = maskedNegInf(arg->args[0])) return build(*m, arg->args[1], Rat(-1));
+    if (arg->op == TOp::Add)
+      for (int i : {0, 1})
+        if (auto m = maskedNegInf(arg->args[i])) return build(*m, arg->args[1 - i], Rat(1));
+    return std::nullopt;
   }
 
   // ---- terms ----
@@ -435,15 +540,8 @@ struct NormalForm::Impl {
       a.text = text;
       return ofAtom(finish(std::move(a)));
     }
-    case TOp::IndexCmp: {
-      Atom a;
-      a.kind = AtomKind::IndexCond;
-      a.name = std::to_string(t->inum);
-      a.index = t->index;
-      a.indicator = true;
-      a.text = text;
-      return ofAtom(finish(std::move(a)));
-    }
+    case TOp::IndexCmp:
+      return indexCond(static_cast<IndexCmpKind>(t->inum), t->index[0], t->index[1], text);
     case TOp::Add: return add(A(0), A(1));
     case TOp::Sub: return add(A(0), A(1), Rat(-1));
     case TOp::Mul: return mul(A(0), A(1));
@@ -452,7 +550,10 @@ struct NormalForm::Impl {
     case TOp::Sqrt: return power(A(0), Rat(1, 2), tc.str(t->args[0]).substr(0, 100));
     case TOp::Rsqrt: return power(A(0), Rat(-1, 2), tc.str(t->args[0]).substr(0, 100));
     case TOp::PowC: return power(A(0), ratOfDouble(t->num), tc.str(t->args[0]).substr(0, 100));
-    case TOp::Exp: return expOf(A(0));
+    case TOp::Exp: {
+      if (auto masked = maskedExp(t->args[0])) return *masked;
+      return expOf(A(0));
+    }
     case TOp::Log: return logOf(A(0), tc.str(t->args[0]).substr(0, 100));
     case TOp::Sigmoid: {
       Poly base = add(constant(1), expOf(scale(A(0), Rat(-1))));
@@ -507,6 +608,7 @@ struct NormalForm::Impl {
     case TOp::Eq: return indicator("eq", add(A(0), A(1), Rat(-1)));
     case TOp::Ne: return add(constant(1), indicator("eq", add(A(0), A(1), Rat(-1))), Rat(-1));
     case TOp::IsNan: return constant(0);  // no NaN among the reals
+    case TOp::IsInf: return constant(0);  // nor infinities
     case TOp::Not: return add(constant(1), A(0), Rat(-1));
     case TOp::And: return mul(A(0), A(1));
     case TOp::Or: return add(add(A(0), A(1)), mul(A(0), A(1)), Rat(-1));
@@ -525,13 +627,24 @@ struct NormalForm::Impl {
       return sumOf(t->binder, t->extent, A(0));
     case TOp::RMax: case TOp::RMin: {
       // max/min over the bound index: an atom of the canonically renamed body.
-      Poly body = A(0);
+      // A max over masked elements is the max of the kept ones, an atom of
+      // both (Note [Masked -inf]).
+      std::vector<Poly> body;
+      std::string name = topName(t->op);
+      auto masked = t->op == TOp::RMax ? maskedNegInf(t->args[0]) : std::nullopt;
+      if (masked) {
+        body = {masked->keep, norm(masked->value)};
+        name += "_masked";
+        assumptions.insert("some element of " + text + " is not masked to -inf");
+      } else {
+        body = {A(0)};
+      }
       int h = t->height;
       int canon = tc.vars.canonical(1, h + 1000, t->extent);
       Atom a;
       a.kind = AtomKind::Fn;
-      a.name = std::string(topName(t->op)) + "<" + t->extent.str() + ">" + std::to_string(canon);
-      a.args = {renamePoly(body, t->binder, canon)};
+      a.name = name + "<" + t->extent.str() + ">" + std::to_string(canon);
+      for (const Poly &p : body) a.args.push_back(renamePoly(p, t->binder, canon));
       a.text = text;
       AtomPtr atom = finish(std::move(a));
       Atom fixed = *atom;  // the binder is bound: drop it from the free variables

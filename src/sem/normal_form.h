@@ -27,9 +27,15 @@ namespace torchtv::sem {
 //     c + d - c*d, c^n = c for 0/1 indicators (over the reals there is no NaN);
 //   - comparisons are indicators of (a - b) < 0, <= 0, == 0, scaled to a
 //     canonical sign (a positive scale does not change a sign test);
+//   - masked -inf (Note [Masked -inf]): exp(select(c, -inf, a) - b) =
+//     (1 - c) * exp(a - b) for a real b, and a max over such elements is an
+//     atom of (c, a), real when some element is not masked (an assumption);
+//     -inf anywhere else has no real value (Unsupported);
 //   - axioms, each a real identity: exp(a + b) = exp(a) * exp(b) and
-//     exp(c*a) = exp(a)^c (exp is positive); log(exp(a)) = a and
-//     log(x*y) = log(x) + log(y) for factors known positive; sigmoid(x) =
+//     exp(c*a) = exp(a)^c (exp is positive); log(exp(a)) = a, exp(c*log(a)) =
+//     a^c for a known positive, and
+//     log(x*y) = log(x) + log(y) for factors known positive (exp, and a sum
+//     of positive terms over a non-empty concrete range); sigmoid(x) =
 //     (1 + exp(-x))^-1; silu(x) = x * sigmoid(x); gelu(x) = x/2 * (1 + erf(x * c))
 //     with c the double nearest 1/sqrt(2) that PyTorch uses (so the real
 //     semantics of gelu is its formula with PyTorch's constant); gelu(x, tanh) =
@@ -44,6 +50,16 @@ namespace torchtv::sem {
 constexpr double kGeluTanhBeta = 0.7978845608028654;
 constexpr double kGeluTanhKappa = 0.044715;
 
+// Note [Masked -inf]
+// Causal attention writes masked_fill(s, mask, -inf) before a softmax: the
+// masked elements have no real value, yet exp sends them to exactly 0. The
+// normal form reads select(c, -inf, a) in the two places a softmax (or
+// logsumexp) uses it, each an identity over the extended reals:
+//   exp(select(c, -inf, a) - b) = (1 - c) * exp(a - b)   (exp(-inf) = 0, b real)
+//   max_k select(c_k, -inf, a_k) = max of a_k over the k with c_k false,
+// an atom of (c, a), real only when some element is not masked: recorded as an
+// assumption (an all-masked row is NaN in IEEE on both sides, or on one).
+// Everywhere else -inf stays Unsupported, so x - x = 0 never hides -inf - -inf.
 class NormalForm {
 public:
   explicit NormalForm(TermContext &tc);

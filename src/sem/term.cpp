@@ -96,6 +96,7 @@ const char *topName(TOp op) {
   case TOp::Round: return "round";
   case TOp::Sign: return "sign";
   case TOp::IsNan: return "isnan";
+  case TOp::IsInf: return "isinf";
   case TOp::Lt: return "lt";
   case TOp::Le: return "le";
   case TOp::Gt: return "gt";
@@ -234,7 +235,7 @@ TermPtr TermContext::make(TOp op, std::vector<TermPtr> args, DType dtype, double
   t.op = op;
   bool boolResult = op == TOp::Lt || op == TOp::Le || op == TOp::Gt || op == TOp::Ge || op == TOp::Eq ||
                     op == TOp::Ne || op == TOp::And || op == TOp::Or || op == TOp::Xor || op == TOp::Not ||
-                    op == TOp::IsNan;
+                    op == TOp::IsNan || op == TOp::IsInf;
   t.dtype = boolResult ? DType::Bool : dtype;
   // Comparisons remember their operands' dtype through the operands.
   t.args = std::move(args);

@@ -33,7 +33,7 @@ enum class TOp {
   Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Erf, Atan2, PowT,
   Gelu, GeluTanh, Silu,
   PowC,  // x ** constant (attribute num)
-  Floor, Ceil, Round, Sign, IsNan,
+  Floor, Ceil, Round, Sign, IsNan, IsInf,
   Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Not,
   Select, Cast,
   Raise,  // the op raises here (an index out of range): Note [Data-dependent indices]

@@ -242,6 +242,7 @@ z3::expr Encoder::compute(TermPtr t) {
     }
   }
   case TOp::IsNan: return real ? c_.bool_val(false) : fpIsNaN(A(0));
+  case TOp::IsInf: return real ? c_.bool_val(false) : z3::expr(c_, Z3_mk_fpa_is_infinite(c_, A(0)));
   default: break;
   }
   if (isIntegral(d)) {

@@ -54,6 +54,14 @@ bool coneHasReal(const Graph &g, const Value *out, const std::unordered_set<cons
   return false;
 }
 
+// Why a custom op is still a node after normalization: the fusion library (not
+// the op registry, which never holds custom ops) says whether it is defined.
+const char *unexpandedCustomOp(const FusionLibrary &lib, const std::string &op, const CheckOptions &options) {
+  if (!lib.find(op)) return reasons::kUninterpretedOp;
+  return options.normalization == Normalization::On ? reasons::kDefinitionNotMatched
+                                                    : reasons::kDefinitionNotExpanded;
+}
+
 std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
   std::map<std::string, int> out;
   for (const Value *v : g.inputs()) out[v->name] = vn.number(v);
@@ -153,10 +161,10 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   requireSameInterface(origRef, origProd);
   std::shared_ptr<Graph> refCopy, prodCopy;
   NormalizeResult refNorm, prodNorm;
+  const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
   if (options.normalization == Normalization::On) {
     NormalizeOptions no;
     no.rules = &bundledRules();
-    const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
     refCopy = cloneGraph(origRef);
     prodCopy = cloneGraph(origProd);
     refNorm = normalizeGraph(*refCopy, lib, no);
@@ -216,7 +224,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       if (p) out.productionSite = siteOf(*p);
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
                           (p->loc.known() ? " at " + p->loc.str() : "");
-      if (p && !lookupOp(p->op)) out.reason += std::string(" (") + p->op + reasons::kUninterpretedOp + ")";
+      if (p && !lookupOp(p->op)) out.reason += " (" + p->op + unexpandedCustomOp(lib, p->op, options) + ")";
       pending.push_back(i);
     }
     result.outputs.push_back(std::move(out));

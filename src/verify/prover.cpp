@@ -95,19 +95,26 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
   }
   std::vector<std::string> notes;
   // Level real: the normal form first (any dim size), then Z3 over the reals,
-  // on the smallest region and then on the whole cone.
-  for (Frontier f : {Frontier::Matched, Frontier::Inputs}) {
+  // on the smallest region, then up to matrix products, then on the whole cone
+  // (Note [Widening the frontier]).
+  std::string lastKey = real.key;
+  for (Frontier f : {Frontier::Matched, Frontier::MatmulOutputs, Frontier::Inputs}) {
     sem::TermContext local;
     sem::TermContext &ctx = f == Frontier::Matched ? tc : local;
     Region r = real;
-    if (f == Frontier::Inputs) {
+    if (f != Frontier::Matched) {
       try {
-        r = buildRegion(ctx, in_, a, b, Frontier::Inputs, RegionMode::Real);
+        r = buildRegion(ctx, in_, a, b, f, RegionMode::Real);
       } catch (const sem::Unsupported &e) {
         notes.push_back(e.what());
         continue;
       }
-      if (r.key == real.key) continue;
+      if (r.key == lastKey) continue;
+      lastKey = r.key;
+    }
+    if (secondsLeft(limits_) <= 0) {
+      notes.push_back(reasons::kTimeLimit);
+      break;
     }
     try {
       sem::NormalForm nf(ctx);
@@ -130,7 +137,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     }
     if (q.answer == smt::Answer::Differ) {
       notes.push_back("Z3 finds the outputs differ over the reals for some values of the " +
-                      std::string(f == Frontier::Matched ? "region's frontier" : "inputs") + " (" + describeModel(q) + ")");
+                      std::string(f == Frontier::Inputs ? "inputs" : "region's frontier") + " (" + describeModel(q) + ")");
       if (f == Frontier::Inputs || out.realModel.empty()) {
         out.realModel = q.reads;
         out.realModelOverInputs = f == Frontier::Inputs;

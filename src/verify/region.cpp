@@ -9,13 +9,22 @@ namespace torchtv {
 
 namespace {
 
+constexpr size_t kMaxWidenedTerms = 20000;
+
+bool isMatrixProduct(const std::string &op) {
+  return op == "aten::mm" || op == "aten::bmm" || op == "aten::matmul" || op == "aten::linear" ||
+         op == "aten::addmm" || op == "aten::dot";
+}
+
 class Builder {
 public:
   Builder(sem::TermContext &tc, const RegionInputs &in, Frontier f, RegionMode m) : tc_(tc), in_(in), f_(f), m_(m) {}
 
   sem::TermPtr termOf(const Value *v, const std::vector<sem::IndexExpr> &idx, bool top) {
     int number = in_.vn.number(v);
-    bool frontier = !v->producer || (!top && f_ == Frontier::Matched && in_.shared.count(number));
+    bool shared = !top && in_.shared.count(number);
+    bool frontier = !v->producer || (shared && f_ == Frontier::Matched) ||
+                    (shared && f_ == Frontier::MatmulOutputs && isMatrixProduct(v->producer->op));
     if (frontier) return tc_.read(number, idx, v->type.dtype);
     std::string key = std::to_string(v->id) + "@" + std::to_string(reinterpret_cast<uintptr_t>(v)) + ":";
     for (const auto &e : idx) key += e.key() + ",";
@@ -28,6 +37,10 @@ public:
       return termOf(operand, at, false);
     });
     if (m_ == RegionMode::Bitwise && t->height > 0) t = tc_.read(number, idx, v->type.dtype);
+    // A widened region of a deep model can grow past what the normal form and
+    // memory bear (Note [Widening the frontier]): give up on it, saying so.
+    if (f_ != Frontier::Matched && tc_.size() > kMaxWidenedTerms)
+      throw sem::Unsupported("the widened region grew past " + std::to_string(kMaxWidenedTerms) + " terms");
     memo_.emplace(key, t);
     return t;
   }

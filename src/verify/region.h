@@ -11,8 +11,20 @@
 namespace torchtv {
 
 // Where term building stops. Matched: at values both graphs compute (same
-// value number), the smallest residual region; Inputs: only at graph inputs.
-enum class Frontier { Matched, Inputs };
+// value number), the smallest residual region; MatmulOutputs: at shared values
+// that a matrix product computes (Note [Widening the frontier]); Inputs: only
+// at graph inputs.
+enum class Frontier { Matched, MatmulOutputs, Inputs };
+
+// Note [Widening the frontier]
+// A shared value read as a frontier symbol loses what its definition implies:
+// a causal softmax's probabilities are 0 under the mask, which is why a
+// hand-derived attention backward need not mask its gradient again while
+// autograd's does. Expanding every shared value up to the graph inputs shows
+// that, but for a model the terms grow with its depth. The middle ground stops
+// only at shared outputs of matrix products (mm, bmm, matmul, linear, addmm):
+// the elementwise, reduction and layout ops between them, such as a softmax
+// and its mask, are expanded, and every layer's region stays the same size.
 
 // Note [Bitwise regions]
 // At level bitwise a reduction's result depends on its order of accumulation,

@@ -8,6 +8,11 @@ const char *const kStructurallyEqualReal =
     "structurally equal after normalization, through rewrites that hold over the reals only "
     "(an expanded ATen composite or a real rule)";
 const char *const kUninterpretedOp = " has no definition: an uninterpreted function, equal only on equal arguments";
+const char *const kDefinitionNotMatched =
+    " has a definition, but none matches this call (a definition captured from FUSIONS holds only for the "
+    "shapes and constant arguments of the call it was captured at): not expanded, an uninterpreted function, "
+    "equal only on equal arguments";
+const char *const kDefinitionNotExpanded = " has a definition, which --no-normalize does not expand";
 const char *const kNoStructuralMatch = "not proven: the graphs differ structurally";
 const char *const kTypeMismatch = "output types differ";
 const char *const kAllOutputsEquivalent = "all outputs equivalent";

@@ -117,6 +117,9 @@ namespace reasons {
 extern const char *const kStructurallyEqual;
 extern const char *const kStructurallyEqualReal;
 extern const char *const kUninterpretedOp;
+// A custom op the fusion library defines, left unexpanded.
+extern const char *const kDefinitionNotMatched;
+extern const char *const kDefinitionNotExpanded;
 extern const char *const kNoStructuralMatch;
 extern const char *const kTypeMismatch;
 extern const char *const kAllOutputsEquivalent;

@@ -31,7 +31,9 @@ def mutants(prod_lines):
             continue
         for m in re.finditer(r"(other|eps|exponent|min|max)=(-?[0-9.e+-]+)", line):
             value = float(m.group(2))
-            new = repr(value * 1.5 + 0.25) if value != 0 else "0.5"
+            # -0.5 is the fixed point of v * 1.5 + 0.25: that "mutant" would be the original.
+            changed = value * 1.5 + 0.25 if value != -0.5 else 0.5
+            new = repr(changed) if value != 0 else "0.5"
             yield i, line[:m.start(2)] + new + line[m.end(2):], f"constant {m.group(1)} {m.group(2)} -> {new}"
         m = re.search(r"aten::(sub|div)\.Tensor\((%\w+), (%\w+)\)", line)
         if m:

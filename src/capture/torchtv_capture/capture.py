@@ -17,7 +17,10 @@ CAPTURE_VERSION = 1
 
 
 def fusion_file_name(qualname):
-    return "fusions/" + re.sub(r"[^A-Za-z0-9._-]", "_", qualname.replace("::", "__")) + ".json"
+    """ns::op -> fusions/ns__op.json; the n-th signature's key ns::op#n -> fusions/ns__op.n.json
+    (an overload name never starts with a digit, so the two cannot collide)."""
+    name = qualname.replace("::", "__").replace("#", ".")
+    return "fusions/" + re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".json"
 
 
 def _output_nodes(gm):
@@ -147,7 +150,20 @@ def _capture(pair):
                             "reference; no fusion graph captured" % key)
             continue
         src_info = prod_info if src == "production" else ref_info
-        fusion_graphs[key] = _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info)
+        # One graph per distinct call signature (shapes, dtypes, non-tensor values), in order of
+        # first call: a graph holds only for the call it was captured at (Note [Captured
+        # fusions]). The first keeps the op's name as its key; others get "#2", "#3", ...
+        groups = []
+        for call in calls:
+            sig = _call_signature(call[1], call[2])
+            for g in groups:
+                if g[0] == sig:
+                    break
+            else:
+                groups.append((sig, call))
+        for n, (_, call) in enumerate(groups):
+            gkey = key if n == 0 else "%s#%d" % (key, n + 1)
+            fusion_graphs[gkey] = _capture_fusion(pair, rec, key, fn, [call], warnings, src, src_info)
 
     capture = {
         "format": CAPTURE_FORMAT,
@@ -179,10 +195,6 @@ def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
     op = node.target
     cname = canonical_name(op)
     what = "FUSIONS[%r]" % key
-    sig0 = _call_signature(args, kwargs)
-    if any(_call_signature(a, k) != sig0 for _, a, k, _ in calls[1:]):
-        warnings.append("%s is called %d times with differing argument shapes/dtypes/values; its "
-                        "fusion graph is captured at the first call (node %s)" % (key, len(calls), node.name))
     try:
         bound = bind_args(op, args, kwargs)
     except CaptureError as e:
