@@ -117,6 +117,8 @@ class QuickRun(unittest.TestCase):
             (row,) = res["scaling"]
             self.assertIsNone(row["capture"]["error"])
             self.assertIn(row["decide"]["verdict"], ("equivalent", "not_equivalent", "unknown"))
+            self.assertTrue(row["monolithic"]["available"], row["monolithic"])
+            self.assertIn(row["monolithic"]["verdict"], ("equivalent", "not_equivalent", "unknown"))
             # soundness: a planted bug is never called equivalent
             bug = next(r for r in res["detection"] if r["truth"] == "bug")
             self.assertNotEqual(bug.get("torchtv"), "equivalent")
