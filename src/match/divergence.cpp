@@ -5,21 +5,19 @@
 
 namespace torchtv {
 
-std::vector<const Node *> coneOf(const Graph &g, const Value *out) {
-  std::unordered_set<const Node *> needed;
-  std::vector<const Node *> stack;
-  if (out->producer) stack.push_back(out->producer);
-  while (!stack.empty()) {
-    const Node *n = stack.back();
-    stack.pop_back();
-    if (!needed.insert(n).second) continue;
+std::unordered_set<const Node *> liveNodes(const Graph &g) {
+  std::unordered_set<const Value *> needed(g.outputs().begin(), g.outputs().end());
+  std::unordered_set<const Node *> live;
+  for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
+    const Node *n = it->get();
+    bool used = false;
+    for (const Value *v : n->outputs) used = used || needed.count(v);
+    if (!used) continue;
+    live.insert(n);
     for (const Value *in : n->inputs)
-      if (in && in->producer) stack.push_back(in->producer);
+      if (in) needed.insert(in);
   }
-  std::vector<const Node *> order;
-  for (const auto &n : g.nodes())
-    if (needed.count(n.get())) order.push_back(n.get());
-  return order;
+  return live;
 }
 
 std::unordered_set<int> numbersOf(const Graph &g, const ValueNumbering &vn) {

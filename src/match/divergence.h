@@ -9,8 +9,9 @@
 
 namespace torchtv {
 
-// Nodes that `out` depends on, in topological order.
-std::vector<const Node *> coneOf(const Graph &g, const Value *out);
+// Nodes some output of `g` depends on (the union of the outputs' cones), in
+// one backward sweep over the nodes (they are in topological order).
+std::unordered_set<const Node *> liveNodes(const Graph &g);
 
 // Numbers of every value that `g` computes (inputs included).
 std::unordered_set<int> numbersOf(const Graph &g, const ValueNumbering &vn);
