@@ -13,6 +13,8 @@
 //   ir/ sources (its own private copy, symbols hidden), so C++ types cross the
 //   boundary: a Module it returns is freed here, and its InputError and
 //   ReplayError are caught here. kTorchModuleAbi guards against a stale module.
+//   Its copy of ir/ has its own globals: the op registry, and the caps of
+//   ir/limits.h at their defaults (a test's ScopedLimits does not reach it).
 // - Where it is looked for: $TORCHTV_TORCH_MODULE when set (and only there),
 //   else next to the running executable, else where the build put it.
 // - When it cannot be loaded: reading a .pt file is an error (exit 3) naming
