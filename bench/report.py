@@ -94,7 +94,8 @@ def scaling_md(res):
             d, fl, num, mono = r["decide"], r["floor"], r["numerical"], r["monolithic"]
             ok = num.get("status") == "ok"
             mono_s = ("not implemented" if not mono["available"] else
-                      "%s s, %s" % (_f(mono["seconds"]), mono["verdict"]))
+                      "%s s, %s%s" % (_f(mono["seconds"]), mono["verdict"],
+                                      " (hit the %.0f s limit)" % mono["limit"] if mono.get("hit_limit") else ""))
             out.append("| %d | %s / %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["layers"], d["ref_nodes"], d["prod_nodes"], capture, _f(fl["seconds"] if fl["ok"] else None),
                 _f(d["seconds"]), d["peak_mb"], d["verdict"], _f(_ratio(d["seconds"], fl["seconds"])),

@@ -17,17 +17,19 @@ Value *Graph::newValue(const std::string &name, TensorType type) {
   v->name = name;
   v->type = std::move(type);
   v->id = static_cast<int>(values_.size());
-  nameUse_[name]++;
+  names_.insert(name);
   values_.push_back(std::move(v));
   return values_.back().get();
 }
 
+// Note [Fresh names]: the smallest unused suffix, found without retrying the taken ones.
 std::string Graph::freshName(const std::string &hint) {
   std::string base = hint.empty() ? "v" : hint;
-  if (!nameUse_.count(base)) return base;
-  for (int i = 1;; ++i) {
-    std::string candidate = base + "_" + std::to_string(i);
-    if (!nameUse_.count(candidate)) return candidate;
+  if (!names_.count(base)) return base;
+  int &next = nextSuffix_.try_emplace(base, 1).first->second;
+  for (;; ++next) {
+    std::string candidate = base + "_" + std::to_string(next);
+    if (!names_.count(candidate)) return candidate;
   }
 }
 

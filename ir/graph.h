@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/attribute.h"
@@ -90,7 +92,11 @@ private:
   std::vector<Value *> outputs_;
   std::vector<std::string> outputNames_;
   std::deque<std::unique_ptr<Value>> values_;
-  std::map<std::string, int> nameUse_;
+  // Note [Fresh names]: names in use, and per hint the first suffix freshName
+  // has not tried yet. Names are never released, so every suffix below it is
+  // taken and freshName stays O(1) amortized however many values share a hint.
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, int> nextSuffix_;
 };
 
 // A graph named after an op (`graph @aten::gelu(...)`): a fusion definition,

@@ -23,8 +23,15 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--rlimit", options.rlimit, "Z3 resource limit per query (deterministic)")
       ->capture_default_str();
+  cmd.add_option("--solver-memory", options.solverMemoryMB,
+                 "Memory cap in MiB of each Z3 query (0: none); past it the query is unknown")
+      ->capture_default_str();
   cmd.add_flag("--self-check", options.selfCheck,
                "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
+  cmd.add_flag("--monolithic", options.monolithic,
+               "Benchmark baseline, not for use: no structural matching, each output's whole graph in one "
+               "Z3 query, bounded by --timeout (give --rlimit 0 for no per-query limit)")
+      ->group("Benchmark baselines");
 }
 
 namespace {
@@ -63,7 +70,9 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
     checkOptions.timeoutSeconds = engine.timeout;
     checkOptions.rlimit = engine.rlimit;
+    checkOptions.solverMemoryMB = engine.solverMemoryMB;
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
+    checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
     {
       Watchdog watchdog(engine.timeout, [&] {
         CheckResult late;

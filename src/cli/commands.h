@@ -67,7 +67,9 @@ struct EngineOptions {
   bool noNormalize = false;
   double timeout = 0;         // --timeout, seconds; 0: none
   unsigned rlimit = 1000000;  // --rlimit, per Z3 query
+  unsigned solverMemoryMB = 4096;  // --solver-memory, MiB per Z3 query
   bool selfCheck = false;     // --self-check
+  bool monolithic = false;    // --monolithic: the benchmark baseline
 };
 void addEngineOptions(CLI::App &cmd, EngineOptions &options);
 

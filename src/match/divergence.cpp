@@ -1,24 +1,23 @@
 #include "src/match/divergence.h"
 
+#include <unordered_map>
 #include <unordered_set>
 
 namespace torchtv {
 
-std::vector<const Node *> coneOf(const Graph &g, const Value *out) {
-  std::unordered_set<const Node *> needed;
-  std::vector<const Node *> stack;
-  if (out->producer) stack.push_back(out->producer);
-  while (!stack.empty()) {
-    const Node *n = stack.back();
-    stack.pop_back();
-    if (!needed.insert(n).second) continue;
+std::unordered_set<const Node *> liveNodes(const Graph &g) {
+  std::unordered_set<const Value *> needed(g.outputs().begin(), g.outputs().end());
+  std::unordered_set<const Node *> live;
+  for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
+    const Node *n = it->get();
+    bool used = false;
+    for (const Value *v : n->outputs) used = used || needed.count(v);
+    if (!used) continue;
+    live.insert(n);
     for (const Value *in : n->inputs)
-      if (in && in->producer) stack.push_back(in->producer);
+      if (in) needed.insert(in);
   }
-  std::vector<const Node *> order;
-  for (const auto &n : g.nodes())
-    if (needed.count(n.get())) order.push_back(n.get());
-  return order;
+  return live;
 }
 
 std::unordered_set<int> numbersOf(const Graph &g, const ValueNumbering &vn) {
@@ -29,14 +28,34 @@ std::unordered_set<int> numbersOf(const Graph &g, const ValueNumbering &vn) {
   return out;
 }
 
-const Node *firstUnmatchedNode(const Graph &g, const Value *out, const ValueNumbering &vn,
-                               const std::unordered_set<int> &other) {
-  for (const Node *n : coneOf(g, out)) {
+std::vector<const Node *> firstUnmatchedNodes(const Graph &g, const ValueNumbering &vn,
+                                              const std::unordered_set<int> &other) {
+  // first[k]: the earliest unmatched node in the cone of node k. Nodes are in
+  // topological order, so operands' entries are final when node k is reached.
+  std::unordered_map<const Node *, size_t> position;
+  std::vector<const Node *> first(g.nodes().size(), nullptr);
+  auto earlier = [&](const Node *a, const Node *b) { return !b || (a && position.at(a) < position.at(b)); };
+  for (size_t k = 0; k < g.nodes().size(); ++k) {
+    const Node *n = g.nodes()[k].get();
+    position[n] = k;
     bool matched = false;
     for (const Value *v : n->outputs) matched = matched || other.count(vn.number(v));
-    if (!matched) return n;
+    const Node *best = matched ? nullptr : n;
+    for (const Value *in : n->inputs) {
+      if (!in || !in->producer) continue;
+      auto it = position.find(in->producer);
+      if (it == position.end()) continue;
+      const Node *f = first[it->second];
+      if (f && earlier(f, best)) best = f;
+    }
+    first[k] = best;
   }
-  return nullptr;
+  std::vector<const Node *> out;
+  for (const Value *v : g.outputs()) {
+    auto it = v->producer ? position.find(v->producer) : position.end();
+    out.push_back(it == position.end() ? nullptr : first[it->second]);
+  }
+  return out;
 }
 
 }  // namespace torchtv

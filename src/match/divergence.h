@@ -9,15 +9,18 @@
 
 namespace torchtv {
 
-// Nodes that `out` depends on, in topological order.
-std::vector<const Node *> coneOf(const Graph &g, const Value *out);
+// Nodes some output of `g` depends on (the union of the outputs' cones), in
+// one backward sweep over the nodes (they are in topological order).
+std::unordered_set<const Node *> liveNodes(const Graph &g);
 
 // Numbers of every value that `g` computes (inputs included).
 std::unordered_set<int> numbersOf(const Graph &g, const ValueNumbering &vn);
 
-// The first node (in topological order) in the cone of `out` none of whose
-// outputs has a counterpart among `other`; nullptr when every node matches.
-const Node *firstUnmatchedNode(const Graph &g, const Value *out, const ValueNumbering &vn,
-                               const std::unordered_set<int> &other);
+// For each output of `g` (in order): the first node (in topological order) in
+// its cone none of whose outputs has a counterpart among `other`; nullptr when
+// every node matches. One pass over the graph for all outputs (a cone walk per
+// output was quadratic in depth: every output of a deep model reaches most nodes).
+std::vector<const Node *> firstUnmatchedNodes(const Graph &g, const ValueNumbering &vn,
+                                              const std::unordered_set<int> &other);
 
 }  // namespace torchtv

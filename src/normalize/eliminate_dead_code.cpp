@@ -1,24 +1,14 @@
 #include <unordered_set>
 
 #include "ir/rewrite.h"
+#include "src/match/divergence.h"
 #include "src/normalize/passes.h"
 
 namespace torchtv {
 
-// Nodes no graph output depends on. Nodes are in topological order, so one
-// backward sweep finds every live node.
+// Nodes no graph output depends on.
 bool eliminateDeadCode(Graph &g) {
-  std::unordered_set<const Value *> live(g.outputs().begin(), g.outputs().end());
-  std::unordered_set<const Node *> keep;
-  for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
-    const Node *n = it->get();
-    bool used = false;
-    for (const Value *v : n->outputs) used = used || live.count(v);
-    if (!used) continue;
-    keep.insert(n);
-    for (const Value *in : n->inputs)
-      if (in) live.insert(in);
-  }
+  std::unordered_set<const Node *> keep = liveNodes(g);
   size_t before = g.nodes().size();
   filterNodes(g, [&](const Node &n) { return keep.count(&n) != 0; });
   return g.nodes().size() != before;

@@ -15,13 +15,36 @@ Node *Rewriter::build(NodeSpec spec, bool real) {
   Node *n = buildNode(g_, resolver_, std::move(spec));
   if (real)
     for (const Value *v : n->outputs) real_.insert(v);
+  if (usersBuilt_) addUses(n);
   return n;
 }
 
+void Rewriter::addUses(Node *n) {
+  for (const Value *in : n->inputs)
+    if (in) users_[in].push_back(n);
+}
+
+// Note [Use index]
 void Rewriter::replace(Value *from, Value *to) {
   if (from == to) return;
   if (isReal(from)) real_.insert(to);
-  replaceAllUsesWith(g_, from, to);
+  if (!usersBuilt_) {
+    users_.clear();
+    for (const auto &n : g_.nodes()) addUses(n.get());
+    usersBuilt_ = true;
+  }
+  auto it = users_.find(from);
+  if (it != users_.end()) {
+    std::vector<Node *> readers = std::move(it->second);
+    users_.erase(it);
+    for (Node *n : readers)
+      for (Value *&in : n->inputs)
+        if (in == from) in = to;
+    std::vector<Node *> &toReaders = users_[to];
+    toReaders.insert(toReaders.end(), readers.begin(), readers.end());
+  }
+  for (size_t i = 0; i < g_.outputs().size(); ++i)
+    if (g_.outputs()[i] == from) g_.setOutput(i, to);
 }
 
 bool Rewriter::anyOutputReal(const Node &n) const {

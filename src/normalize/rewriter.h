@@ -2,6 +2,7 @@
 // ops it may build, and which values are only known equal at level real.
 #pragma once
 
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -41,7 +42,10 @@ public:
   // node twice; cleared by startPass().
   bool isReplaced(const Node *n) const { return replaced_.count(n) != 0; }
   void markReplaced(const Node *n) { replaced_.insert(n); }
-  void startPass() { replaced_.clear(); }
+  void startPass() {
+    replaced_.clear();
+    usersBuilt_ = false;
+  }
 
   // The current nodes, safe to iterate while nodes are added.
   std::vector<Node *> snapshot() const;
@@ -51,6 +55,15 @@ private:
   OpResolver resolver_;
   std::unordered_set<const Value *> &real_;
   std::unordered_set<const Node *> replaced_;
+  // Note [Use index]: the nodes reading each value, so that replace() rewires
+  // only the users of `from` instead of sweeping the graph (which made
+  // normalization quadratic in the graph's size). Built on the first replace()
+  // of a pass from the current nodes (passes never delete nodes; dead-code
+  // elimination runs between passes, after which startPass() drops the index),
+  // then kept complete by build() and replace(). A node may be listed twice.
+  std::unordered_map<const Value *, std::vector<Node *>> users_;
+  bool usersBuilt_ = false;
+  void addUses(Node *n);
 };
 
 }  // namespace torchtv

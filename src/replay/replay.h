@@ -23,8 +23,15 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// LibTorch itself could not be loaded (Note [LibTorch module]): nothing was run.
+class ReplayUnavailable : public ReplayError {
+public:
+  using ReplayError::ReplayError;
+};
+
 // Runs `g` on `inputs` (one per graph input, in order) with LibTorch on the
-// CPU. prim::constant is built directly; every other op is called through
+// CPU, in the LibTorch module (loaded on the first call; ReplayUnavailable
+// when it cannot be). prim::constant is built directly; every other op is called through
 // c10::Dispatcher by its schema name. `trace`, when given, receives every value
 // computed (inputs included). Throws ReplayError naming the node on an op the
 // dispatcher does not know (custom ops), an input that does not fit the graph,

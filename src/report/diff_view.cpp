@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "src/match/divergence.h"
 
@@ -41,9 +42,7 @@ SideView buildSide(const Graph &g, const std::map<std::string, int> &numbers,
     vn.status = vn.partner ? NodeStatus::Matched : NodeStatus::Residual;
     side.nodes.push_back(vn);
   }
-  std::set<const Node *> live;
-  for (const Value *out : g.outputs())
-    for (const Node *n : coneOf(g, out)) live.insert(n);
+  std::unordered_set<const Node *> live = liveNodes(g);
   std::set<std::string> divergences;
   for (const OutputResult &o : outputs) {
     const auto &site = isReference ? o.referenceSite : o.productionSite;

@@ -30,10 +30,19 @@ constexpr unsigned kDefaultRlimit = 1000000;
 // for equality of identical bodies only.
 constexpr int64_t kUnrollLimit = 16;
 
+// Note [Solver memory cap]
+// Each query's child process may allocate at most this much (MiB) on top of
+// what it inherits from the fork: Z3's own limit (memory_max_size) stops it
+// cleanly, and RLIMIT_AS (the cap plus headroom) stops any other allocation.
+// Past the cap the query is Unknown, naming the cap; never an OOM kill of the
+// whole run. 0: no cap.
+constexpr unsigned kDefaultSolverMemoryMB = 4096;
+
 struct QueryOptions {
   unsigned rlimit = kDefaultRlimit;
   unsigned seed = 0;
   double deadlineSeconds = 10;  // wall clock for this query, a guard only
+  unsigned memoryMB = kDefaultSolverMemoryMB;  // Note [Solver memory cap]
 };
 
 // One element of a tensor read in a model.

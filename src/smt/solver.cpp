@@ -7,9 +7,11 @@
 // to a pipe. The parent maps a signal, a non-zero exit, a garbled answer or the
 // wall-clock deadline to Crash/Unknown with the reason, never to Equal.
 // TORCHTV_SOLVER_FAULT=sigfpe makes the child raise SIGFPE before solving
-// (fault injection for the tests).
+// (fault injection for the tests). The child's memory is capped (Note [Solver
+// memory cap] in query.h).
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +26,34 @@
 namespace torchtv::smt {
 
 namespace {
+
+std::string memoryCapText(unsigned mb) {
+  return "the solver exceeded its memory cap of " + std::to_string(mb) + " MiB (--solver-memory)";
+}
+
+// Headroom of the address-space limit over Z3's own cap, for what Z3 does not
+// count (its stacks, the allocator's slack), so that Z3's clean stop comes first.
+constexpr uint64_t kAddressSpaceHeadroomMB = 256;
+
+// In the child: Note [Solver memory cap].
+void capMemory(unsigned mb) {
+  if (mb == 0) return;
+  z3::set_param("memory_max_size", static_cast<int>(mb));
+  // RLIMIT_AS counts the address space inherited from the parent too.
+  uint64_t inherited = 0;
+  if (FILE *f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long pages = 0;
+    if (std::fscanf(f, "%llu", &pages) == 1) inherited = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  rlim_t cap = static_cast<rlim_t>(inherited + (uint64_t(mb) + kAddressSpaceHeadroomMB) * (uint64_t(1) << 20));
+  rlimit rl{cap, cap};
+  setrlimit(RLIMIT_AS, &rl);
+}
+
+bool mentionsMemory(const std::string &s) {
+  return s.find("memory") != std::string::npos || s.find("memout") != std::string::npos;
+}
 
 std::string formatDouble(double v) {
   if (std::isnan(v)) return "nan";
@@ -55,7 +85,11 @@ std::string solve(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Ar
     s.add(!enc.same(ea, eb));
     z3::check_result r = s.check();
     if (r == z3::unsat) return "equal\n";
-    if (r == z3::unknown) return "unknown\n" + s.reason_unknown() + "\n";
+    if (r == z3::unknown) {
+      std::string why = s.reason_unknown();
+      if (o.memoryMB && mentionsMemory(why)) why = memoryCapText(o.memoryMB) + ": " + why;
+      return "unknown\n" + why + "\n";
+    }
     z3::model m = s.get_model();
     std::ostringstream out;
     out << "differ\n";
@@ -79,9 +113,13 @@ std::string solve(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Ar
     }
     return out.str();
   } catch (const z3::exception &e) {
-    return std::string("unknown\nZ3 exception: ") + e.msg() + "\n";
+    std::string msg = e.msg();
+    if (o.memoryMB && mentionsMemory(msg)) return "unknown\n" + memoryCapText(o.memoryMB) + ": Z3: " + msg + "\n";
+    return "unknown\nZ3 exception: " + msg + "\n";
   } catch (const sem::Unsupported &e) {
     return std::string("unknown\n") + e.what() + "\n";
+  } catch (const std::bad_alloc &) {
+    return "unknown\n" + memoryCapText(o.memoryMB) + "\n";
   }
 }
 
@@ -146,6 +184,7 @@ QueryResult proveEqual(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr 
     close(fds[0]);
     const char *fault = std::getenv("TORCHTV_SOLVER_FAULT");
     if (fault && std::strcmp(fault, "sigfpe") == 0) raise(SIGFPE);
+    capMemory(options.memoryMB);
     std::string answer = solve(tc, a, b, arith, options);
     size_t off = 0;
     while (off < answer.size()) {
@@ -180,10 +219,16 @@ QueryResult proveEqual(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr 
   int status = 0;
   waitpid(pid, &status, 0);
   if (timedOut) return {Answer::Unknown, "the solver ran past the time limit", {}, 0, 0};
+  // A child that dies under a memory cap may have died of it (an allocation
+  // that failed outside Z3's own accounting): say so.
+  std::string capNote = options.memoryMB ? " (under its memory cap of " + std::to_string(options.memoryMB) + " MiB)" : "";
   if (WIFSIGNALED(status))
-    return {Answer::Crash, std::string("the solver process died with signal ") + strsignal(WTERMSIG(status)), {}, 0, 0};
+    return {Answer::Crash,
+            std::string("the solver process died with signal ") + strsignal(WTERMSIG(status)) +
+                (WTERMSIG(status) == SIGFPE ? "" : capNote),
+            {}, 0, 0};
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return {Answer::Crash, "the solver process exited abnormally", {}, 0, 0};
+    return {Answer::Crash, "the solver process exited abnormally" + capNote, {}, 0, 0};
   return parse(text);
 }
 

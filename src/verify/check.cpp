@@ -1,5 +1,6 @@
 #include "src/verify/check.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "src/match/divergence.h"
 #include "src/match/value_numbering.h"
 #include "src/normalize/normalize.h"
+#include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
 #include "src/verify/replay_confirm.h"
@@ -42,16 +44,24 @@ Site siteOf(const Node &n) {
 // Note [Levels of rewrites]: an output equal only through a value that
 // normalization produced at level real (an expanded ATen composite, whose
 // kernel may round differently from its definition) is at most `real`.
-bool coneHasReal(const Graph &g, const Value *out, const std::unordered_set<const Value *> &real) {
-  if (real.empty()) return false;
-  if (real.count(out)) return true;
-  for (const Node *n : coneOf(g, out)) {
-    for (const Value *v : n->outputs)
-      if (real.count(v)) return true;
+// Per output of g: does its cone (a node's outputs and operands) hold a
+// real-level value? One pass in topological order for all outputs.
+std::vector<bool> outputsWithRealCone(const Graph &g, const std::unordered_set<const Value *> &real) {
+  std::vector<bool> out(g.outputs().size(), false);
+  if (real.empty()) return out;
+  std::unordered_set<const Node *> realCone;
+  for (const auto &n : g.nodes()) {
+    bool hit = false;
+    for (const Value *v : n->outputs) hit = hit || real.count(v);
     for (const Value *v : n->inputs)
-      if (v && real.count(v)) return true;
+      hit = hit || (v && (real.count(v) || (v->producer && realCone.count(v->producer))));
+    if (hit) realCone.insert(n.get());
   }
-  return false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Value *v = g.outputs()[i];
+    out[i] = real.count(v) || (v->producer && realCone.count(v->producer));
+  }
+  return out;
 }
 
 // Why a custom op is still a node after normalization: the fusion library (not
@@ -108,6 +118,10 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
     return false;
   }
+  if (replay.kind == ReplayOutcome::Kind::Unavailable) {
+    out.reason += std::string("; ") + reasons::kReplayUnavailable + " (" + replay.detail + ")";
+    return false;
+  }
   std::string evidence = reasons::kReplayedByLibTorch;
   if (replay.kind == ReplayOutcome::Kind::Replayed) {
     refuted.difference.index = replay.index;
@@ -130,9 +144,19 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
                      const std::vector<size_t> &pending, Prover &prover, CheckResult &result,
                      std::set<std::string> &assumptions) {
   auto confirmer = makeEvaluatorConfirmer();
-  for (size_t i : pending) {
-    auto refuted = refuteByRandomInputs(ref, prod, {i}, *confirmer);
-    if (refuted) recordRefutation(origRef, origProd, ref, *refuted, i, result);
+  // One evaluation of both graphs per input distribution serves every output
+  // still open (per output, it made deciding quadratic in depth); each search
+  // starts from the first distribution, so an output gets the same first
+  // refuting inputs as when searched alone.
+  std::vector<size_t> open = pending;
+  while (!open.empty()) {
+    auto refuted = refuteByRandomInputs(ref, prod, open, *confirmer);
+    if (!refuted) break;
+    size_t i = refuted->difference.output;
+    auto it = std::find(open.begin(), open.end(), i);
+    if (it == open.end()) break;  // not one asked about: a confirmer bug, stop searching
+    open.erase(it);
+    recordRefutation(origRef, origProd, ref, *refuted, i, result);
   }
   for (size_t i : pending) {
     OutputResult &out = result.outputs[i];
@@ -152,6 +176,28 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
       else recordRefutation(origRef, origProd, ref, *byModel, i, result);
     }
   }
+}
+
+// Note [Monolithic baseline]: each output whole, in one Z3 query; a real
+// model is confirmed and replayed as the prover's are. Returns the queries run.
+size_t decideAllMonolithic(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                           const ValueNumbering &vn, const std::vector<size_t> &pending, const CheckOptions &options,
+                           std::chrono::steady_clock::time_point deadline, CheckResult &result) {
+  auto confirmer = makeEvaluatorConfirmer();
+  size_t queries = 0;
+  for (size_t i : pending) {
+    OutputResult &out = result.outputs[i];
+    MonolithicOutcome m = decideMonolithic(ref, prod, vn, i, options.rlimit, options.solverMemoryMB, deadline);
+    queries += m.queried;
+    out.verdict = m.verdict;
+    out.level = m.verdict == Verdict::Equivalent ? Level::Real : Level::None;
+    out.reason = m.reason;
+    if (m.realModel.empty()) continue;
+    auto byModel = refuteByModel(ref, prod, {i}, m.realModel, *confirmer);
+    if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
+    else recordRefutation(origRef, origProd, ref, *byModel, i, result);
+  }
+  return queries;
 }
 
 }  // namespace
@@ -182,10 +228,11 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   vn.addGraph(ref);
   vn.addGraph(prod);
   auto refNumbers = numbersOf(ref, vn), prodNumbers = numbersOf(prod, vn);
-  auto realInCone = [&](size_t i) {
-    return coneHasReal(ref, ref.outputs()[i], refNorm.realValues) ||
-           coneHasReal(prod, prod.outputs()[i], prodNorm.realValues);
-  };
+  std::vector<bool> refReal = outputsWithRealCone(ref, refNorm.realValues),
+                    prodReal = outputsWithRealCone(prod, prodNorm.realValues);
+  auto realInCone = [&](size_t i) { return refReal[i] || prodReal[i]; };
+  std::vector<const Node *> refFirstUnmatched = firstUnmatchedNodes(ref, vn, prodNumbers),
+                            prodFirstUnmatched = firstUnmatchedNodes(prod, vn, refNumbers);
 
   CheckResult result;
   std::vector<size_t> pending;
@@ -203,6 +250,8 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
         cex.note = out.reason + " (any input shows it)";
         result.counterexample = cex;
       }
+    } else if (options.strategy == Strategy::Monolithic) {
+      pending.push_back(i);
     } else if (raw.number(origRef.outputs()[i]) == raw.number(origProd.outputs()[i])) {
       out.verdict = Verdict::Equivalent;
       out.level = Level::Bitwise;
@@ -218,8 +267,8 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
     } else {
       out.verdict = Verdict::Unknown;
       out.reason = reasons::kNoStructuralMatch;
-      const Node *r = firstUnmatchedNode(ref, a, vn, prodNumbers);
-      const Node *p = firstUnmatchedNode(prod, b, vn, refNumbers);
+      const Node *r = refFirstUnmatched[i];
+      const Node *p = prodFirstUnmatched[i];
       if (r) out.referenceSite = siteOf(*r);
       if (p) out.productionSite = siteOf(*p);
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
@@ -236,12 +285,17 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   RegionInputs regionInputs{ref, prod, vn, shared};
   ProverLimits limits;
   limits.rlimit = options.rlimit;
+  limits.memoryMB = options.solverMemoryMB;
   if (options.timeoutSeconds > 0)
     limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(options.timeoutSeconds));
   Prover prover(regionInputs, limits);
   std::set<std::string> assumptions;
-  if (!pending.empty()) decideDiffering(origRef, origProd, ref, prod, pending, prover, result, assumptions);
+  size_t monolithicQueries = 0;
+  if (options.strategy == Strategy::Monolithic)
+    monolithicQueries = decideAllMonolithic(origRef, origProd, ref, prod, vn, pending, options, limits.deadline, result);
+  else if (!pending.empty())
+    decideDiffering(origRef, origProd, ref, prod, pending, prover, result, assumptions);
   // A bit-for-bit proof about the normalized graphs says nothing bit for bit
   // about an ATen composite expanded at level real (Note [Levels of rewrites]).
   for (size_t i : pending) {
@@ -265,7 +319,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   applyRequirement(result, options.require);
   result.stats.distinctProofs = prover.distinctProofs();
   result.stats.cacheHits = prover.cacheHits();
-  result.stats.solverQueries = prover.solverQueries();
+  result.stats.solverQueries = prover.solverQueries() + monolithicQueries;
 
   result.stats.referenceNodes = origRef.nodes().size();
   result.stats.productionNodes = origProd.nodes().size();

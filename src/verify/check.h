@@ -10,6 +10,8 @@ class FusionLibrary;
 
 enum class Normalization { On, Off };
 enum class SelfCheckMode { Off, On };
+// Monolithic: the benchmark baseline, no structural matching (Note [Monolithic baseline]).
+enum class Strategy { Structural, Monolithic };
 
 struct CheckOptions {
   RequiredLevel require = RequiredLevel::Real;
@@ -19,7 +21,9 @@ struct CheckOptions {
   const FusionLibrary *fusions = nullptr;
   double timeoutSeconds = 0;  // 0: no global limit
   unsigned rlimit = 1000000;  // per solver query (smt::kDefaultRlimit)
+  unsigned solverMemoryMB = 4096;  // per solver query, 0: none (smt::kDefaultSolverMemoryMB)
   SelfCheckMode selfCheck = SelfCheckMode::Off;
+  Strategy strategy = Strategy::Structural;
 };
 
 // Compares reference and production output by output. Throws InputError when

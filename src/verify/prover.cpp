@@ -33,6 +33,7 @@ double secondsLeft(const ProverLimits &l) {
 smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt::Arith arith) {
   smt::QueryOptions o;
   o.rlimit = limits_.rlimit;
+  o.memoryMB = limits_.memoryMB;
   o.deadlineSeconds = std::min(10.0, secondsLeft(limits_));
   if (o.deadlineSeconds <= 0) return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
   ++queries_;

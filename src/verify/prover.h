@@ -16,6 +16,7 @@ namespace torchtv {
 
 struct ProverLimits {
   unsigned rlimit = smt::kDefaultRlimit;
+  unsigned memoryMB = smt::kDefaultSolverMemoryMB;  // per query (Note [Solver memory cap])
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 

@@ -40,6 +40,10 @@ ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
     auto concrete = toConcrete(inputs);
     ref = replayGraph(reference, concrete);
     prod = replayGraph(production, concrete);
+  } catch (const ReplayUnavailable &e) {
+    r.kind = ReplayOutcome::Kind::Unavailable;
+    r.detail = e.what();
+    return r;
   } catch (const std::exception &e) {
     r.detail = e.what();
     return r;

@@ -9,7 +9,9 @@
 // LibTorch's. If LibTorch shows none on this output, the counterexample did
 // not replay and the output is `unknown`, saying so. Graphs LibTorch cannot
 // run (custom ops, whose semantics only their FUSIONS definition gives) keep
-// the evaluator's confirmation, and the note says so.
+// the evaluator's confirmation, and the note says so. When LibTorch itself
+// cannot be loaded (Note [LibTorch module]) nothing replays and the output is
+// `unknown`: not_equivalent needs the replay to have been possible.
 #pragma once
 
 #include <string>
@@ -21,11 +23,11 @@
 namespace torchtv {
 
 struct ReplayOutcome {
-  enum class Kind { Replayed, DidNotReplay, NotReplayable };
+  enum class Kind { Replayed, DidNotReplay, NotReplayable, Unavailable };
   Kind kind = Kind::NotReplayable;
   std::vector<long long> index;  // Replayed: where the outputs differ
   double referenceValue = 0, productionValue = 0;
-  std::string detail;  // NotReplayable: why; DidNotReplay: what LibTorch showed
+  std::string detail;  // NotReplayable, Unavailable: why; DidNotReplay: what LibTorch showed
 };
 
 ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,

@@ -32,8 +32,10 @@ const char *const kRealZ3 = "equal over the reals (Z3)";
 const char *const kNotProven = "not proven";
 const char *const kRefuted = "refuted: the outputs differ on a concrete input";
 const char *const kDidNotReplay = "counterexample did not replay";
+const char *const kReplayUnavailable = "counterexample found but not replayed, so not reported as not_equivalent";
 const char *const kReplayedByLibTorch = "replayed through LibTorch on the original graphs";
 const char *const kNotReplayableByLibTorch = "confirmed by torchtv's evaluator; LibTorch cannot replay it: ";
+const char *const kMonolithicPrefix = "monolithic baseline: ";
 const char *const kTimeLimit = "the time limit (--timeout) was reached";
 const char *const kRealAssumptionPrefix = "level real assumes ";
 }  // namespace reasons

@@ -138,8 +138,10 @@ extern const char *const kRealZ3;
 extern const char *const kNotProven;
 extern const char *const kRefuted;
 extern const char *const kDidNotReplay;
+extern const char *const kReplayUnavailable;
 extern const char *const kReplayedByLibTorch;
 extern const char *const kNotReplayableByLibTorch;
+extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;
 }  // namespace reasons

@@ -117,12 +117,42 @@ class QuickRun(unittest.TestCase):
             (row,) = res["scaling"]
             self.assertIsNone(row["capture"]["error"])
             self.assertIn(row["decide"]["verdict"], ("equivalent", "not_equivalent", "unknown"))
+            self.assertTrue(row["monolithic"]["available"], row["monolithic"])
+            self.assertIn(row["monolithic"]["verdict"], ("equivalent", "not_equivalent", "unknown"))
             # soundness: a planted bug is never called equivalent
             bug = next(r for r in res["detection"] if r["truth"] == "bug")
             self.assertNotEqual(bug.get("torchtv"), "equivalent")
             self.assertEqual(row["numerical"]["status"], "ok")
             for name in ("scaling.md", "detection.md", "scaling.png"):
                 self.assertTrue(os.path.getsize(os.path.join(tmp, "out", name)) > 0, name)
+
+
+class Monolithic(unittest.TestCase):
+    """`check --monolithic` (the baseline, Note [Monolithic baseline]) decides small pairs itself,
+    without structural matching, and turns its time limit into unknown, never a verdict."""
+    TRAIN = os.path.join(REPO, "tests", "golden", "prover", "train")
+
+    def check(self, name, *extra):
+        r = subprocess.run([TORCHTV, "check", os.path.join(self.TRAIN, name), "--monolithic", "--rlimit", "0",
+                            "--format", "json", *extra], capture_output=True, text=True, timeout=300)
+        return r.returncode, json.loads(r.stdout)
+
+    def test_equivalent_pair_is_proven_by_whole_graph_queries(self):
+        rc, j = self.check("layernorm_train.tvir", "--timeout", "120")
+        self.assertEqual((rc, j["verdict"]), (0, "equivalent"), j)
+        for o in j["outputs"]:
+            self.assertIn("monolithic baseline: equal over the reals (Z3)", o["reason"])
+
+    def test_planted_bug_is_refuted_and_replayed(self):
+        rc, j = self.check("layernorm_train__extra_term.tvir", "--timeout", "120")
+        self.assertEqual((rc, j["verdict"]), (1, "not_equivalent"), j)
+        self.assertTrue(any("replayed through LibTorch" in o["reason"] for o in j["outputs"]), j)
+
+    def test_time_limit_gives_unknown(self):
+        rc, j = self.check("layernorm_train.tvir", "--timeout", "0.001")
+        self.assertEqual((rc, j["verdict"]), (2, "unknown"), j)
+        self.assertTrue(all(o["verdict"] == "unknown" for o in j["outputs"]), j)
+        self.assertTrue(any("time limit" in o["reason"] for o in j["outputs"]), j)
 
 
 class Report(unittest.TestCase):
@@ -157,6 +187,15 @@ class Report(unittest.TestCase):
         self.assertIn("not implemented", scaling)
         self.assertIn("| torchtv | 0 | 0 | 1 |", detection)   # the unknown bug is no catch
         self.assertNotIn("No equivalent pair was proven", detection)
+
+    def test_monolithic_column_says_when_the_limit_was_hit(self):
+        import report
+        res = self.results()
+        res["scaling"][0]["monolithic"] = {"available": True, "seconds": 61.5, "peak_mb": 300, "limit": 60,
+                                           "verdict": "unknown", "hit_limit": True}
+        scaling = report.scaling_md(res)
+        self.assertIn("61.50 s, unknown (hit the 60 s limit)", scaling)
+        self.assertNotIn("not implemented", scaling)
 
 
 if __name__ == "__main__":

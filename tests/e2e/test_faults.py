@@ -19,6 +19,10 @@ prod = os.path.join(src, "examples/rmsnorm_production.tvir")
 crash_pair = os.path.join(src, "tests/golden/prover/robustness/solver_crash_is_unknown.tvir")
 pt2 = os.path.join(src, "tests/fixtures/t211/mlp.pt2")
 pair_py = os.path.join(src, "tests/capture/pairs/forward_ops.py")
+pt_script = os.path.join(src, "tests/fixtures/t211/mlp.script.pt")
+pt_trace = os.path.join(src, "tests/fixtures/t211/mlp.trace.pt")
+pt_inputs = "f32[3,8]"
+differing_pair = os.path.join(src, "tests/golden/structural/add_alpha_not_commuted.tvir")
 
 
 def expect(label, cmd, code, wants, env=None, stdout=None):
@@ -110,4 +114,16 @@ with tempfile.TemporaryDirectory() as d:
         f.write("#!/bin/sh\necho '{\"format\": \"torchtv-capture\", \"graphs\": ['\n")
     os.chmod(liar, 0o755)
     expect("garbled capture", [tv, "verify", pair_py], 3, ["invalid JSON"], env={"TORCHTV_PYTHON": liar})
+
+    # The LibTorch module cannot be loaded (Note [LibTorch module]): a .pt file is an error, and
+    # a counterexample that cannot be replayed leaves its output unknown, never not_equivalent.
+    broken = os.path.join(d, "libtorchtv_torch.so")
+    with open(broken, "w") as f:
+        f.write("not a shared object\n")
+    for label, module in (("missing", os.path.join(d, "absent.so")), ("unloadable", broken)):
+        env = {"TORCHTV_TORCH_MODULE": module}
+        expect("LibTorch module %s: .pt import" % label, [tv, "check", pt_script, pt_trace, "--inputs", pt_inputs],
+               3, ["needs LibTorch, which is unavailable", module], env=env)
+        expect("LibTorch module %s: replay" % label, [tv, "check", differing_pair], 2,
+               ["not replayed, so not reported as not_equivalent", module], env=env)
 c.done()

@@ -1,6 +1,5 @@
-// DType <-> c10::ScalarType. Header-only and LibTorch-only: included by the
-// translation units that may include torch headers (the TorchScript importer
-// and src/replay), nowhere else.
+// DType <-> c10::ScalarType. Header-only and LibTorch-only: included only by
+// the LibTorch module's translation units (src/torch/).
 #pragma once
 
 #include <optional>

@@ -1,0 +1,25 @@
+// The LibTorch module's implementations (Note [LibTorch module]); the rest of
+// torchtv reaches them through src/torch_module/torch_module.h, never directly.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "src/replay/replay.h"
+
+namespace torchtv::torch_impl {
+
+// What src/import/torchscript.h's importTorchScript says.
+std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs);
+
+// What src/replay/replay.h's canReplay says.
+bool canReplay(const OpSchema &schema);
+
+// What src/replay/replay.h's replayGraph says.
+std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
+                                        std::map<const Value *, ConcreteTensor> *trace);
+
+}  // namespace torchtv::torch_impl

@@ -1,0 +1,285 @@
+// TorchScript -> IR, inside the LibTorch module (Note [LibTorch module]). The
+// only translation unit that includes LibTorch's JIT headers (~20 s each to compile).
+#include "src/torch/torch_impl.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/freeze_module.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include "ir/op_registry.h"
+#include "src/import/import_util.h"
+#include "src/torch/torch_dtype.h"
+
+namespace torchtv {
+
+namespace {
+
+namespace jit = torch::jit;
+
+std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
+
+// The user's source line: the range in the original Python that generated the
+// node (kept in the file's debug tables), else the range in the saved code.
+SourceLoc locOf(const jit::Node *n) {
+  auto original = n->sourceRange().findSourceRangeThatGenerated();
+  auto flc = (original ? *original : n->sourceRange()).file_line_col();
+  if (!flc) return {};
+  return SourceLoc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc))};
+}
+
+// Note [TorchScript parameters are inputs]
+// The graph is frozen with parameters preserved, so weights stay
+// prim::GetAttr chains from `self` instead of becoming literal constants.
+// Each chain is resolved to its qualified name and becomes a graph input, as
+// torch.export lifts parameters: the same model imported from either format
+// then has the same inputs in the same order (parameters first, in module
+// order, then the forward arguments). Non-parameter tensor attributes
+// (buffers, plain tensors) are folded by freezing and become prim::constant.
+class Importer {
+public:
+  Importer(std::string path, Graph &g) : path_(std::move(path)), g_(g) {}
+
+  void run(jit::Module &module, const std::vector<TensorType> &inputTypes) {
+    std::shared_ptr<jit::Graph> jg = module.get_method("forward").graph();
+    jit::Inline(*jg);
+    bindInputs(*jg, inputTypes);
+    // Control flow first: its condition's ops would otherwise hide the cause.
+    for (jit::Node *n : jg->nodes())
+      if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop)
+        fail(n, "control flow is not supported (make the branch static, or trace the model)");
+    for (jit::Node *n : jg->nodes()) importNode(n);
+    for (jit::Value *out : jg->outputs()) {
+      if (out->node()->kind() == c10::prim::TupleConstruct) {
+        for (jit::Value *e : out->node()->inputs()) g_.addOutput(tensorOperand(e, "return"));
+      } else {
+        g_.addOutput(tensorOperand(out, "return"));
+      }
+    }
+  }
+
+  void addParameter(const std::string &fqn, const at::Tensor &t) {
+    params_[fqn] = g_.addInput(fqn, typeOf(t, fqn));
+  }
+
+private:
+  [[noreturn]] void fail(const jit::Node *n, const std::string &message) const {
+    throw nodeError(path_, n->kind().toQualString(), locOf(n), message);
+  }
+
+  TensorType typeOf(const at::Tensor &t, const std::string &what) const {
+    auto dtype = fromTorchDType(t.scalar_type());
+    if (!dtype)
+      throw InputError(SourcePos{path_}, "'" + what + "' has dtype " + std::string(c10::toString(t.scalar_type())) +
+                                             ", which torchtv does not support");
+    TensorType type{*dtype, {}};
+    for (int64_t s : t.sizes()) type.shape.push_back(s);
+    return type;
+  }
+
+  void bindInputs(jit::Graph &jg, const std::vector<TensorType> &types) {
+    auto ins = jg.inputs();
+    if (ins.empty()) throw InputError(SourcePos{path_}, "forward has no `self` argument");
+    paths_[ins[0]] = "";
+    std::string names;
+    for (size_t i = 1; i < ins.size(); ++i) names += (i > 1 ? ", " : "") + valueNameHint(ins[i]->debugName());
+    if (ins.size() - 1 != types.size())
+      throw InputError(SourcePos{path_}, "forward takes " + std::to_string(ins.size() - 1) + " input(s) (" + names +
+                                             ") but --inputs gives " + std::to_string(types.size()));
+    for (size_t i = 1; i < ins.size(); ++i) {
+      if (ins[i]->type()->kind() != c10::TypeKind::TensorType)
+        throw InputError(SourcePos{path_}, "forward argument '" + valueNameHint(ins[i]->debugName()) +
+                                               "' has type " + ins[i]->type()->str() + "; only tensors are supported");
+      tensors_[ins[i]] = g_.addInput(g_.freshName(valueNameHint(ins[i]->debugName())), types[i - 1]);
+    }
+  }
+
+  void importNode(jit::Node *n) {
+    auto kind = n->kind();
+    if (kind == c10::prim::Constant || kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct)
+      return;  // read where they are used
+    if (kind == c10::prim::GetAttr) return getAttr(n);
+    if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) {
+      jit::Node *src = n->input()->node();
+      if ((src->kind() != c10::prim::TupleConstruct && src->kind() != c10::prim::ListConstruct) ||
+          src->inputs().size() != n->outputs().size())
+        fail(n, "unpacks a value that is not a literal tuple or list");
+      for (size_t i = 0; i < n->outputs().size(); ++i) alias_[n->outputs()[i]] = src->inputs()[i];
+      return;
+    }
+    const c10::FunctionSchema *schema = n->maybeSchema();
+    if (!schema) fail(n, "has no operator schema (unsupported TorchScript construct)");
+    std::string op = canonicalOpName(schema->name(), schema->overload_name());
+    const OpInfo *info = lookupOp(op);
+    if (!info) fail(n, "op '" + op + "' is not in torchtv's op registry");
+    if (schema->arguments().size() != n->inputs().size())
+      fail(n, "has " + std::to_string(n->inputs().size()) + " inputs, its schema " + std::to_string(schema->arguments().size()));
+
+    NodeSpec spec;
+    spec.op = op;
+    spec.loc = locOf(n);
+    for (size_t i = 0; i < n->inputs().size(); ++i) {
+      const std::string &argName = schema->arguments()[i].name();
+      const ArgSpec *arg = info->schema->findArg(argName);
+      if (!arg) fail(n, "argument '" + argName + "' is not in the registry's schema " + info->schema->text);
+      jit::Value *in = resolve(n->inputs()[i]);
+      if (arg->kind == ArgKind::Tensor) {
+        spec.inputs.push_back(tensorOperand(in, argName));
+      } else if (arg->kind == ArgKind::TensorList) {
+        if (in->node()->kind() != c10::prim::ListConstruct) fail(n, "argument '" + argName + "' is not a literal list");
+        for (jit::Value *e : in->node()->inputs()) spec.inputs.push_back(tensorOperand(e, argName));
+      } else {
+        std::optional<c10::IValue> c = constant(in);
+        if (!c) fail(n, "argument '" + argName + "' is not a constant");
+        spec.attrs[argName] = attributeOf(n, *arg, *c);
+      }
+    }
+    for (jit::Value *out : n->outputs()) spec.outputNames.push_back(g_.freshName(valueNameHint(out->debugName())));
+    Node *node;
+    try {
+      node = buildNode(g_, ops_, spec);
+    } catch (const InputError &e) {
+      fail(n, e.message());
+    }
+    for (size_t i = 0; i < n->outputs().size(); ++i) tensors_[n->outputs()[i]] = node->outputs.at(i);
+  }
+
+  void getAttr(jit::Node *n) {
+    auto it = paths_.find(resolve(n->input()));
+    if (it == paths_.end()) fail(n, "attribute of something that is not a submodule");
+    std::string fqn = it->second.empty() ? n->s(c10::attr::name) : it->second + "." + n->s(c10::attr::name);
+    if (n->output()->type()->kind() == c10::TypeKind::ClassType) {
+      paths_[n->output()] = fqn;
+      return;
+    }
+    auto p = params_.find(fqn);
+    if (p == params_.end()) fail(n, "attribute '" + fqn + "' is not a parameter and was not folded by freezing");
+    tensors_[n->output()] = p->second;
+  }
+
+  jit::Value *resolve(jit::Value *v) const {
+    for (auto it = alias_.find(v); it != alias_.end(); it = alias_.find(v)) v = it->second;
+    return v;
+  }
+
+  // A constant, or a literal list of constants.
+  std::optional<c10::IValue> constant(jit::Value *v) const {
+    v = resolve(v);
+    if (v->node()->kind() == c10::prim::Constant) return jit::toIValue(v);
+    if (v->node()->kind() != c10::prim::ListConstruct) return std::nullopt;
+    std::vector<c10::IValue> elems;
+    for (jit::Value *e : v->node()->inputs()) {
+      auto c = constant(e);
+      if (!c) return std::nullopt;
+      elems.push_back(*c);
+    }
+    if (std::all_of(elems.begin(), elems.end(), [](const c10::IValue &e) { return e.isInt(); })) {
+      std::vector<int64_t> ints;
+      for (auto &e : elems) ints.push_back(e.toInt());
+      return c10::IValue(ints);
+    }
+    if (std::all_of(elems.begin(), elems.end(), [](const c10::IValue &e) { return e.isDouble(); })) {
+      std::vector<double> ds;
+      for (auto &e : elems) ds.push_back(e.toDouble());
+      return c10::IValue(ds);
+    }
+    return std::nullopt;
+  }
+
+  Attribute attributeOf(const jit::Node *n, const ArgSpec &arg, const c10::IValue &c) const {
+    if (c.isNone()) return NoneValue{};
+    if (arg.kind == ArgKind::ScalarType && c.isInt()) {
+      auto d = fromTorchDType(static_cast<c10::ScalarType>(c.toInt()));
+      if (!d) fail(n, "argument '" + arg.name + "' names a dtype torchtv does not support");
+      return *d;
+    }
+    if (c.isBool()) return c.toBool();
+    if (c.isInt()) return c.toInt();
+    if (c.isDouble()) return c.toDouble();
+    if (c.isString()) return c.toStringRef();
+    if (c.isDevice()) return c.toDevice().str();
+    if (c.isIntList()) return c.toIntVector();
+    if (c.isDoubleList()) return c.toDoubleVector();
+    if (c.isBoolList()) {
+      std::vector<int64_t> v;
+      for (bool b : c.toBoolList()) v.push_back(b);
+      return v;
+    }
+    fail(n, "argument '" + arg.name + "' has a constant of type " + c.tagKind() + " torchtv cannot represent");
+  }
+
+  Value *tensorOperand(jit::Value *v, const std::string &argName) {
+    v = resolve(v);
+    if (auto it = tensors_.find(v); it != tensors_.end()) return it->second;
+    jit::Node *src = v->node();
+    if (src->kind() == c10::prim::Constant) {
+      c10::IValue c = *jit::toIValue(v);
+      if (c.isNone()) return nullptr;
+      if (c.isTensor()) return tensors_[v] = constantTensor(src, c.toTensor());
+    }
+    fail(src, "value '" + v->debugName() + "' used as tensor '" + argName + "' is not a tensor this importer knows");
+  }
+
+  Value *constantTensor(const jit::Node *n, const at::Tensor &t) {
+    TensorType type = typeOf(t, "tensor constant");
+    at::Tensor flat = t.contiguous().reshape({-1});
+    Attribute data;
+    if (isFloating(type.dtype)) {
+      at::Tensor d = flat.to(at::kDouble);
+      data = std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+    } else {
+      at::Tensor d = flat.to(at::kLong);
+      data = std::vector<int64_t>(d.data_ptr<int64_t>(), d.data_ptr<int64_t>() + d.numel());
+    }
+    try {
+      return addConstantTensor(g_, ops_, type, std::move(data), "c", locOf(n));
+    } catch (const InputError &e) {
+      fail(n, e.message());
+    }
+  }
+
+  std::string path_;
+  Graph &g_;
+  OpResolver ops_;
+  std::map<std::string, Value *> params_;
+  std::map<const jit::Value *, Value *> tensors_;
+  std::map<const jit::Value *, std::string> paths_;  // submodule values -> qualified name
+  std::map<const jit::Value *, jit::Value *> alias_;  // unpacked tuple elements
+};
+
+}  // namespace
+
+namespace torch_impl {
+
+std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs) {
+  jit::Module module;
+  try {
+    module = jit::load(path);
+  } catch (const c10::Error &e) {
+    throw InputError(SourcePos{path}, "not a readable TorchScript file: " + firstLine(e.what_without_backtrace()));
+  } catch (const std::exception &e) {
+    throw InputError(SourcePos{path}, "not a readable TorchScript file: " + firstLine(e.what()));
+  }
+  auto m = std::make_unique<Module>();
+  m->path = path;
+  auto g = std::make_unique<Graph>(valueNameHint(std::filesystem::path(path).stem().string()));
+  Importer importer(path, *g);
+  try {
+    module.eval();
+    for (const auto &p : module.named_parameters(/*recurse=*/true)) importer.addParameter(p.name, p.value);
+    jit::Module frozen = jit::freeze_module(module, {}, /*freezeInterfaces=*/true, /*preserveParameters=*/true);
+    importer.run(frozen, inputs);
+  } catch (const c10::Error &e) {
+    throw InputError(SourcePos{path}, "LibTorch failed on this module: " + firstLine(e.what_without_backtrace()));
+  }
+  m->graphs.push_back(std::move(g));
+  return m;
+}
+
+}  // namespace torch_impl
+}  // namespace torchtv
