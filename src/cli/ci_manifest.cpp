@@ -18,6 +18,7 @@ namespace fs = std::filesystem;
 const std::set<std::string> kPairKeys = {"name",    "reference", "production", "graphs",
                                          "pair",    "require",   "timeout",    "args"};
 const std::set<std::string> kDefaultKeys = {"require", "timeout"};
+const double kMaxTimeoutSeconds = 7 * 24 * 3600;
 const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args";
 
 SourcePos posOf(const std::string &path, const toml::value &v) {
@@ -38,9 +39,13 @@ struct Reader {
     return v.as_string().str;
   }
 
+  // Note [Manifest timeouts]
+  // The runner turns the seconds into integer milliseconds (subprocess.cpp):
+  // nan, inf (TOML has both) or a huge number would overflow that cast.
   double timeout(const toml::value &v, const std::string &entry) const {
     double t = v.is_integer() ? static_cast<double>(v.as_integer()) : v.is_floating() ? v.as_floating() : -1;
-    if (t <= 0) fail(v, entry, "\"timeout\" must be a positive number of seconds");
+    if (!(t > 0) || t > kMaxTimeoutSeconds)
+      fail(v, entry, "\"timeout\" must be a positive number of seconds, at most 604800 (a week)");
     return t;
   }
 
@@ -69,10 +74,11 @@ bool usableName(const std::string &name) {
 
 }  // namespace
 
-Manifest readManifest(const std::string &path) {
+Manifest readManifest(const std::string &path) { return readManifestText(readFile(path), path); }
+
+Manifest readManifestText(const std::string &text, const std::string &path) {
   toml::value root;
   // Note [Input limits]: toml11 parses nested arrays and tables recursively.
-  std::string text = readFile(path);
   checkNestingDepth(text, NestingSyntax::Toml, path);
   try {
     std::istringstream in(text);

@@ -8,6 +8,10 @@
 
 #include "ir/graph.h"
 
+namespace torch::jit {
+struct Graph;
+}
+
 namespace torchtv {
 
 // Loads `path` with LibTorch, freezes it (parameters kept), inlines calls and
@@ -19,5 +23,11 @@ namespace torchtv {
 // anything it cannot map: control flow, ops missing from the registry,
 // non-constant arguments, inputs that do not match `inputs`.
 std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs);
+
+// The mapping step alone, on a graph already in memory (the fuzzer parses one
+// from TorchScript IR text). `graph` is inlined in place; its first input is
+// `self`, and with no module behind it every parameter access is an error.
+std::unique_ptr<Module> importTorchScriptGraph(torch::jit::Graph &graph, const std::string &path,
+                                               const std::vector<TensorType> &inputs);
 
 }  // namespace torchtv
