@@ -55,9 +55,9 @@ public:
     for (jit::Node *n : jg.nodes()) importNode(n);
     for (jit::Value *out : jg.outputs()) {
       if (out->node()->kind() == c10::prim::TupleConstruct) {
-        for (jit::Value *e : out->node()->inputs()) g_.addOutput(tensorOperand(e, "return"));
+        for (jit::Value *e : out->node()->inputs()) g_.addOutput(returned(e));
       } else {
-        g_.addOutput(tensorOperand(out, "return"));
+        g_.addOutput(returned(out));
       }
     }
   }
@@ -210,6 +210,14 @@ private:
       return v;
     }
     fail(n, "argument '" + arg.name + "' has a constant of type " + c.tagKind() + " torchtv cannot represent");
+  }
+
+  // A graph output: a tensor, never None (tensorOperand's absent optional
+  // operand). fuzz_torchscript found `return (None)` crashing here.
+  Value *returned(jit::Value *v) {
+    Value *t = tensorOperand(v, "return");
+    if (!t) fail(resolve(v)->node(), "returns None; a graph output must be a tensor");
+    return t;
   }
 
   Value *tensorOperand(jit::Value *v, const std::string &argName) {
