@@ -9,15 +9,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
 namespace torchtv::fuzz {
 
+// TORCHTV_FUZZ_VERBOSE=1 prints each input's error, to see how far inputs get.
 template <class F> int guarded(F &&f) {
   try {
     f();
-  } catch (const std::exception &) {
+    if (std::getenv("TORCHTV_FUZZ_VERBOSE")) std::fprintf(stderr, "accepted\n");
+  } catch (const std::exception &e) {
+    if (std::getenv("TORCHTV_FUZZ_VERBOSE")) std::fprintf(stderr, "error: %s\n", e.what());
   }
   return 0;
 }

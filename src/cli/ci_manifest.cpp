@@ -1,5 +1,6 @@
 #include "src/cli/ci_manifest.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -18,6 +19,7 @@ namespace fs = std::filesystem;
 const std::set<std::string> kPairKeys = {"name",    "reference", "production", "graphs",
                                          "pair",    "require",   "timeout",    "args"};
 const std::set<std::string> kDefaultKeys = {"require", "timeout"};
+const double kMaxTimeoutSeconds = 7 * 24 * 3600;
 const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args";
 
 SourcePos posOf(const std::string &path, const toml::value &v) {
@@ -38,9 +40,13 @@ struct Reader {
     return v.as_string().str;
   }
 
+  // Note [Manifest timeouts]
+  // The runner turns the seconds into integer milliseconds (subprocess.cpp):
+  // nan, inf (TOML has both) or a huge number would overflow that cast.
   double timeout(const toml::value &v, const std::string &entry) const {
     double t = v.is_integer() ? static_cast<double>(v.as_integer()) : v.is_floating() ? v.as_floating() : -1;
-    if (t <= 0) fail(v, entry, "\"timeout\" must be a positive number of seconds");
+    if (!(t > 0) || t > kMaxTimeoutSeconds)
+      fail(v, entry, "\"timeout\" must be a positive number of seconds, at most 604800 (a week)");
     return t;
   }
 
@@ -60,6 +66,37 @@ struct Reader {
   }
 };
 
+// Note [Manifests must be UTF-8]
+// TOML text is UTF-8. toml11 3.7 checks that itself, but its error path for a
+// bad byte inside a string rewinds into a different buffer (a heap overflow
+// fuzz_manifest found, tests/fuzz/manifest/regression-utf8-literal-string).
+// So the whole text is checked here first, and toml11 never sees bad bytes.
+void checkUtf8(const std::string &text, const std::string &path) {
+  int line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0; i < text.size();) {
+    auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    unsigned char c = b(i);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n != 0 && i + n <= text.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (b(i + k) & 0xC0) == 0x80;
+    if (ok && n > 1) {
+      uint32_t cp = c & (0x7F >> n);
+      for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (b(i + k) & 0x3F);
+      static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= kMin[n] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+    }
+    if (!ok)
+      throw InputError(SourcePos{path, line, static_cast<int>(i - lineStart) + 1},
+                       "not a valid TOML manifest: the text is not UTF-8");
+    if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+    }
+    i += n;
+  }
+}
+
 bool usableName(const std::string &name) {
   if (name.empty() || name[0] == '.') return false;
   for (char c : name)
@@ -69,11 +106,13 @@ bool usableName(const std::string &name) {
 
 }  // namespace
 
-Manifest readManifest(const std::string &path) {
+Manifest readManifest(const std::string &path) { return readManifestText(readFile(path), path); }
+
+Manifest readManifestText(const std::string &text, const std::string &path) {
   toml::value root;
   // Note [Input limits]: toml11 parses nested arrays and tables recursively.
-  std::string text = readFile(path);
   checkNestingDepth(text, NestingSyntax::Toml, path);
+  checkUtf8(text, path);
   try {
     std::istringstream in(text);
     root = toml::parse(in, path);

@@ -48,5 +48,8 @@ struct Manifest {
 // Reads and checks a manifest: unknown keys, missing files, duplicate or
 // unusable names are InputErrors naming the entry and its position.
 Manifest readManifest(const std::string &path);
+// The same on text already read; `path` names it in messages and resolves the
+// pairs' relative paths (the fuzzer's entry point).
+Manifest readManifestText(const std::string &text, const std::string &path);
 
 }  // namespace torchtv::cli

@@ -10,7 +10,18 @@
 #include "ir/graph.h"
 #include "src/replay/replay.h"
 
+namespace torch::jit {
+struct Graph;
+}
+
 namespace torchtv::torch_impl {
+
+// The mapping step of importTorchScript alone, on a graph already in memory
+// (fuzz_torchscript parses one from TorchScript IR text). `graph` is inlined in
+// place; its first input is `self`, and with no module behind it every
+// parameter access is an error.
+std::unique_ptr<Module> importTorchScriptGraph(torch::jit::Graph &graph, const std::string &path,
+                                               const std::vector<TensorType> &inputs);
 
 // What src/import/torchscript.h's importTorchScript says.
 std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs);

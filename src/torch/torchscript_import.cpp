@@ -45,20 +45,19 @@ class Importer {
 public:
   Importer(std::string path, Graph &g) : path_(std::move(path)), g_(g) {}
 
-  void run(jit::Module &module, const std::vector<TensorType> &inputTypes) {
-    std::shared_ptr<jit::Graph> jg = module.get_method("forward").graph();
-    jit::Inline(*jg);
-    bindInputs(*jg, inputTypes);
+  void run(jit::Graph &jg, const std::vector<TensorType> &inputTypes) {
+    jit::Inline(jg);
+    bindInputs(jg, inputTypes);
     // Control flow first: its condition's ops would otherwise hide the cause.
-    for (jit::Node *n : jg->nodes())
+    for (jit::Node *n : jg.nodes())
       if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop)
         fail(n, "control flow is not supported (make the branch static, or trace the model)");
-    for (jit::Node *n : jg->nodes()) importNode(n);
-    for (jit::Value *out : jg->outputs()) {
+    for (jit::Node *n : jg.nodes()) importNode(n);
+    for (jit::Value *out : jg.outputs()) {
       if (out->node()->kind() == c10::prim::TupleConstruct) {
-        for (jit::Value *e : out->node()->inputs()) g_.addOutput(tensorOperand(e, "return"));
+        for (jit::Value *e : out->node()->inputs()) g_.addOutput(returned(e));
       } else {
-        g_.addOutput(tensorOperand(out, "return"));
+        g_.addOutput(returned(out));
       }
     }
   }
@@ -213,6 +212,14 @@ private:
     fail(n, "argument '" + arg.name + "' has a constant of type " + c.tagKind() + " torchtv cannot represent");
   }
 
+  // A graph output: a tensor, never None (tensorOperand's absent optional
+  // operand). fuzz_torchscript found `return (None)` crashing here.
+  Value *returned(jit::Value *v) {
+    Value *t = tensorOperand(v, "return");
+    if (!t) fail(resolve(v)->node(), "returns None; a graph output must be a tensor");
+    return t;
+  }
+
   Value *tensorOperand(jit::Value *v, const std::string &argName) {
     v = resolve(v);
     if (auto it = tensors_.find(v); it != tensors_.end()) return it->second;
@@ -252,6 +259,22 @@ private:
   std::map<const jit::Value *, jit::Value *> alias_;  // unpacked tuple elements
 };
 
+// Runs `body` (which fills the graph through an Importer) and wraps the result;
+// LibTorch's own errors become InputErrors naming the file.
+template <class F> std::unique_ptr<Module> importWith(const std::string &path, F &&body) {
+  auto m = std::make_unique<Module>();
+  m->path = path;
+  auto g = std::make_unique<Graph>(valueNameHint(std::filesystem::path(path).stem().string()));
+  Importer importer(path, *g);
+  try {
+    body(importer);
+  } catch (const c10::Error &e) {
+    throw InputError(SourcePos{path}, "LibTorch failed on this module: " + firstLine(e.what_without_backtrace()));
+  }
+  m->graphs.push_back(std::move(g));
+  return m;
+}
+
 }  // namespace
 
 namespace torch_impl {
@@ -265,20 +288,17 @@ std::unique_ptr<Module> importTorchScript(const std::string &path, const std::ve
   } catch (const std::exception &e) {
     throw InputError(SourcePos{path}, "not a readable TorchScript file: " + firstLine(e.what()));
   }
-  auto m = std::make_unique<Module>();
-  m->path = path;
-  auto g = std::make_unique<Graph>(valueNameHint(std::filesystem::path(path).stem().string()));
-  Importer importer(path, *g);
-  try {
+  return importWith(path, [&](Importer &importer) {
     module.eval();
     for (const auto &p : module.named_parameters(/*recurse=*/true)) importer.addParameter(p.name, p.value);
     jit::Module frozen = jit::freeze_module(module, {}, /*freezeInterfaces=*/true, /*preserveParameters=*/true);
-    importer.run(frozen, inputs);
-  } catch (const c10::Error &e) {
-    throw InputError(SourcePos{path}, "LibTorch failed on this module: " + firstLine(e.what_without_backtrace()));
-  }
-  m->graphs.push_back(std::move(g));
-  return m;
+    importer.run(*frozen.get_method("forward").graph(), inputs);
+  });
+}
+
+std::unique_ptr<Module> importTorchScriptGraph(jit::Graph &graph, const std::string &path,
+                                               const std::vector<TensorType> &inputs) {
+  return importWith(path, [&](Importer &importer) { importer.run(graph, inputs); });
 }
 
 }  // namespace torch_impl

@@ -57,6 +57,7 @@ def cases(fx, tmp):
     yield "--inputs syntax", ["show", f"{fx}/t113/mlp.script.pt", "--inputs=f32[3,8"], ERROR, "unbalanced"
     yield "--inputs vs .pt2", ["show", f"{fx}/t211/mlp.dynamic.pt2", mlp], ERROR, "does not match the file's user inputs (x: f32[s77,8])"
     yield "control flow", ["show", f"{fx}/t113/if_else.script.pt", "--inputs=f32[3]"], ERROR, "prim::If at"
+    yield "returns None", ["show", f"{fx}/t113/returns_none.script.pt", "--inputs=f32[3]"], ERROR, "returns None"
 
 
 def main():

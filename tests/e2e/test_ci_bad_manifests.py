@@ -22,6 +22,10 @@ cases = {
     "toml syntax": ('[[pair]]\nname = "x\n', ["not a valid TOML manifest", "manifest.toml:2"]),
     "unsafe name": (good.replace('"ok"', '"../evil"'), ['pair "../evil"', "may only hold"]),
     "top-level key": ("pairs = 1\n" + good, ['unknown top-level key "pairs"']),
+    # Note [Manifest timeouts]: each overflowed the runner's integer milliseconds.
+    "nan timeout": (good + "timeout = nan\n", ['pair "ok"', '"timeout" must be a positive number', "at most 604800"]),
+    "inf timeout": ("[defaults]\ntimeout = inf\n" + good, ['"timeout" must be a positive number']),
+    "huge timeout": (good + "timeout = 1e300\n", ['pair "ok"', "at most 604800"]),
 }
 for label, (text, wants) in cases.items():
     with tempfile.TemporaryDirectory() as d:
@@ -34,6 +38,14 @@ for label, (text, wants) in cases.items():
         for want in wants:
             c.check(want in p.stderr, f"{label}: stderr lacks {want!r}: {p.stderr.strip()}")
         c.check(not os.path.exists(os.path.join(out, "ok.json")), f"{label}: pairs ran despite a bad manifest")
+# Note [Manifests must be UTF-8]: a bad byte in a string once overflowed toml11's buffer.
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "manifest.toml")
+    with open(path, "wb") as f:
+        f.write(good.encode() + b"require = '\xff\xfe'\n")
+    p = run([a.torchtv, "ci", path, "--out", os.path.join(d, "reports")])
+    c.check(p.returncode == 3 and "manifest.toml:5:12" in p.stderr and "not UTF-8" in p.stderr,
+            f"a manifest that is not UTF-8: exit {p.returncode} {p.stderr}")
 with tempfile.TemporaryDirectory() as d:
     p = run([a.torchtv, "ci", os.path.join(d, "absent.toml")])
     c.check(p.returncode == 3 and "absent.toml" in p.stderr, f"a missing manifest: exit {p.returncode} {p.stderr}")
