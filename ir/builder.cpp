@@ -97,7 +97,11 @@ Node *buildNode(Graph &g, const OpResolver &ops, NodeSpec spec) {
   size_t pos = 0;
   for (const ArgSpec &a : schema.args) {
     if (a.kind != ArgKind::Tensor) continue;
-    if (spec.inputs[pos] == nullptr && !a.optional) fail(op, "operand '" + a.name + "' cannot be none");
+    // A declared (non-ATen-registry) op keeps PyTorch's habit of passing an undefined tensor
+    // for a `Tensor` argument (attn_bias of _scaled_dot_product_efficient_attention_backward);
+    // it is uninterpreted or expanded, so an absent operand is just one more argument.
+    if (spec.inputs[pos] == nullptr && !a.optional && resolved->builtin)
+      fail(op, "operand '" + a.name + "' cannot be none");
     ++pos;
   }
 

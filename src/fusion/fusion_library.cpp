@@ -52,8 +52,8 @@ void FusionLibrary::addModule(const Module &m, FusionOrigin origin, const std::s
     bool exact = !lookupOp(t.name) || (!text.empty() && markedFaithful(text, t.line));
     auto &list = defs_[t.name];
     FusionDefinition d{t, exact};
-    // A user's definitions are tried before the bundled ones.
-    if (origin == FusionOrigin::User) list.insert(list.begin(), d);
+    // A user's definitions are tried before the bundled ones, in the order they are written.
+    if (origin == FusionOrigin::User) list.insert(list.begin() + static_cast<std::ptrdiff_t>(userDefs_[t.name]++), d);
     else list.push_back(d);
   }
   cache_.clear();

@@ -59,6 +59,7 @@ public:
 
 private:
   std::map<std::string, std::vector<FusionDefinition>> defs_;
+  std::map<std::string, size_t> userDefs_;  // per op: how many of defs_ come from the user
   OpResolver resolver_;
   mutable std::map<std::string, std::optional<Instance>> cache_;
 };

@@ -48,6 +48,11 @@ std::string renderJunit(const std::vector<NamedResult> &pairs) {
       std::string where = r.errorLocation.empty() ? "" : r.errorLocation + ": ";
       cases += testcase(name, "check", Verdict::Error, r.reason, where + r.reason, r.stats.seconds);
       suiteTests = suiteErrors = 1;
+    } else if (r.outputs.empty() && r.verdict != Verdict::Equivalent) {
+      // A pair undecided as a whole (the global time limit ran out): one failing case, so
+      // that a gate reading JUnit never sees an empty, passing suite.
+      cases += testcase(name, "check", r.verdict, r.reason, r.reason, r.stats.seconds);
+      suiteTests = suiteFailures = 1;
     }
     // The pair's time is shared evenly: the checker does not time outputs apart.
     double each = r.outputs.empty() ? 0 : r.stats.seconds / r.outputs.size();

@@ -93,6 +93,12 @@ void addPair(const NamedResult &nr, json &results) {
     results.push_back(res);
     return;
   }
+  if (r.outputs.empty() && r.verdict != Verdict::Equivalent) {  // undecided as a whole (time limit)
+    json res = makeResult(nr, r.verdict, prefix + std::string(verdictName(r.verdict)) + ": " + r.reason, "");
+    res["locations"] = json::array({physical(nr.ctx.productionPath.empty() ? "." : nr.ctx.productionPath, 0, 0)});
+    results.push_back(res);
+    return;
+  }
   for (const OutputResult &o : r.outputs) {
     if (o.verdict == Verdict::Equivalent) continue;
     std::string text = prefix + "output " + o.name + " is " + verdictWithLevel(o.verdict, o.level) + ": " + o.reason;

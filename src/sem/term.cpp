@@ -11,7 +11,7 @@ namespace torchtv::sem {
 namespace {
 
 // See Note [Term budget].
-constexpr size_t kMaxTerms = 1000000;
+constexpr size_t kMaxTerms = 300000;
 
 double roundGeneric(double v, int mantBits, int minExp, int maxExp) {
   if (std::isnan(v) || std::isinf(v) || v == 0) return v;

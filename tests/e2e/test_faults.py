@@ -126,4 +126,10 @@ with tempfile.TemporaryDirectory() as d:
                3, ["needs LibTorch, which is unavailable", module], env=env)
         expect("LibTorch module %s: replay" % label, [tv, "check", differing_pair], 2,
                ["not replayed, so not reported as not_equivalent", module], env=env)
+
+# The global time limit holds whatever stage is running (Note [Watchdog]): a pair far bigger than
+# a millisecond's work ends unknown, naming the limit, in every format.
+heavy = os.path.join(src, "tests/inductor/fixtures/block_nomask_cpu_training_001_joint")
+for fmt in ("text", "json", "junit", "sarif", "github"):
+    expect("time limit (%s)" % fmt, [tv, "check", heavy, "--timeout", "0.001", "--format", fmt], 2, ["time limit"])
 c.done()

@@ -20,19 +20,21 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
 EXPECTED = os.path.join(HERE, "expected.json")
+INDUCTOR_FUSIONS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "fusions", "inductor")
 
 
 def decide(torchtv, directory, timeout):
     start = time.time()
-    proc = subprocess.run([torchtv, "check", directory, "--format", "json", "--timeout", str(timeout)],
+    proc = subprocess.run([torchtv, "check", directory, "--format", "json", "--timeout", str(timeout),
+                           "--fusions", INDUCTOR_FUSIONS],
                           capture_output=True, text=True)
     seconds = time.time() - start
     try:
         data = json.loads(proc.stdout)
     except json.JSONDecodeError:
         return {"verdict": "crash", "level": None, "reason": proc.stderr[-400:], "timed_out": False}, seconds
-    timed_out = any("timeout" in (o.get("reason") or "") or "time limit" in (o.get("reason") or "")
-                    for o in data.get("outputs", []))
+    reasons = [data.get("reason") or ""] + [o.get("reason") or "" for o in data.get("outputs", [])]
+    timed_out = any("timeout" in r or "time limit" in r for r in reasons)
     return {"verdict": data["verdict"], "level": data.get("level"), "reason": data["reason"],
             "timed_out": timed_out, "outputs": data.get("outputs", [])}, seconds
 

@@ -107,13 +107,16 @@ def verify(reference, production, example_inputs, mode="forward", fusions=None,
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def check_dir(binary, capture_dir, require="real", timeout=600, report_path=None):
-    """Runs `torchtv check` on a capture directory; returns its Result (never a verdict made up
-    here: a crash or a mismatch between exit code and verdict raises TorchtvError)."""
+def check_dir(binary, capture_dir, require="real", timeout=600, report_path=None, fusions=None):
+    """Runs `torchtv check` on a capture directory (with `--fusions DIR` when given); returns its
+    Result (never a verdict made up here: a crash or a mismatch between exit code and verdict
+    raises TorchtvError)."""
     cmd = [binary, "check", capture_dir, "--format", "json", "--require", require,
            "--timeout", str(timeout)]
     if report_path:
         cmd += ["--report", report_path]
+    if fusions:
+        cmd += ["--fusions", fusions]
     try:
         # the wall-clock limit is torchtv's own --timeout plus its start and its report
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60)

@@ -25,6 +25,11 @@ __all__ = ["validate", "Validator", "RewriteNotValidated", "STAGES"]
 
 log = logging.getLogger("torchtv.inductor")
 
+# fusions/inductor of the source tree this package sits in: definitions of the ops Inductor
+# introduces (its README says what they rest on).
+_TREE_FUSIONS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                              "fusions", "inductor"))
+
 # stage -> (pre hook, post hook) in torch._inductor.config
 STAGES = {
     "joint": ("joint_custom_pre_pass", "joint_custom_post_pass"),
@@ -90,7 +95,7 @@ class Validator:
     """Installs the hooks (install/uninstall, or use it as a context manager)."""
 
     def __init__(self, on_failure="log", out_dir=None, stages=("joint", "post_grad"), check=True,
-                 keep="failures", require="real", timeout=300, name=None, binary=None):
+                 keep="failures", require="real", timeout=300, name=None, binary=None, fusions=None):
         if on_failure not in ("log", "raise"):
             raise ValueError("on_failure must be 'log' or 'raise'")
         if keep not in ("failures", "all", "changed"):
@@ -102,6 +107,7 @@ class Validator:
         self.require, self.timeout, self.name = require, timeout, name or "graph"
         self.out_dir = os.path.abspath(out_dir) if out_dir else tempfile.mkdtemp(prefix="torchtv-inductor-")
         self.binary = (binary or _find_binary()) if check else None
+        self.fusions = fusions or (_TREE_FUSIONS if os.path.isdir(_TREE_FUSIONS) else None)
         self.results = []
         self._pending = {}
         self._saved = None
@@ -178,7 +184,8 @@ class Validator:
         if self.check and changed and error is None:
             report = os.path.join(directory, "report.html")
             try:
-                pair.result = check_dir(self.binary, directory, self.require, self.timeout, report)
+                pair.result = check_dir(self.binary, directory, self.require, self.timeout, report,
+                                        self.fusions)
             except TorchtvError as e:
                 pair.error = str(e)
         if self.check:
