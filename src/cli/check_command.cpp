@@ -1,4 +1,5 @@
 // torchtv check REF PROD: decide two graph files.
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -74,11 +75,16 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
     {
+      auto started = std::chrono::steady_clock::now();
       Watchdog watchdog(engine.timeout, [&] {
+        // Only the loaded graphs are read here: the engine works on copies of them.
         CheckResult late;
         late.verdict = Verdict::Unknown;
         late.reason = "the global time limit of " + fmt::format("{:g}", engine.timeout) +
                       " s ran out before the decision finished (Note [Watchdog])";
+        late.stats.referenceNodes = ref.nodes().size();
+        late.stats.productionNodes = prod.nodes().size();
+        late.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return emitResult(late, ctx, options);
       });
       result = checkGraphs(ref, prod, checkOptions);

@@ -267,9 +267,8 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
     // convolution_backward) gets a 0-d placeholder type for an absent output:
     // nothing can read it, as it has no name in the file.
     if (!absent.empty()) {
-      auto resolved = ops.resolve(spec.op);
       const OpInfo *info = lookupOp(spec.op);
-      bool declaredOnly = !resolved || !info || info->rule == ShapeRule::Declared;
+      bool declaredOnly = !info || info->rule == ShapeRule::Declared;
       if (declaredOnly && !spec.declaredTypes.empty()) {
         std::vector<TensorType> all;
         size_t typed = 0;

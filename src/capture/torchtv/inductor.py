@@ -17,6 +17,7 @@ run inside torchtv's snapshots, so they are validated too.
 import json
 import logging
 import os
+import shutil
 import tempfile
 
 from . import TorchtvError, _find_binary, check_dir
@@ -194,7 +195,6 @@ class Validator:
     def _judge(self, pair):
         if pair.validated:
             if self.keep == "failures" and pair.directory:
-                import shutil
                 shutil.rmtree(pair.directory, ignore_errors=True)
                 pair.directory = None
             return

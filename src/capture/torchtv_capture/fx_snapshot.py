@@ -26,33 +26,29 @@ Note [Snapshots of graphs inside a pass]
 """
 import heapq
 import operator
-import re
 
 import torch
 import torch.fx
 
 from .errors import CaptureError
 from .export import graph_to_json, recorded_metas
-from .locations import META_KEY
-
-_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)')
+from .locations import META_KEY, stack_frames
 
 
 def _topological_order(graph):
     nodes = list(graph.nodes)
     position = {n: i for i, n in enumerate(nodes)}
-    pending = {n: len({a for a in n.all_input_nodes}) for n in nodes}
-    ready = [n for n in nodes if pending[n] == 0]
+    pending = {n: len(n.all_input_nodes) for n in nodes}
     order = []
-    heap = [(position[n], n.name, n) for n in ready]
+    heap = [(position[n], n) for n in nodes if pending[n] == 0]   # positions are unique
     heapq.heapify(heap)
     while heap:
-        _, _, n = heapq.heappop(heap)
+        _, n = heapq.heappop(heap)
         order.append(n)
         for u in n.users:
             pending[u] -= 1
             if pending[u] == 0:
-                heapq.heappush(heap, (position[u], u.name, u))
+                heapq.heappush(heap, (position[u], u))
     if len(order) != len(nodes):
         raise CaptureError("the compiler's graph has a cycle; cannot snapshot it")
     output = [n for n in order if n.op == "output"]
@@ -73,7 +69,7 @@ def _concrete_scalar_uses(graph):
         graph.erase_node(n)
 
 
-def _list_element(graph, producer, index):
+def _list_element(producer, index):
     """(target, args) of the op that computes element ``index`` of a list-returning op."""
     aten = torch.ops.aten
     target, args = producer.target, producer.args
@@ -99,7 +95,7 @@ def _expand_list_ops(graph):
         producer = n.args[0]
         if not isinstance(producer, torch.fx.Node) or producer.op != "call_function":
             continue
-        target, args = _list_element(graph, producer, n.args[1])
+        target, args = _list_element(producer, n.args[1])
         if target is None:
             continue
         if not n.users:
@@ -137,7 +133,7 @@ def _input_updates(graph):
 
 def _location(node):
     trace = node.meta.get("stack_trace") or ""
-    frames = _FRAME_RE.findall(trace)
+    frames = stack_frames(trace)
     return frames[-1] if frames else None
 
 

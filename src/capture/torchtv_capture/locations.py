@@ -24,6 +24,11 @@ import torch
 META_KEY = "torchtv_loc"
 
 _FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def stack_frames(text):
+    """(file, line) of every frame of a formatted Python stack trace, outermost first."""
+    return _FRAME_RE.findall(text)
 _patch_lock = threading.Lock()
 
 
@@ -51,7 +56,7 @@ class LocationRecorder:
         if isinstance(tb, (list, tuple)):
             tb = "".join(str(x) for x in tb)
         loc = None
-        for fname, line in _FRAME_RE.findall(str(tb)):
+        for fname, line in stack_frames(str(tb)):
             path = self.user_files.match(fname)
             if path is not None:
                 loc = (path, int(line))   # outermost first: keep the last (innermost)
