@@ -10,7 +10,7 @@ struct DTypeInfo {
   std::string_view name;
   int bits;
 };
-constexpr std::array<DTypeInfo, 10> kDTypes{{
+constexpr std::array<DTypeInfo, 11> kDTypes{{
     {DType::Bool, "bool", 8},
     {DType::U8, "u8", 8},
     {DType::I8, "i8", 8},
@@ -21,6 +21,7 @@ constexpr std::array<DTypeInfo, 10> kDTypes{{
     {DType::BF16, "bf16", 16},
     {DType::F32, "f32", 32},
     {DType::F64, "f64", 64},
+    {DType::U64, "u64", 64},
 }};
 }  // namespace
 

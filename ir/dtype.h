@@ -7,7 +7,14 @@
 
 namespace torchtv {
 
-enum class DType { Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64 };
+// Note [Storage-only dtypes]
+// U64 (torch >= 2.3's uint64) exists only so that graphs holding one can be
+// read: CUDA flash attention returns its RNG state as a uint64 tensor, which
+// only its backward reads. No op has semantics over it (src/sem refuses any
+// node that reads or writes one), so such values are compared only
+// structurally (the same op on the same operands), and LibTorch 1.13, which
+// has no uint64, cannot replay a graph that holds one.
+enum class DType { Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64, U64 };
 
 // Text spelling used by .tvir and the capture JSON: bool, u8, i8 ... f64.
 std::string_view dtypeName(DType t);

@@ -149,6 +149,7 @@ const OpEntry kOps[] = {
     {R"(aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor)", ShapeRule::LikeFactory},
     {R"(aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor)", ShapeRule::Same},
     {R"(aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor)", ShapeRule::Same},
+    {R"(aten::_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor)", ShapeRule::LikeFactory},
     {R"(aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor)", ShapeRule::SoftmaxBackward},
     {R"(aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor)", ShapeRule::SoftmaxBackward},
     {R"(aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor)", ShapeRule::Same},
@@ -173,6 +174,10 @@ const OpEntry kOps[] = {
     {R"(prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor))", ShapeRule::Declared},
     {R"(aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp))", ShapeRule::Declared},
     {R"(aten::_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value))", ShapeRule::Declared},
+    {R"(aten::_scaled_dot_product_flash_attention(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor rng_state, Tensor unused, Tensor debug_attn_mask))", ShapeRule::Declared},
+    {R"(aten::_scaled_dot_product_flash_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value))", ShapeRule::Declared},
+    {R"(aten::_scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0., bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset))", ShapeRule::Declared},
+    {R"(aten::_scaled_dot_product_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? attn_bias, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor))", ShapeRule::Declared},
 
     // ---- Index ops (issue 4: nll_loss, embedding, attention). Semantics: src/sem/index.cpp.
     {R"(aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)", ShapeRule::Gather},

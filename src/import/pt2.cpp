@@ -207,6 +207,7 @@ private:
       case DType::I16: ints.push_back(load(int16_t{}, i)); break;
       case DType::I32: ints.push_back(load(int32_t{}, i)); break;
       case DType::I64: ints.push_back(load(int64_t{}, i)); break;
+      case DType::U64: ints.push_back(static_cast<int64_t>(load(uint64_t{}, i))); break;  // no .pt2 code maps here
       }
     }
     if (isFloating(dtype)) return floats;

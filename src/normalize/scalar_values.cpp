@@ -42,6 +42,7 @@ bool exactIn(double v, DType t) {
   case DType::I16: return integral(v) && v >= -32768 && v <= 32767;
   case DType::I32: return integral(v) && v >= -2147483648.0 && v <= 2147483647.0;
   case DType::I64: return integral(v) && std::fabs(v) <= 9007199254740992.0;
+  case DType::U64: return integral(v) && v >= 0 && v <= 9007199254740992.0;
   }
   return false;
 }

@@ -28,17 +28,39 @@ int64_t dimAttr(OpEnv &e) {
   return *d;
 }
 
-TermPtr softmaxLike(OpEnv &e, bool log) {
-  DType d = e.outType().dtype;
-  if (e.node.attr("half_to_float").asBool()) e.unsupported("half_to_float");
-  int64_t dim = dimAttr(e);
+// softmax (or log-softmax) of the operand along `dim`; `rowMax` gets the max.
+TermPtr softmaxAlong(OpEnv &e, int64_t dim, DType d, bool log, TermPtr *rowMax = nullptr) {
   const Dim &n = e.outType().shape[dim];
   auto x = [&](const Idx &i) { return e.operandAt(0, i, d); };
   TermPtr m = sumAlong(e, dim, n, d, x, TOp::RMax);
+  if (rowMax) *rowMax = m;
   auto shifted = [&](const Idx &i) { return e.tc.make(TOp::Sub, {x(i), m}, d); };
   TermPtr s = sumAlong(e, dim, n, d, [&](const Idx &i) { return e.tc.make(TOp::Exp, {shifted(i)}, d); });
   if (log) return e.tc.make(TOp::Sub, {shifted(e.index), e.tc.make(TOp::Log, {s}, d)}, d);
   return e.tc.make(TOp::Div, {e.tc.make(TOp::Exp, {shifted(e.index)}, d), s}, d);
+}
+
+TermPtr softmaxLike(OpEnv &e, bool log) {
+  if (e.node.attr("half_to_float").asBool()) e.unsupported("half_to_float");
+  return softmaxAlong(e, dimAttr(e), e.outType().dtype, log);
+}
+
+// Note [_safe_softmax]
+// torch >= 2.5's math attention (_scaled_dot_product_attention_math) calls
+// _safe_softmax: softmax, except that a row whose elements are all -inf gives
+// 0 instead of NaN. A row is all -inf exactly when its max is -inf, hence
+// select(isinf(max) and max < 0, 0, softmax): bit for bit what ATen returns,
+// NaN and +inf rows included. Over the reals no value is infinite, so the real
+// normal form reads it as the softmax; a row masked with -inf is covered by
+// the assumption of Note [Masked -inf] that some element is not masked.
+TermPtr safeSoftmax(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!e.node.attr("dtype").isNone() || e.inType(0).dtype != d) e.unsupported("a dtype argument");
+  TermPtr m;
+  TermPtr y = softmaxAlong(e, dimAttr(e), d, false, &m);
+  TermPtr allMasked = e.tc.make(TOp::And, {e.tc.make(TOp::IsInf, {m}, d),
+                                           e.tc.make(TOp::Lt, {m, e.tc.constant(0, d)}, d)}, d);
+  return e.tc.select(allMasked, e.tc.constant(0, d), y);
 }
 
 // Note [logsumexp as ATen computes it]
@@ -105,6 +127,7 @@ TermPtr geluTanhBackward(OpEnv &e, DType d) {
 void addComposite(HandlerTable &t) {
   t["aten::_softmax"] = [](OpEnv &e) { return softmaxLike(e, false); };
   t["aten::_log_softmax"] = [](OpEnv &e) { return softmaxLike(e, true); };
+  t["aten::_safe_softmax"] = safeSoftmax;
   t["aten::logsumexp"] = logsumexpOf;
   t["aten::_softmax_backward_data"] = [](OpEnv &e) {  // y * (g - sum(g * y))
     DType d = e.outType().dtype;

@@ -218,6 +218,14 @@ void addElementwise(HandlerTable &t) {
   t["aten::logical_or"] = [](OpEnv &e) { return logical(e, TOp::Or); };
   t["aten::logical_xor"] = [](OpEnv &e) { return logical(e, TOp::Xor); };
   t["aten::logical_not"] = [](OpEnv &e) { return logical(e, TOp::Not); };
+  // ~x: logical not on bool (`~mask`); -x - 1 in two's complement on integers.
+  t["aten::bitwise_not"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (d == DType::Bool) return logical(e, TOp::Not);
+    if (!isIntegral(d)) e.unsupported("bitwise_not of a floating tensor");
+    TermPtr minusX = e.tc.make(TOp::Neg, {e.operand(0, d)}, d);
+    return e.tc.make(TOp::Sub, {minusX, e.tc.constant(1, d)}, d);
+  };
   t["aten::isnan"] = [](OpEnv &e) {
     DType d = e.inType(0).dtype;
     if (!isFloating(d)) return e.tc.boolConstant(false);

@@ -35,6 +35,37 @@ Rat ratOfDouble(double v) {
 
 std::string ratStr(const Rat &r) { return r.str(); }
 
+// The d-th root of a non-negative integer when it is an integer (binary
+// search; only for numbers of up to 256 bits, beyond which it gives up).
+std::optional<BigInt> exactIntegerRoot(const BigInt &x, unsigned d) {
+  if (x < 2) return x;
+  if (msb(x) >= 256) return std::nullopt;
+  BigInt lo = 1, hi = BigInt(1) << (msb(x) / d + 1);
+  while (lo <= hi) {
+    BigInt mid = (lo + hi) / 2, p = pow(mid, d);
+    if (p == x) return mid;
+    if (p < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return std::nullopt;
+}
+
+// Note [Exact powers of constants]
+// c^(n/d) for a positive rational c whose numerator and denominator are exact
+// d-th powers is itself rational: rsqrt(16) = 1/4. Computing it keeps
+// 1/sqrt(E) of an attention's default scale (a sum of E ones under rsqrt)
+// equal to the constant 0.25 that a traced graph holds, without Z3.
+std::optional<Rat> exactRationalPower(const Rat &c, const Rat &e) {
+  if (c <= 0 || denominator(e) > 64 || abs(numerator(e)) > 64) return std::nullopt;
+  auto d = static_cast<unsigned>(denominator(e));
+  auto n = exactIntegerRoot(numerator(c), d), m = exactIntegerRoot(denominator(c), d);
+  if (!n || !m) return std::nullopt;
+  Rat root(*n, *m), out = 1;
+  Rat base = numerator(e) > 0 ? root : Rat(1) / root;
+  for (BigInt i = 0; i < abs(numerator(e)); ++i) out *= base;
+  return out;
+}
+
 struct Atom;
 using AtomPtr = std::shared_ptr<const Atom>;
 
@@ -250,6 +281,8 @@ struct NormalForm::Impl {
           for (BigInt i = 0; i < abs(numerator(e)); ++i) ce *= base;
         } else if (c == 1) {
           ce = 1;
+        } else if (auto exact = m.factors.empty() ? exactRationalPower(c, e) : std::nullopt) {
+          ce = *exact;
         } else {
           return ofAtom(baseAtom(p, text), e);
         }

@@ -30,6 +30,10 @@ TermPtr opTerm(TermContext &tc, const Node &node, int output, const std::vector<
                const InputFn &input) {
   auto it = handlers().find(node.op);
   if (it == handlers().end()) throw Unsupported("no semantics for " + node.op);
+  auto storageOnly = [](const Value *v) { return v && v->type.dtype == DType::U64; };
+  if (std::any_of(node.inputs.begin(), node.inputs.end(), storageOnly) ||
+      std::any_of(node.outputs.begin(), node.outputs.end(), storageOnly))
+    throw Unsupported(node.op + " on a uint64 tensor (no op has semantics over uint64: Note [Storage-only dtypes])");
   OpEnv env{tc, node, output, index, input};
   return it->second(env);
 }

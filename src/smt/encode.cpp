@@ -203,7 +203,7 @@ z3::expr Encoder::compute(TermPtr t) {
   }
   DType od = t->args[0]->dtype;
   bool intOps = isIntegral(od) || od == DType::Bool;
-  bool unsignedOps = od == DType::U8;
+  bool unsignedOps = od == DType::U8 || od == DType::U64;
   switch (t->op) {
   case TOp::Lt: case TOp::Le: case TOp::Gt: case TOp::Ge: case TOp::Eq: case TOp::Ne: {
     z3::expr a = A(0), b = A(1);

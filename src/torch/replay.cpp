@@ -25,6 +25,7 @@ at::Tensor toTorch(const ConcreteTensor &c) {
   if (static_cast<int64_t>(c.values.size()) != n)
     throw ReplayError("a tensor of type " + c.type.str() + " needs " + std::to_string(n) + " values, got " +
                       std::to_string(c.values.size()));
+  if (c.type.dtype == DType::U64) throw ReplayError("LibTorch 1.13 has no uint64 (Note [Storage-only dtypes])");
   at::Tensor t = at::empty({n}, at::TensorOptions().dtype(at::kDouble));
   std::copy(c.values.begin(), c.values.end(), t.data_ptr<double>());
   return t.to(toTorchDType(c.type.dtype)).reshape(sizes).contiguous();

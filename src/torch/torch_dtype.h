@@ -22,6 +22,7 @@ inline c10::ScalarType toTorchDType(DType t) {
   case DType::BF16: return c10::ScalarType::BFloat16;
   case DType::F32: return c10::ScalarType::Float;
   case DType::F64: return c10::ScalarType::Double;
+  case DType::U64: break;  // LibTorch 1.13 has no uint64 (Note [Storage-only dtypes])
   }
   return c10::ScalarType::Undefined;
 }

@@ -9,7 +9,7 @@ from .errors import CaptureError
 _DTYPES = [
     ("bool", "bool"), ("uint8", "u8"), ("int8", "i8"), ("int16", "i16"), ("int32", "i32"),
     ("int64", "i64"), ("float16", "f16"), ("bfloat16", "bf16"), ("float32", "f32"),
-    ("float64", "f64"),
+    ("float64", "f64"), ("uint64", "u64"),  # uint64: torch >= 2.3 (flash attention's RNG state)
 ]
 DTYPE_NAMES = {}
 for _attr, _short in _DTYPES:
