@@ -141,6 +141,9 @@ const OpEntry kOps[] = {
     {R"(aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
     {R"(aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
     {R"(aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
+    // self gives only the dtype (and device): autograd's decompositions build buffers with these.
+    {R"(aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::NewFactory},
+    {R"(aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::NewFactory},
     {R"(aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::ScalarTensor},
     {R"(aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::LayerNorm},
     {R"(aten::native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor))", ShapeRule::LayerNormBackward},
@@ -183,8 +186,10 @@ const OpEntry kOps[] = {
     {R"(aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)", ShapeRule::Gather},
     {R"(aten::index_select(Tensor self, int dim, Tensor index) -> Tensor)", ShapeRule::IndexSelect},
     {R"(aten::one_hot(Tensor self, int num_classes=-1) -> Tensor)", ShapeRule::OneHot},
-    // torch >= 2.0's public op (torch 1.13 has only _scaled_dot_product_attention, with two outputs).
-    {R"(aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False) -> Tensor)", ShapeRule::Attention},
+    // torch >= 2.0's public op, with the keyword-only arguments of torch >= 2.5 (a graph that
+    // omits them gets their defaults); torch 1.13 has only _scaled_dot_product_attention.
+    // Semantics: src/sem/attention.cpp.
+    {R"(aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor)", ShapeRule::Attention},
     // ---- end of index ops
 };
 // clang-format on

@@ -43,6 +43,7 @@ enum class ShapeRule {
   ToDType,         // attr dtype required
   LikeFactory,     // shape of input 0, attr dtype (None = keep)
   Full,            // attr size, fill_value, dtype
+  NewFactory,      // new_full/new_zeros: attr size, dtype (None = input 0's)
   ScalarTensor,    // attr s, dtype
   Constant,        // prim::constant: outputs as declared, checked against the data length
   LayerNorm, LayerNormBackward,
@@ -52,7 +53,7 @@ enum class ShapeRule {
   Gather,          // shape of index, dtype of self
   IndexSelect,     // self with dim `dim` resized to index's numel (index of rank <= 1)
   OneHot,          // index shape + [num_classes], i64 (num_classes must be given)
-  Attention,       // query [..., L, E], value [..., S, Ev] -> [..., L, Ev]
+  Attention,       // query [..., L, E], key [..., S, E], value [..., S, Ev] -> [..., L, Ev]
 };
 
 struct OpInfo {

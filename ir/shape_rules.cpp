@@ -155,6 +155,41 @@ TensorType matmulType(const TensorType &a, const TensorType &b) {
   return {a.dtype, out};
 }
 
+// scaled_dot_product_attention: query [..., L, E], key [..., S, E], value
+// [..., S, Ev] -> [..., L, Ev], the leading dims broadcast as in matmul; a mask
+// (bool, or query's dtype) broadcasts to [..., L, S]. PyTorch raises for
+// is_causal with a mask. With enable_gqa the key/value heads (dim -3) may
+// divide the query's; the result keeps the query's leading dims.
+TensorType attentionType(const ShapeQuery &q) {
+  const TensorType &qt = input(q, 0), &k = input(q, 1), &v = input(q, 2);
+  const std::string op = "scaled_dot_product_attention: ";
+  if (qt.rank() < 2 || k.rank() < 2 || v.rank() < 2) fail(op + "query, key and value must have rank >= 2");
+  if (!isFloating(qt.dtype) || k.dtype != qt.dtype || v.dtype != qt.dtype)
+    fail(op + "query, key and value must have one floating dtype");
+  requireSameDim(qt.shape.back(), k.shape.back(), op + "the last dims of query and key differ");
+  requireSameDim(k.shape[k.shape.size() - 2], v.shape[v.shape.size() - 2], op + "key and value differ in length");
+  const Attribute &causal = attr(q, "is_causal"), &gqa = attr(q, "enable_gqa");
+  auto lead = [](const TensorType &t) { return Shape(t.shape.begin(), t.shape.end() - 2); };
+  Shape batch = lead(qt);
+  if (!(gqa.isBool() && gqa.asBool())) batch = broadcastShapes(broadcastShapes(batch, lead(k)), lead(v));
+  Shape scores = batch;
+  scores.push_back(qt.shape[qt.shape.size() - 2]);
+  scores.push_back(k.shape[k.shape.size() - 2]);
+  if (q.inputs.size() > 3 && q.inputs[3]) {
+    const TensorType &m = *q.inputs[3];
+    if (causal.isBool() && causal.asBool())
+      fail(op + "is_causal=true with an attn_mask (PyTorch raises: set one or the other)");
+    if (m.dtype != DType::Bool && m.dtype != qt.dtype)
+      fail(op + "attn_mask must be bool or " + std::string(dtypeName(qt.dtype)) + ", got " + std::string(dtypeName(m.dtype)));
+    if (m.rank() > static_cast<int64_t>(scores.size()) || broadcastShapes(scores, m.shape) != scores)
+      fail(op + "attn_mask " + shapeStr(m.shape) + " does not broadcast to the scores " + shapeStr(scores));
+  }
+  Shape out = batch;
+  out.push_back(qt.shape[qt.shape.size() - 2]);
+  out.push_back(v.shape.back());
+  return {qt.dtype, out};
+}
+
 Shape viewShape(const Shape &in, const std::vector<int64_t> &size) {
   Shape out;
   int inferred = -1;
@@ -453,6 +488,14 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     if (!d) fail("to.dtype needs a dtype");
     return {{*d, input(q, 0).shape}};
   }
+  case ShapeRule::NewFactory: {
+    Shape s;
+    for (int64_t d : intsAttr(q, "size")) {
+      if (d < 0) fail("negative size");
+      s.push_back(d);
+    }
+    return {{dtypeAttr(q).value_or(input(q, 0).dtype), s}};
+  }
   case ShapeRule::Full: {
     Shape s;
     for (int64_t d : intsAttr(q, "size")) {
@@ -551,14 +594,7 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     out.push_back(n);
     return {{DType::I64, out}};
   }
-  case ShapeRule::Attention: {
-    const TensorType &qt = input(q, 0), &k = input(q, 1), &v = input(q, 2);
-    if (qt.rank() < 2 || k.rank() != qt.rank() || v.rank() != qt.rank())
-      fail("scaled_dot_product_attention expects query, key, value of one rank >= 2");
-    Shape out = qt.shape;
-    out.back() = v.shape.back();
-    return {{qt.dtype, out}};
-  }
+  case ShapeRule::Attention: return {attentionType(q)};
   // ---- end of index ops
   }
   fail("unhandled shape rule");

@@ -27,15 +27,20 @@
 // - Inputs are the op's tensor arguments in schema order. An input typed
 //   `none` matches an absent optional operand; `_` matches any tensor; a type
 //   is unified with the operand's: `$T` binds the dtype, a symbol (N, D) binds
-//   that dim, a number must be equal.
+//   that dim, a number must be equal. `...` first in the dims matches any
+//   leading dims: `$T[..., L, E]` binds the last two dims at any rank >= 2.
 // - `{...}` after the inputs names EVERY non-tensor argument of the op: a
 //   literal is a guard (the definition applies only to calls with that value),
 //   `$name` binds the value, `[$a, 2]` binds list elements, `_` says the
-//   definition holds for any value. A call the header does not match is left
+//   definition holds for any value, `$name | v` binds the call's value or, when
+//   the call passes None, v (an optional argument's default). A call the header does not match is left
 //   alone (TemplateMismatch); several definitions of one op are tried in order.
 // - In the body, `$name` stands for a bound value in attributes and lists
 //   (`{dim=[$dim]}`, `{size=[$N, 1]}`), bound symbols in types are replaced by
 //   the call's dims, and `_` as a result type means "infer it".
+// - A number may be computed from bound values, in the header and the body:
+//   `rsqrt($E)`, `div(2.0, numel(%x))` (Note [Computed attributes] in
+//   text_parser.cpp).
 #pragma once
 
 #include <memory>

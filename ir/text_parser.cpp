@@ -1,5 +1,6 @@
 // Parser for .tvir (grammar in text_format.h).
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -85,7 +86,13 @@ public:
       t.text = "->";
       return t;
     }
-    if (std::string_view("()[]{},:=").find(c) != std::string_view::npos) {
+    if (text_.substr(pos_, 3) == "...") {  // leading dims of a type pattern (Note [Fusion templates])
+      for (int i = 0; i < 3; ++i) advance();
+      t.kind = Tok::Punct;
+      t.text = "...";
+      return t;
+    }
+    if (std::string_view("()[]{},:=|").find(c) != std::string_view::npos) {
       advance();
       t.kind = Tok::Punct;
       t.text = std::string(1, c);
@@ -294,7 +301,8 @@ private:
     if (a != binds_.end()) return a->second;
     auto d = dimBinds_.find(t.text);
     if (d != dimBinds_.end()) {
-      if (!d->second.isConcrete()) mismatch("$" + t.text + " is the symbolic dim " + d->second.str());
+      if (!d->second.isConcrete() && !unusedValue_) mismatch("$" + t.text + " is the symbolic dim " + d->second.str());
+      if (!d->second.isConcrete()) return int64_t{1};  // a default the call overrides
       return d->second.size();
     }
     fail(t, "parameter $" + t.text + " is not bound by the definition's header");
@@ -335,8 +343,17 @@ private:
     }
     Token open = tok_;
     expect("[");
+    // `...` first in a header type stands for the operand's leading dims, so the
+    // dims written after it bind the trailing ones at any rank.
+    if (isPunct("...")) {
+      Token dots = take();
+      if (!actual) fail(dots, "'...' is only allowed in the input types of a fusion definition's header");
+      size_t trailing = countTrailingDims();
+      if (actual->shape.size() < trailing) mismatch("rank differs");
+      out.shape.assign(actual->shape.begin(), actual->shape.end() - static_cast<std::ptrdiff_t>(trailing));
+      if (!isPunct("]")) expect(",");
+    }
     while (!isPunct("]")) {
-      Token at = tok_;
       size_t i = out.shape.size();
       const Dim *want = actual && i < actual->shape.size() ? &actual->shape[i] : nullptr;
       if (actual && !want) mismatch("rank differs");
@@ -357,7 +374,6 @@ private:
         fail(tok_, "expected a dimension, got " + describe(tok_));
       }
       if (want && out.shape.back() != *want) mismatch("dim " + std::to_string(i) + " differs");
-      (void)at;
       if (!isPunct("]")) expect(",");
     }
     take();
@@ -368,6 +384,17 @@ private:
       fail(open, e.message());
     }
     return out;
+  }
+
+  // How many dims follow up to the closing ']' (a look-ahead on a copy of the lexer).
+  size_t countTrailingDims() const {
+    Lexer probe = lex_;
+    size_t n = 0;
+    for (Token t = tok_; !(t.kind == Tok::Punct && t.text == "]"); t = probe.next()) {
+      if (t.kind == Tok::End) fail(t, "unexpected end of file in a type");
+      if (t.kind == Tok::Number || t.kind == Tok::Ident) ++n;
+    }
+    return n;
   }
 
   // `_` (a type left to inference) or a type.
@@ -407,6 +434,7 @@ private:
       if (t.text == "inf") return std::numeric_limits<double>::infinity();
       if (t.text == "nan") return std::numeric_limits<double>::quiet_NaN();
       if (auto d = parseDType(t.text)) return *d;
+      if (isPunct("(")) return computed(t);
       fail(t, "unknown attribute value '" + t.text + "' (strings are quoted)");
     }
     if (isPunct("[")) {
@@ -429,6 +457,48 @@ private:
     fail(tok_, "expected an attribute value, got " + describe(tok_));
   }
 
+  // Note [Computed attributes]
+  // A definition may compute a number from what the call binds, in double as
+  // ATen computes it: `rsqrt($E)` is 1.0 / std::sqrt(E), the default attention
+  // scale of sdp::calculate_scale; `div(2.0, numel(%x))` the mean factor of
+  // mse_loss_backward; `sqrt(a)` likewise. The value is a constant of the
+  // instantiated graph, so a proof sees exactly the double PyTorch uses (not,
+  // say, E^(-1/2) over the reals). numel of a symbolic shape does not match.
+  Attribute computed(const Token &fn) {
+    requireTemplate(fn);
+    expect("(");
+    if (fn.text == "numel") {
+      Token v = expectKind(Tok::ValueName, "a value such as %x");
+      auto it = scope_.find(v.text);
+      if (it == scope_.end()) fail(v, "use of undefined value '%" + v.text + "'");
+      auto n = numel(it->second->type.shape);
+      if (!n && !unusedValue_) mismatch("numel(%" + v.text + ") of a symbolic shape");
+      if (!n) return int64_t{1};  // a default the call overrides
+      expect(")");
+      return *n;
+    }
+    std::vector<double> args;
+    while (!isPunct(")")) {
+      Token at = tok_;
+      Attribute a = attrValue();
+      if (!(a.isInt() || a.isFloat())) fail(at, fn.text + " takes numbers, got " + a.str());
+      args.push_back(a.asDouble());
+      if (!isPunct(")")) expect(",");
+    }
+    take();
+    using Fn = double (*)(const std::vector<double> &);
+    static const std::map<std::string, std::pair<size_t, Fn>> kFunctions = {
+        {"rsqrt", {1, [](const std::vector<double> &a) { return 1.0 / std::sqrt(a[0]); }}},
+        {"sqrt", {1, [](const std::vector<double> &a) { return std::sqrt(a[0]); }}},
+        {"div", {2, [](const std::vector<double> &a) { return a[0] / a[1]; }}},
+    };
+    auto f = kFunctions.find(fn.text);
+    if (f == kFunctions.end()) fail(fn, "unknown function '" + fn.text + "' (known: rsqrt, sqrt, div, numel)");
+    if (args.size() != f->second.first)
+      fail(fn, fn.text + " takes " + std::to_string(f->second.first) + " argument(s), got " + std::to_string(args.size()));
+    return f->second.second(args);
+  }
+
   static Attribute listOf(const std::vector<Attribute> &items) {
     bool anyFloat = false;
     for (const auto &a : items) anyFloat = anyFloat || a.isFloat();
@@ -449,7 +519,20 @@ private:
       return;
     }
     if (tok_.kind == Tok::Param) {
-      bindAttr(take().text, actual);
+      std::string name = take().text;
+      // `$s | value`: binds $s to the call's argument, or to value when the
+      // call passes None (an optional argument's default, e.g. the attention scale).
+      if (isPunct("|")) {
+        take();
+        // Read (and, unless the call passes None, ignore) the default: a symbolic
+        // dim it would compute with must not reject a call that gives a value.
+        unusedValue_ = !actual.isNone();
+        Attribute fallback = attrValue();
+        unusedValue_ = false;
+        bindAttr(name, actual.isNone() ? fallback : actual);
+        return;
+      }
+      bindAttr(name, actual);
       return;
     }
     if (isPunct("[") ) {
@@ -704,6 +787,7 @@ private:
   const TemplateCall *call_ = nullptr;
   std::map<std::string, Attribute> binds_;
   std::map<std::string, Dim> dimBinds_;
+  bool unusedValue_ = false;  // reading a `$s | default` whose default the call overrides
 };
 
 }  // namespace

@@ -22,9 +22,9 @@ std::optional<double> fillValue(const Node &n) {
     if (!a.isScalar()) return std::nullopt;
     return a.asDouble();
   };
-  if (n.op == "aten::full" || n.op == "aten::full_like") return numeric(n.attr("fill_value"));
+  if (n.op == "aten::full" || n.op == "aten::full_like" || n.op == "aten::new_full") return numeric(n.attr("fill_value"));
   if (n.op == "aten::ones_like" || n.op == "aten::ones") return 1.0;
-  if (n.op == "aten::zeros_like" || n.op == "aten::zeros") return 0.0;
+  if (n.op == "aten::zeros_like" || n.op == "aten::zeros" || n.op == "aten::new_zeros") return 0.0;
   if (n.op == "aten::scalar_tensor") return numeric(n.attr("s"));
   // fill (make_fx's reading of fill_) overwrites every element: its operand,
   // often an uninitialized empty_like, is never read.

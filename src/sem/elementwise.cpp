@@ -175,6 +175,8 @@ void addElementwise(HandlerTable &t) {
   t["aten::zeros"] = [](OpEnv &e) { return fillLike(e, 0); };
   t["aten::ones"] = [](OpEnv &e) { return fillLike(e, 1); };
   t["aten::full"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
+  t["aten::new_full"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
+  t["aten::new_zeros"] = [](OpEnv &e) { return fillLike(e, 0); };
   t["aten::scalar_tensor"] = [](OpEnv &e) { return e.scalar("s", outDType(e)); };
 
   t["aten::add.Tensor"] = [](OpEnv &e) { return binaryArith(e, TOp::Add, false); };

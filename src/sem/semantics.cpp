@@ -17,6 +17,7 @@ const HandlerTable &handlers() {
     addMatmul(t);
     addComposite(t);
     addIndex(t);
+    addAttention(t);
     return t;
   }();
   return table;

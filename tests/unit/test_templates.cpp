@@ -1,6 +1,7 @@
 // The .tvir grammar for fusion definitions (Note [Fusion templates]).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "ir/diagnostic.h"
@@ -81,4 +82,53 @@ graph @my::f(%x: _) -> (_) {
             .find("p.tvir:2:") != std::string::npos);
   CHECK(errorOf([] { parseModule("graph @g(%x: _) -> (f32[2]) {\n  return %x\n}\n", "p.tvir"); })
             .find("only allowed in a fusion definition") != std::string::npos);
+}
+
+TEST_CASE("'...' binds trailing dims at any rank; '$s | v' gives a None argument its default") {
+  Module m = parseModule(R"(op my::scaled(Tensor x, Tensor? m, float? s=None) -> Tensor
+graph @my::scaled(%x: $T[..., E], %m: bool[...]) {s=$s | rsqrt($E)} -> (_) {
+  %y: _ = aten::mul.Scalar(%x) {other=$s}
+  %z: _ = aten::mul.Scalar(%y) {other=div(2.0, numel(%x))}
+  return %z
+}
+graph @my::scaled(%x: $T[..., E], %m: bool[...]) {s=$s | rsqrt($E)} -> (_) {
+  %y: _ = aten::mul.Scalar(%x) {other=$s}
+  return %y
+}
+)", "d.tvir");
+  OpResolver ops;
+  for (const auto &[n, s] : m.customOps) ops.declare(s);
+  TensorType x3{DType::F32, {2, 3, 8}}, x1{DType::F32, {9}}, mask{DType::Bool, {3, 8}};
+  AttributeMap none{{"s", NoneValue{}}}, given{{"s", 0.5}};
+  auto scaleOf = [&](const TensorType &x, const TensorType &mk, const AttributeMap &a) {
+    TemplateCall call{{&x, &mk}, &a, {x}};
+    auto g = instantiateTemplate(m.templates[0], call, ops);
+    return std::make_pair(g->nodes()[0]->attr("other").asDouble(), g->nodes()[1]->attr("other").asDouble());
+  };
+  // The doubles ATen computes: 1.0 / std::sqrt(8), 2.0 / 48.
+  CHECK(scaleOf(x3, mask, none) == std::make_pair(1.0 / std::sqrt(8.0), 2.0 / 48));
+  CHECK(scaleOf(x3, mask, given) == std::make_pair(0.5, 2.0 / 48));
+  CHECK(scaleOf(x1, mask, none) == std::make_pair(1.0 / 3.0, 2.0 / 9));
+  // '...' still checks the dtype, and a symbolic dim cannot be computed with.
+  TensorType fmask{DType::F32, {3, 8}}, sym{DType::F32, {2, Dim::symbol("E")}};
+  TemplateCall wrongMask{{&x3, &fmask}, &none, {x3}}, symbolic{{&sym, &mask}, &none, {sym}};
+  CHECK_THROWS_AS(instantiateTemplate(m.templates[0], wrongMask, ops), TemplateMismatch);
+  CHECK_THROWS_AS(instantiateTemplate(m.templates[1], symbolic, ops), TemplateMismatch);
+  // A given scale does not need the default: a symbolic E then matches.
+  TemplateCall symbolicGiven{{&sym, &mask}, &given, {sym}};
+  CHECK(instantiateTemplate(m.templates[1], symbolicGiven, ops)->nodes()[0]->attr("other").asDouble() == 0.5);
+  // '...' belongs to header types; functions must be known.
+  CHECK(errorOf([&] { parseModule("graph @g(%x: f32[..., 2]) -> (f32[2]) {\n  return %x\n}\n", "p.tvir"); })
+            .find("only allowed in the input types of a fusion definition") != std::string::npos);
+  Module bad = parseModule(R"(op my::f(Tensor x) -> Tensor
+graph @my::f(%x: _) -> (_) {
+  %y: _ = aten::mul.Scalar(%x) {other=cbrt(2)}
+  return %y
+}
+)", "d.tvir");
+  TensorType t{DType::F32, {3}};
+  AttributeMap noAttrs;
+  TemplateCall call{{&t}, &noAttrs, {t}};
+  CHECK(errorOf([&] { instantiateTemplate(bad.templates[0], call, ops); }).find("unknown function 'cbrt'") !=
+        std::string::npos);
 }
