@@ -86,9 +86,9 @@ def write_pair(out, name, reference, production, note):
 
 # ---- the math forms (reference side) -------------------------------------------------------
 
-def scores(q, k, scale, shift=0.0):
+def scores(q, k, scale):
     s = (1.0 / q.shape[-1] ** 0.5) if scale is None else scale
-    return (q @ k.transpose(-2, -1)) * (s + shift)
+    return (q @ k.transpose(-2, -1)) * s
 
 
 def math_attention(q, k, v, scale=None, causal=False, mask=None, bug_scale=0.0, bug_diagonal=0):
@@ -98,7 +98,7 @@ def math_attention(q, k, v, scale=None, causal=False, mask=None, bug_scale=0.0, 
     The head dims E below are perfect squares, so that 1/sqrt(E) is exact as a double.)"""
     L, S = q.shape[-2], k.shape[-2]
     s = 1.0 / q.shape[-1] ** 0.5 if scale is None else scale
-    x = (q @ k.transpose(-2, -1)) * (s + bug_scale)
+    x = scores(q, k, s + bug_scale)
     if causal:
         mask = torch.ones(L, S, dtype=torch.bool, device=q.device).tril(diagonal=bug_diagonal)
     if mask is not None:
@@ -106,13 +106,32 @@ def math_attention(q, k, v, scale=None, causal=False, mask=None, bug_scale=0.0, 
     return torch.softmax(x, -1) @ v
 
 
-def math_lse(q, k, scale=None):
-    return torch.logsumexp(scores(q, k, scale), -1)
+def math_lse(q, k, scale=None, causal=False):
+    x = scores(q, k, scale)
+    if causal:
+        L, S = q.shape[-2], k.shape[-2]
+        x = x.masked_fill(~torch.ones(L, S, dtype=torch.bool, device=q.device).tril(), float("-inf"))
+    return torch.logsumexp(x, -1)
 
 
 def vjp(f, primals, g):
     outs = f(*primals)
     return torch.autograd.grad(outs, primals, g)
+
+
+def forward_and_backward(out, name, tag, qkv, g, ref_fwd, prod_fwd, prod_bwd, ref_attention, what):
+    """Two pairs: NAME_TAG (the fused forward's output and log-sum-exp against ref_fwd) and
+    NAME_backward_TAG (the fused backward's gradients against autograd through ref_attention)."""
+    grads_of = tuple(t.clone().requires_grad_() for t in qkv)
+
+    def ref_bwd(q, k, v, g):
+        return vjp(ref_attention, (q, k, v), g)
+
+    return [write_pair(out, "%s_%s" % (name, tag), traced(ref_fwd, qkv), traced(prod_fwd, qkv),
+                       "%s against the math form" % what),
+            write_pair(out, "%s_backward_%s" % (name, tag), traced(ref_bwd, grads_of + (g,)),
+                       traced(prod_bwd, qkv + (g,)),
+                       "%s backward against autograd through the math form" % what)]
 
 
 # ---- the cases -----------------------------------------------------------------------------
@@ -125,31 +144,22 @@ def cpu_flash_cases(out):
     g = torch.randn(B, H, L, E, dtype=torch.float64)
     for scale, tag in ((None, "scale_none"), (0.3, "scale_0.3")):
         def prod_fwd(q, k, v, scale=scale):
-            o, lse = aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, False, scale=scale)
-            return o, lse
-
-        def ref_fwd(q, k, v, scale=scale):
-            return math_attention(q, k, v, scale), math_lse(q, k, scale)
-
-        rows.append(write_pair(out, "flash_cpu_%s" % tag, traced(ref_fwd, (q, k, v)), traced(prod_fwd, (q, k, v)),
-                               "_scaled_dot_product_flash_attention_for_cpu against the math form"))
+            return aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, False, scale=scale)
 
         def prod_bwd(q, k, v, g, scale=scale):
             o, lse = aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, False, scale=scale)
             return aten._scaled_dot_product_flash_attention_for_cpu_backward(g, q, k, v, o, lse, 0.0, False,
                                                                              scale=scale)
 
-        def ref_bwd(q, k, v, g, scale=scale, bug=0.0):
-            return vjp(lambda a, b, c: math_attention(a, b, c, scale, bug_scale=bug), (q, k, v), g)
-
-        qr, kr, vr = (t.clone().requires_grad_() for t in (q, k, v))
-        rows.append(write_pair(out, "flash_cpu_backward_%s" % tag, traced(ref_bwd, (qr, kr, vr, g)),
-                               traced(prod_bwd, (q, k, v, g)),
-                               "_scaled_dot_product_flash_attention_for_cpu_backward against autograd "
-                               "through the math form"))
+        rows += forward_and_backward(out, "flash_cpu", tag, (q, k, v), g,
+                                     lambda q, k, v, s=scale: (math_attention(q, k, v, s), math_lse(q, k, s)),
+                                     prod_fwd, prod_bwd, lambda a, b, c, s=scale: math_attention(a, b, c, s),
+                                     "_scaled_dot_product_flash_attention_for_cpu")
         if scale is not None:
+            qr, kr, vr = (t.clone().requires_grad_() for t in (q, k, v))
             rows.append(write_pair(out, "flash_cpu_backward_%s__bug_scale" % tag,
-                                   traced(lambda *a: ref_bwd(*a, bug=1e-3), (qr, kr, vr, g)),
+                                   traced(lambda q, k, v, g: vjp(lambda a, b, c: math_attention(
+                                       a, b, c, scale, bug_scale=1e-3), (q, k, v), g), (qr, kr, vr, g)),
                                    traced(prod_bwd, (q, k, v, g)),
                                    "planted bug: the reference's scale is 0.301"))
     return rows
@@ -158,10 +168,9 @@ def cpu_flash_cases(out):
 def cuda_efficient_cases(out):
     rows = []
     torch.manual_seed(0)
-    dev = "cuda"
     for T in (17, 32):
         B, H, E = 2, 2, 16
-        q, k, v, g = (torch.randn(B, H, T, E, device=dev) for _ in range(4))
+        q, k, v, g = (torch.randn(B, H, T, E, device="cuda") for _ in range(4))
         o, lse, seed, off = aten._scaled_dot_product_efficient_attention(q, k, v, None, True, 0.0, False)
         padding = "efficient attention T=%d: lse shape %s, padding entries %s" % (
             T, tuple(lse.shape), torch.unique(lse[..., T:]).tolist() if lse.shape[-1] > T else "none")
@@ -173,26 +182,15 @@ def cuda_efficient_cases(out):
             o, lse, _, _ = aten._scaled_dot_product_efficient_attention(q, k, v, None, True, 0.0, False)
             return o, lse[..., :q.shape[-2]]
 
-        def ref_fwd(q, k, v):
-            return math_attention(q, k, v), math_lse(q, k)
-
-        rows.append(write_pair(out, "efficient_cuda_T%d" % T, traced(ref_fwd, (q, k, v)), traced(prod_fwd, (q, k, v)),
-                               "_scaled_dot_product_efficient_attention against the math form"))
-
         def prod_bwd(q, k, v, g):
             o, lse, seed, off = aten._scaled_dot_product_efficient_attention(q, k, v, None, True, 0.0, False)
             gq, gk, gv, _ = aten._scaled_dot_product_efficient_attention_backward(
                 g, q, k, v, None, o, lse, seed, off, 0.0, [True, True, True, False], False)
             return gq, gk, gv
 
-        def ref_bwd(q, k, v, g):
-            return vjp(lambda a, b, c: math_attention(a, b, c), (q, k, v), g)
-
-        qr, kr, vr = (t.clone().requires_grad_() for t in (q, k, v))
-        rows.append(write_pair(out, "efficient_cuda_backward_T%d" % T, traced(ref_bwd, (qr, kr, vr, g)),
-                               traced(prod_bwd, (q, k, v, g)),
-                               "_scaled_dot_product_efficient_attention_backward against autograd through "
-                               "the math form"))
+        rows += forward_and_backward(out, "efficient_cuda", "T%d" % T, (q, k, v), g,
+                                     lambda q, k, v: (math_attention(q, k, v), math_lse(q, k)),
+                                     prod_fwd, prod_bwd, math_attention, "_scaled_dot_product_efficient_attention")
     return rows
 
 
@@ -206,30 +204,18 @@ def cuda_flash_cases(out):
             r = aten._scaled_dot_product_flash_attention(q, k, v, 0.0, causal, False)
             return r[0], r[1]
 
-        def ref_fwd(q, k, v, causal=causal):
-            o = math_attention(q.float(), k.float(), v.float(), causal=causal).to(q.dtype)
-            x = scores(q.float(), k.float(), None)
-            if causal:
-                x = x.masked_fill(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), float("-inf"))
-            return o, torch.logsumexp(x, -1)
-
-        tag = "causal" if causal else "full"
-        rows.append(write_pair(out, "flash_cuda_%s" % tag, traced(ref_fwd, (q, k, v)), traced(prod_fwd, (q, k, v)),
-                               "_scaled_dot_product_flash_attention (f16) against the math form in f32"))
-
         def prod_bwd(q, k, v, g, causal=causal):
             r = aten._scaled_dot_product_flash_attention(q, k, v, 0.0, causal, False)
             return aten._scaled_dot_product_flash_attention_backward(
                 g, q, k, v, r[0], r[1], r[2], r[3], r[4], r[5], 0.0, causal, r[6], r[7])
 
-        def ref_bwd(q, k, v, g, causal=causal):
-            return vjp(lambda a, b, c: math_attention(a, b, c, causal=causal), (q, k, v), g)
+        def ref_fwd(q, k, v, causal=causal):  # the kernel computes in f32
+            o = math_attention(q.float(), k.float(), v.float(), causal=causal).to(q.dtype)
+            return o, math_lse(q.float(), k.float(), causal=causal)
 
-        qr, kr, vr = (t.clone().requires_grad_() for t in (q, k, v))
-        rows.append(write_pair(out, "flash_cuda_backward_%s" % tag, traced(ref_bwd, (qr, kr, vr, g)),
-                               traced(prod_bwd, (q, k, v, g)),
-                               "_scaled_dot_product_flash_attention_backward (f16) against autograd "
-                               "through the math form"))
+        rows += forward_and_backward(out, "flash_cuda", "causal" if causal else "full", (q, k, v), g, ref_fwd,
+                                     prod_fwd, prod_bwd, lambda a, b, c, c_=causal: math_attention(a, b, c, causal=c_),
+                                     "_scaled_dot_product_flash_attention (f16)")
     return rows
 
 
