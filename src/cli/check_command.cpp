@@ -33,6 +33,9 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
                "Benchmark baseline, not for use: no structural matching, each output's whole graph in one "
                "Z3 query, bounded by --timeout (give --rlimit 0 for no per-query limit)")
       ->group("Benchmark baselines");
+  cmd.add_flag("--no-cut-points", options.noCutPoints,
+               "Benchmark baseline: do not merge intermediate values proven equal before deciding outputs")
+      ->group("Benchmark baselines");
 }
 
 namespace {
@@ -74,6 +77,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.solverMemoryMB = engine.solverMemoryMB;
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
+    checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
     {
       auto started = std::chrono::steady_clock::now();
       Watchdog watchdog(engine.timeout, [&] {

@@ -70,6 +70,7 @@ struct EngineOptions {
   unsigned solverMemoryMB = 4096;  // --solver-memory, MiB per Z3 query
   bool selfCheck = false;     // --self-check
   bool monolithic = false;    // --monolithic: the benchmark baseline
+  bool noCutPoints = false;   // --no-cut-points: measure what cut points bring
 };
 void addEngineOptions(CLI::App &cmd, EngineOptions &options);
 

@@ -1,5 +1,6 @@
 #include "src/eval/concrete.h"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -252,53 +253,79 @@ std::vector<long long> unflatten(const Shape &shape, size_t flat) {
   return idx;
 }
 
+namespace {
+
+// Evaluates every output of `node` into `values`, its operands' values already there.
+void evaluateNode(const Node &n, Precision precision, std::map<const Value *, EvalTensor> &values) {
+  const Node *node = &n;
+  std::vector<const EvalTensor *> operands;
+  for (const Value *v : node->inputs) operands.push_back(v ? &values.at(v) : nullptr);
+  for (size_t o = 0; o < node->outputs.size(); ++o) {
+    const Value *out = node->outputs[o];
+    EvalTensor result{out->type, {}};
+    std::vector<int64_t> shape = dims(out->type.shape);
+    sem::TermContext tc;
+    std::vector<IndexExpr> idx;
+    std::vector<int> vars;
+    for (const Dim &d : out->type.shape) {
+      vars.push_back(tc.vars.fresh(d, "i"));
+      idx.push_back(IndexExpr::var(vars.back()));
+    }
+    TermPtr term;
+    try {
+      term = sem::opTerm(tc, *node, static_cast<int>(o), idx, [&](int k, const std::vector<IndexExpr> &at) {
+        const Value *v = node->inputs.at(k);
+        return tc.read(k, at, v->type.dtype);
+      });
+    } catch (const sem::Unsupported &e) {
+      throw EvalError(e.what());
+    }
+    NodeEvaluator ev(tc, precision, operands);
+    auto total = numel(out->type.shape).value_or(0);
+    result.values.resize(static_cast<size_t>(total));
+    for (int64_t flat = 0; flat < total; ++flat) {
+      int64_t rest = flat;
+      for (size_t d = shape.size(); d-- > 0;) {
+        ev.setVar(vars[d], rest % shape[d]);
+        rest /= shape[d];
+      }
+      ev.newElement();
+      result.values[static_cast<size_t>(flat)] = ev.eval(term);
+    }
+    values[out] = std::move(result);
+  }
+}
+
+}  // namespace
+
 std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTensor> &inputs, Precision precision,
                                       std::map<const Value *, EvalTensor> *trace) {
   std::map<const Value *, EvalTensor> values;
   if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
-  for (const auto &node : g.nodes()) {
-    std::vector<const EvalTensor *> operands;
-    for (const Value *v : node->inputs) operands.push_back(v ? &values.at(v) : nullptr);
-    for (size_t o = 0; o < node->outputs.size(); ++o) {
-      const Value *out = node->outputs[o];
-      EvalTensor result{out->type, {}};
-      std::vector<int64_t> shape = dims(out->type.shape);
-      sem::TermContext tc;
-      std::vector<IndexExpr> idx;
-      std::vector<int> vars;
-      for (const Dim &d : out->type.shape) {
-        vars.push_back(tc.vars.fresh(d, "i"));
-        idx.push_back(IndexExpr::var(vars.back()));
-      }
-      TermPtr term;
-      try {
-        term = sem::opTerm(tc, *node, static_cast<int>(o), idx, [&](int k, const std::vector<IndexExpr> &at) {
-          const Value *v = node->inputs.at(k);
-          return tc.read(k, at, v->type.dtype);
-        });
-      } catch (const sem::Unsupported &e) {
-        throw EvalError(e.what());
-      }
-      NodeEvaluator ev(tc, precision, operands);
-      auto total = numel(out->type.shape).value_or(0);
-      result.values.resize(static_cast<size_t>(total));
-      for (int64_t flat = 0; flat < total; ++flat) {
-        int64_t rest = flat;
-        for (size_t d = shape.size(); d-- > 0;) {
-          ev.setVar(vars[d], rest % shape[d]);
-          rest /= shape[d];
-        }
-        ev.newElement();
-        result.values[static_cast<size_t>(flat)] = ev.eval(term);
-      }
-      values[out] = std::move(result);
-    }
-  }
+  for (const auto &node : g.nodes()) evaluateNode(*node, precision, values);
   std::vector<EvalTensor> outs;
   for (const Value *v : g.outputs()) outs.push_back(values.at(v));
   if (trace) *trace = std::move(values);
   return outs;
+}
+
+std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::vector<EvalTensor> &inputs,
+                                                    Precision precision) {
+  std::map<const Value *, EvalTensor> values;
+  if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
+  for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
+  for (const auto &node : g.nodes()) {
+    bool operandsKnown = std::all_of(node->inputs.begin(), node->inputs.end(),
+                                     [&](const Value *v) { return !v || values.count(v); });
+    if (!operandsKnown) continue;
+    try {
+      evaluateNode(*node, precision, values);
+    } catch (const std::exception &) {  // EvalError, or sem::Unsupported from an element
+      for (const Value *out : node->outputs) values.erase(out);  // none half-evaluated
+    }
+  }
+  return values;
 }
 
 }  // namespace torchtv::eval

@@ -37,6 +37,12 @@ public:
 std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTensor> &inputs, Precision precision,
                                       std::map<const Value *, EvalTensor> *trace = nullptr);
 
+// Every value of `g` that can be evaluated: a node whose op has no semantics
+// here, or that reads such a value, is left out (the cut-point search uses
+// what it gets). Throws EvalError only for unusable inputs.
+std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::vector<EvalTensor> &inputs,
+                                                    Precision precision);
+
 // Row-major multi-index of a flat offset.
 std::vector<long long> unflatten(const Shape &shape, size_t flat);
 

@@ -13,7 +13,7 @@ bool isBitwiseCommutative(const Node &n) {
          n.op == "aten::logical_and" || n.op == "aten::logical_or" || n.op == "aten::logical_xor";
 }
 
-void ValueNumbering::addGraph(const Graph &g) {
+void ValueNumbering::addGraph(const Graph &g, const std::unordered_map<const Value *, const Value *> *sameAs) {
   for (size_t i = 0; i < g.inputs().size(); ++i) numbers_[g.inputs()[i]] = static_cast<int>(i);
   numInputs_ = std::max(numInputs_, g.inputs().size());
 
@@ -32,6 +32,9 @@ void ValueNumbering::addGraph(const Graph &g) {
       auto [it, inserted] =
           table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));
       numbers_[out] = it->second;
+      if (!sameAs) continue;
+      auto cut = sameAs->find(out);
+      if (cut != sameAs->end()) numbers_[out] = numbers_.at(cut->second);
     }
   }
 }

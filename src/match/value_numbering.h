@@ -22,7 +22,9 @@ namespace torchtv {
 class ValueNumbering {
 public:
   // Numbers every value of `g`. Call once per graph; inputs are bound by position.
-  void addGraph(const Graph &g);
+  // `sameAs` (optional) maps values of `g` to values numbered before, whose
+  // number they take instead of their own (Note [Cut points]).
+  void addGraph(const Graph &g, const std::unordered_map<const Value *, const Value *> *sameAs = nullptr);
 
   int number(const Value *v) const { return numbers_.at(v); }
   bool has(const Value *v) const { return numbers_.count(v) != 0; }

@@ -71,6 +71,8 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
         {"seconds", r.stats.seconds},
         {"distinct_proofs", r.stats.distinctProofs},
         {"cache_hits", r.stats.cacheHits},
+        {"cut_points", r.stats.cutPoints},
+        {"cut_point_attempts", r.stats.cutPointAttempts},
         {"solver_queries", r.stats.solverQueries}}},
       {"self_check", r.selfCheck ? json{{"ran", r.selfCheck->ran},
                                         {"agreed", r.selfCheck->agreed},

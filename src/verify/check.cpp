@@ -10,6 +10,7 @@
 #include "src/match/divergence.h"
 #include "src/match/value_numbering.h"
 #include "src/normalize/normalize.h"
+#include "src/verify/cut_points.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
@@ -44,8 +45,8 @@ Site siteOf(const Node &n) {
 // Note [Levels of rewrites]: an output equal only through a value that
 // normalization produced at level real (an expanded ATen composite, whose
 // kernel may round differently from its definition) is at most `real`.
-// Per output of g: does its cone (a node's outputs and operands) hold a
-// real-level value? One pass in topological order for all outputs.
+// Per output of g: does its cone (a node's outputs and operands) hold one of
+// `real`? One pass in topological order for all outputs.
 std::vector<bool> outputsWithRealCone(const Graph &g, const std::unordered_set<const Value *> &real) {
   std::vector<bool> out(g.outputs().size(), false);
   if (real.empty()) return out;
@@ -200,6 +201,12 @@ size_t decideAllMonolithic(const Graph &origRef, const Graph &origProd, const Gr
   return queries;
 }
 
+bool someOutputDiffers(const Graph &ref, const Graph &prod, const ValueNumbering &vn) {
+  for (size_t i = 0; i < ref.outputs().size(); ++i)
+    if (vn.number(ref.outputs()[i]) != vn.number(prod.outputs()[i])) return true;
+  return false;
+}
+
 }  // namespace
 
 CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
@@ -224,9 +231,35 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   raw.addGraph(origRef);
   raw.addGraph(origProd);
 
+  ProverLimits limits;
+  limits.rlimit = options.rlimit;
+  limits.memoryMB = options.solverMemoryMB;
+  if (options.timeoutSeconds > 0)
+    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options.timeoutSeconds));
+
   ValueNumbering vn;
   vn.addGraph(ref);
   vn.addGraph(prod);
+  CutPoints cuts;
+  if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
+      someOutputDiffers(ref, prod, vn)) {
+    cuts = findCutPoints(ref, prod, limits);
+    if (!cuts.cuts.empty()) {
+      vn = ValueNumbering();
+      vn.addGraph(ref);
+      vn.addGraph(prod, &cuts.sameAs);
+    }
+  }
+  // Note [Cut points]: both sides of a real cut are real-level values.
+  for (const CutPoint &c : cuts.cuts) {
+    if (c.level != Level::Real) continue;
+    refNorm.realValues.insert(c.reference);
+    prodNorm.realValues.insert(c.production);
+  }
+  std::unordered_set<const Value *> cutValues;
+  for (const CutPoint &c : cuts.cuts) cutValues.insert(c.production);
+  std::vector<bool> throughCut = outputsWithRealCone(prod, cutValues);
   auto refNumbers = numbersOf(ref, vn), prodNumbers = numbersOf(prod, vn);
   std::vector<bool> refReal = outputsWithRealCone(ref, refNorm.realValues),
                     prodReal = outputsWithRealCone(prod, prodNorm.realValues);
@@ -264,6 +297,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
         out.level = Level::Real;
         out.reason = reasons::kStructurallyEqualReal;
       }
+      if (throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
     } else {
       out.verdict = Verdict::Unknown;
       out.reason = reasons::kNoStructuralMatch;
@@ -283,14 +317,8 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   for (int n : refNumbers)
     if (prodNumbers.count(n)) shared.insert(n);
   RegionInputs regionInputs{ref, prod, vn, shared};
-  ProverLimits limits;
-  limits.rlimit = options.rlimit;
-  limits.memoryMB = options.solverMemoryMB;
-  if (options.timeoutSeconds > 0)
-    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(options.timeoutSeconds));
   Prover prover(regionInputs, limits);
-  std::set<std::string> assumptions;
+  std::set<std::string> assumptions = cuts.assumptions;
   size_t monolithicQueries = 0;
   if (options.strategy == Strategy::Monolithic)
     monolithicQueries = decideAllMonolithic(origRef, origProd, ref, prod, vn, pending, options, limits.deadline, result);
@@ -300,6 +328,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   // about an ATen composite expanded at level real (Note [Levels of rewrites]).
   for (size_t i : pending) {
     OutputResult &out = result.outputs[i];
+    if (out.verdict == Verdict::Equivalent && throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
     if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && realInCone(i)) {
       out.level = Level::Real;
       out.reason += std::string("; ") + reasons::kStructurallyEqualReal;
@@ -317,9 +346,11 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent)
     result.selfCheck = selfCheck(ref, prod, result);
   applyRequirement(result, options.require);
-  result.stats.distinctProofs = prover.distinctProofs();
-  result.stats.cacheHits = prover.cacheHits();
-  result.stats.solverQueries = prover.solverQueries() + monolithicQueries;
+  result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
+  result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;
+  result.stats.solverQueries = prover.solverQueries() + monolithicQueries + cuts.solverQueries;
+  result.stats.cutPoints = cuts.cuts.size();
+  result.stats.cutPointAttempts = cuts.attempts;
 
   result.stats.referenceNodes = origRef.nodes().size();
   result.stats.productionNodes = origProd.nodes().size();

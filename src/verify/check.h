@@ -12,6 +12,9 @@ enum class Normalization { On, Off };
 enum class SelfCheckMode { Off, On };
 // Monolithic: the benchmark baseline, no structural matching (Note [Monolithic baseline]).
 enum class Strategy { Structural, Monolithic };
+// On: intermediate values proven equal are merged before outputs are decided
+// (Note [Cut points]); Off: only for measuring what they bring.
+enum class CutPointSearch { On, Off };
 
 struct CheckOptions {
   RequiredLevel require = RequiredLevel::Real;
@@ -24,6 +27,7 @@ struct CheckOptions {
   unsigned solverMemoryMB = 4096;  // per solver query, 0: none (smt::kDefaultSolverMemoryMB)
   SelfCheckMode selfCheck = SelfCheckMode::Off;
   Strategy strategy = Strategy::Structural;
+  CutPointSearch cutPoints = CutPointSearch::On;
 };
 
 // Compares reference and production output by output. Throws InputError when

@@ -34,7 +34,7 @@ smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt:
   smt::QueryOptions o;
   o.rlimit = limits_.rlimit;
   o.memoryMB = limits_.memoryMB;
-  o.deadlineSeconds = std::min(10.0, secondsLeft(limits_));
+  o.deadlineSeconds = std::min(limits_.querySeconds, secondsLeft(limits_));
   if (o.deadlineSeconds <= 0) return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
   ++queries_;
   return smt::proveEqual(tc, r.reference, r.production, arith, o);
@@ -45,7 +45,7 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
   sem::TermContext tc;
   Region r;
   try {
-    r = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Bitwise);
+    r = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Bitwise, limits_.maxRegionTerms);
   } catch (const sem::Unsupported &e) {
     return std::string("bitwise: ") + e.what();
   }
@@ -64,28 +64,43 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
   return std::string("bitwise not decided");
 }
 
-ProofOutcome Prover::prove(const Value *a, const Value *b) {
+// Note [Memo of widened proofs]
+bool Prover::sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) {
+  if (!cached.proven || cached.provenAt == Frontier::Matched) return true;
+  sem::TermContext tc;
+  try {
+    return buildRegion(tc, in_, a, b, cached.provenAt, RegionMode::Real, limits_.maxRegionTerms).key ==
+           cached.widenedKey;
+  } catch (const sem::Unsupported &) {
+    return false;
+  }
+}
+
+ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
   sem::TermContext tc;
   Region real;
   try {
-    real = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Real);
+    real = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Real, limits_.maxRegionTerms);
   } catch (const sem::Unsupported &e) {
     ProofOutcome o;
     o.reason = std::string(reasons::kNotProven) + ": " + e.what();
     return o;
   }
-  auto it = cache_.find(real.key);
-  if (it != cache_.end()) {
+  // The outcome of a narrower search is no answer for a wider one.
+  std::string key = std::to_string(static_cast<int>(widening)) + real.key;
+  auto it = cache_.find(key);
+  if (it != cache_.end() && sameWidenedRegion(it->second, a, b)) {
     ++hits_;
     return it->second;
   }
   ++proofs_;
-  ProofOutcome o = proveUncached(tc, real, a, b);
-  cache_.emplace(real.key, o);
+  ProofOutcome o = proveUncached(tc, real, a, b, widening);
+  cache_.insert_or_assign(std::move(key), o);
   return o;
 }
 
-ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b) {
+ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
+                                   Widening widening) {
   ProofOutcome out;
   auto bitwise = bitwiseFailure(a, b);
   if (!bitwise) {
@@ -99,13 +114,16 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
   // on the smallest region, then up to matrix products, then on the whole cone
   // (Note [Widening the frontier]).
   std::string lastKey = real.key;
-  for (Frontier f : {Frontier::Matched, Frontier::MatmulOutputs, Frontier::Inputs}) {
+  std::vector<Frontier> ladder = {Frontier::Matched, Frontier::MatmulOutputs, Frontier::Inputs};
+  if (widening == Widening::AroundProducts)
+    ladder = {Frontier::Matched, Frontier::MatmulOutputs, Frontier::ThroughProducts, Frontier::ThroughViews};
+  for (Frontier f : ladder) {
     sem::TermContext local;
     sem::TermContext &ctx = f == Frontier::Matched ? tc : local;
     Region r = real;
     if (f != Frontier::Matched) {
       try {
-        r = buildRegion(ctx, in_, a, b, f, RegionMode::Real);
+        r = buildRegion(ctx, in_, a, b, f, RegionMode::Real, limits_.maxRegionTerms);
       } catch (const sem::Unsupported &e) {
         notes.push_back(e.what());
         continue;
@@ -124,6 +142,8 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         out.level = Level::Real;
         out.assumptions = nf.assumptions();
         out.reason = std::string(reasons::kRealNormalForm) + "; " + *bitwise;
+        out.provenAt = f;
+        if (f != Frontier::Matched) out.widenedKey = r.key;
         return out;
       }
     } catch (const sem::Unsupported &e) {
@@ -134,6 +154,8 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       out.proven = true;
       out.level = Level::Real;
       out.reason = std::string(reasons::kRealZ3) + "; " + *bitwise;
+      out.provenAt = f;
+      if (f != Frontier::Matched) out.widenedKey = r.key;
       return out;
     }
     if (q.answer == smt::Answer::Differ) {

@@ -14,10 +14,17 @@
 
 namespace torchtv {
 
+// ToInputs: up to matrix products, then to the graph inputs (outputs).
+// AroundProducts: up to matrix products, then through them to the values both
+// graphs share (cut points, whose regions must stay small).
+enum class Widening { ToInputs, AroundProducts };
+
 struct ProverLimits {
   unsigned rlimit = smt::kDefaultRlimit;
   unsigned memoryMB = smt::kDefaultSolverMemoryMB;  // per query (Note [Solver memory cap])
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  double querySeconds = 10;  // wall-clock cap of one query, below the deadline
+  size_t maxRegionTerms = 0;  // 0: buildRegion's defaults
 };
 
 // What a proof attempt concluded for one output.
@@ -29,21 +36,36 @@ struct ProofOutcome {
   // A real-level model over frontier tensors, when Z3 found the outputs differ.
   std::vector<smt::ModelRead> realModel;
   bool realModelOverInputs = false;
+  // Proven only with the frontier widened: at which frontier, and that
+  // region's key (Note [Memo of widened proofs]).
+  Frontier provenAt = Frontier::Matched;
+  std::string widenedKey;
 };
+
+// Note [Memo of widened proofs]
+// Regions are memoized by their key at the smallest frontier, where frontier
+// values are free symbols. A proof that needed a wider frontier used what the
+// frontier values are (a causal softmax is 0 under its mask), which another
+// region with the same smallest key need not share: such a cached proof is
+// reused only when the other region's widened key is equal too.
 
 class Prover {
 public:
   Prover(const RegionInputs &in, ProverLimits limits) : in_(in), limits_(limits) {}
 
-  ProofOutcome prove(const Value *reference, const Value *production);
+  // `widening`: the frontiers tried at level real after the smallest one
+  // (Note [Widening the frontier], Note [Cut points]).
+  ProofOutcome prove(const Value *reference, const Value *production, Widening widening = Widening::ToInputs);
 
   size_t distinctProofs() const { return proofs_; }
   size_t cacheHits() const { return hits_; }
   size_t solverQueries() const { return queries_; }
 
 private:
-  ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b);
+  ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
+                             Widening widening);
   std::optional<std::string> bitwiseFailure(const Value *a, const Value *b);
+  bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b);
   smt::QueryResult query(const sem::TermContext &tc, const Region &r, smt::Arith arith);
 
   const RegionInputs &in_;

@@ -37,6 +37,10 @@ long double integerIn(std::mt19937_64 &rng, DType d, bool wide) {
 
 }  // namespace
 
+bool withinEvalBudget(const Graph &ref, const Graph &prod) {
+  return graphElements(ref) + graphElements(prod) <= kEvalBudget;
+}
+
 std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind) {
   std::mt19937_64 rng(seed * 7919u + static_cast<unsigned>(kind));
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -75,7 +79,7 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
 
 std::optional<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
                                                CounterexampleConfirmer &confirmer) {
-  if (graphElements(ref) + graphElements(prod) > kEvalBudget) return std::nullopt;
+  if (!withinEvalBudget(ref, prod)) return std::nullopt;
   static const char *kinds[] = {"normal", "small integers", "tiny values", "large values", "rows of equal values"};
   for (unsigned seed = 0; seed < 2; ++seed) {
     for (int kind = 0; kind < 5; ++kind) {

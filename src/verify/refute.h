@@ -16,6 +16,10 @@ struct Refutation {
   std::string how;  // "random inputs (seed 3, small integers)", "a Z3 model"
 };
 
+// Whether evaluating both graphs stays within the evaluation budget (the
+// random search and the cut-point search are skipped past it).
+bool withinEvalBudget(const Graph &ref, const Graph &prod);
+
 // Fixed seed: runs are reproducible.
 constexpr unsigned kRefuteSeed = 20240607;
 

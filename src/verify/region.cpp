@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <unordered_set>
 
 #include "src/sem/semantics.h"
 
@@ -16,15 +17,38 @@ bool isMatrixProduct(const std::string &op) {
          op == "aten::addmm" || op == "aten::dot";
 }
 
+// Ops that only move elements: the same tensor read at other indices.
+bool isIndexMap(const std::string &op) {
+  static const std::unordered_set<std::string> ops = {
+      "aten::view",    "aten::reshape",   "aten::_unsafe_view", "aten::_reshape_alias", "aten::expand",
+      "aten::permute", "aten::transpose.int", "aten::t",         "aten::unsqueeze",     "aten::squeeze",
+      "aten::squeeze.dim", "aten::squeeze.dims", "aten::slice.Tensor", "aten::select.int"};
+  return ops.count(op) != 0;
+}
+
 class Builder {
 public:
-  Builder(sem::TermContext &tc, const RegionInputs &in, Frontier f, RegionMode m) : tc_(tc), in_(in), f_(f), m_(m) {}
+  Builder(sem::TermContext &tc, const RegionInputs &in, Frontier f, RegionMode m, size_t maxTerms)
+      : tc_(tc), in_(in), f_(f), m_(m),
+        maxTerms_(maxTerms ? maxTerms : (f == Frontier::Matched ? 0 : kMaxWidenedTerms)) {
+    // A number stands for a matrix product when either graph computes it by
+    // one: both sides then stop at it, also where the other graph's value of
+    // that number is a view of a product or a cut point (Note [Cut points]).
+    if (f == Frontier::Matched || f == Frontier::Inputs) return;
+    for (const Graph *g : {&in.reference, &in.production})
+      for (const auto &n : g->nodes())
+        if (isMatrixProduct(n->op))
+          for (const Value *out : n->outputs) matrixProducts_.insert(in.vn.number(out));
+  }
 
   sem::TermPtr termOf(const Value *v, const std::vector<sem::IndexExpr> &idx, bool top) {
     int number = in_.vn.number(v);
     bool shared = !top && in_.shared.count(number);
     bool frontier = !v->producer || (shared && f_ == Frontier::Matched) ||
-                    (shared && f_ == Frontier::MatmulOutputs && isMatrixProduct(v->producer->op));
+                    (shared && f_ == Frontier::MatmulOutputs && matrixProducts_.count(number)) ||
+                    (shared && f_ == Frontier::ThroughProducts && !matrixProducts_.count(number)) ||
+                    (shared && f_ == Frontier::ThroughViews && !matrixProducts_.count(number) &&
+                     !isIndexMap(v->producer->op));
     if (frontier) return tc_.read(number, idx, v->type.dtype);
     std::string key = std::to_string(v->id) + "@" + std::to_string(reinterpret_cast<uintptr_t>(v)) + ":";
     for (const auto &e : idx) key += e.key() + ",";
@@ -39,8 +63,9 @@ public:
     if (m_ == RegionMode::Bitwise && t->height > 0) t = tc_.read(number, idx, v->type.dtype);
     // A widened region of a deep model can grow past what the normal form and
     // memory bear (Note [Widening the frontier]): give up on it, saying so.
-    if (f_ != Frontier::Matched && tc_.size() > kMaxWidenedTerms)
-      throw sem::Unsupported("the widened region grew past " + std::to_string(kMaxWidenedTerms) + " terms");
+    if (maxTerms_ && tc_.size() > maxTerms_)
+      throw sem::Unsupported(std::string(f_ == Frontier::Matched ? "the region" : "the widened region") +
+                             " grew past " + std::to_string(maxTerms_) + " terms");
     memo_.emplace(key, t);
     return t;
   }
@@ -50,6 +75,8 @@ private:
   const RegionInputs &in_;
   Frontier f_;
   RegionMode m_;
+  size_t maxTerms_;
+  std::unordered_set<int> matrixProducts_;
   std::map<std::string, sem::TermPtr> memo_;
 };
 
@@ -90,13 +117,13 @@ private:
 }  // namespace
 
 Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
-                   RegionMode mode) {
+                   RegionMode mode, size_t maxTerms) {
   // Output coordinates are canonical variables (family 2, by position), so
   // repeated layers produce identical keys.
   std::vector<sem::IndexExpr> idx;
   for (size_t d = 0; d < a->type.shape.size(); ++d)
     idx.push_back(sem::IndexExpr::var(tc.vars.canonical(2, static_cast<int>(d), a->type.shape[d])));
-  Builder builder(tc, in, frontier, mode);
+  Builder builder(tc, in, frontier, mode, maxTerms);
   Region r;
   r.reference = builder.termOf(a, idx, true);
   r.production = builder.termOf(b, idx, true);

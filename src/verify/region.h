@@ -14,7 +14,10 @@ namespace torchtv {
 // value number), the smallest residual region; MatmulOutputs: at shared values
 // that a matrix product computes (Note [Widening the frontier]); Inputs: only
 // at graph inputs.
-enum class Frontier { Matched, MatmulOutputs, Inputs };
+// ThroughProducts: at shared values except those a matrix product computes,
+// which are expanded; ThroughViews: also expanding what an index map (view,
+// permute, slice, ...) computes (both for Note [Cut points]).
+enum class Frontier { Matched, MatmulOutputs, ThroughProducts, ThroughViews, Inputs };
 
 // Note [Widening the frontier]
 // A shared value read as a frontier symbol loses what its definition implies:
@@ -25,6 +28,9 @@ enum class Frontier { Matched, MatmulOutputs, Inputs };
 // only at shared outputs of matrix products (mm, bmm, matmul, linear, addmm):
 // the elementwise, reduction and layout ops between them, such as a softmax
 // and its mask, are expanded, and every layer's region stays the same size.
+// "Output of a matrix product" is a property of the value number: a shared
+// value that one graph computes by a product and the other by a view of one
+// (a 4-d matmul against a view of a 3-d bmm) is a frontier on both sides.
 
 // Note [Bitwise regions]
 // At level bitwise a reduction's result depends on its order of accumulation,
@@ -51,8 +57,10 @@ struct RegionInputs {
 };
 
 // Terms for element `index` of outputs a (reference) and b (production). Slot
-// of a frontier read = the value's number. Throws sem::Unsupported.
+// of a frontier read = the value's number. Throws sem::Unsupported, also when
+// the terms grow past `maxTerms` (0: 20,000 for a widened frontier, the term
+// budget for the smallest one).
 Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
-                   RegionMode mode);
+                   RegionMode mode, size_t maxTerms = 0);
 
 }  // namespace torchtv

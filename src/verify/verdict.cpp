@@ -7,6 +7,8 @@ const char *const kStructurallyEqual = "structurally equal";
 const char *const kStructurallyEqualReal =
     "structurally equal after normalization, through rewrites that hold over the reals only "
     "(an expanded ATen composite or a real rule)";
+const char *const kThroughCutPoints =
+    "through intermediate values proven equal by the prover and merged (cut points)";
 const char *const kUninterpretedOp = " has no definition: an uninterpreted function, equal only on equal arguments";
 const char *const kDefinitionNotMatched =
     " has a definition, but none matches this call (a definition captured from FUSIONS holds only for the "

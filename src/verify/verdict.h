@@ -62,6 +62,8 @@ struct CheckStats {
   size_t distinctProofs = 0;  // residual regions proven (memoized by structure)
   size_t cacheHits = 0;       // regions answered from the memo
   size_t solverQueries = 0;   // Z3 queries run
+  size_t cutPoints = 0;        // intermediate values proven equal and merged (Note [Cut points])
+  size_t cutPointAttempts = 0; // candidate pairs the cut-point search sent to the prover
 };
 
 // `--self-check`: every equivalent output re-checked by concrete evaluation.
@@ -116,6 +118,7 @@ CheckResult errorResult(const std::string &message, const std::string &location 
 namespace reasons {
 extern const char *const kStructurallyEqual;
 extern const char *const kStructurallyEqualReal;
+extern const char *const kThroughCutPoints;
 extern const char *const kUninterpretedOp;
 // A custom op the fusion library defines, left unexpanded.
 extern const char *const kDefinitionNotMatched;

@@ -29,4 +29,3 @@ def production(x, scale):
 
 # Expectations for tests/golden/run_golden.py (torchtv verify on this file):
 # EXPECT: equivalent real
-# XFAIL: needs normalization and the prover (issues 4, 5)

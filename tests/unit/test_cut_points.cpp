@@ -1,0 +1,113 @@
+// Cut points (Note [Cut points]): intermediate values proven equal are merged,
+// candidates that only agree on the sampled input are not.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "ir/text_format.h"
+#include "src/verify/check.h"
+#include "src/verify/cut_points.h"
+
+namespace torchtv {
+
+namespace {
+
+// The reference's softmax probabilities and production's recomputation of them
+// from the log-sum-exp (as a fused attention backward does), each followed by
+// the same product with v and the same tail; production's last op is `tail`.
+std::string softmaxPair(const std::string &tail) {
+  // Both sides start alike: the max-shifted exponentials and their row sums.
+  const std::string shifted = R"(
+  %m: f32[2,4,1] = aten::amax(%x) {dim=[-1], keepdim=true}
+  %nm: f32[2,4,1] = aten::neg(%m)
+  %d: f32[2,4,4] = aten::add.Tensor(%x, %nm)
+  %e: f32[2,4,4] = aten::exp(%d)
+  %z: f32[2,4,1] = aten::sum.dim_IntList(%e) {dim=[-1], keepdim=true})";
+  const std::string signature = "(%x: f32[2,4,4], %v: f32[2,4,4]) -> (f32[2,4,4]) {";
+  return "graph @reference" + signature + shifted + R"(
+  %p: f32[2,4,4] = aten::div.Tensor(%e, %z)
+  %o: f32[2,4,4] = aten::bmm(%p, %v)
+  %y: f32[2,4,4] = aten::tanh(%o)
+  return %y
+}
+graph @production)" + signature + shifted + R"(
+  %lz: f32[2,4,1] = aten::log(%z)
+  %l: f32[2,4,1] = aten::add.Tensor(%m, %lz)
+  %nl: f32[2,4,1] = aten::neg(%l)
+  %s: f32[2,4,4] = aten::add.Tensor(%x, %nl)
+  %p: f32[2,4,4] = aten::exp(%s)
+  %o: f32[2,4,4] = aten::bmm(%p, %v)
+  %y: f32[2,4,4] = )" + tail + R"(
+  return %y
+}
+)";
+}
+
+struct Checked {
+  Module module;
+  CutPoints cuts;
+  CheckResult result;
+};
+
+Checked check(const std::string &text, CutPointSearch search = CutPointSearch::On) {
+  Checked c{parseModule(text, "cut_points.tvir"), {}, {}};
+  const Graph &ref = *c.module.find("reference"), &prod = *c.module.find("production");
+  c.cuts = findCutPoints(ref, prod, ProverLimits{});
+  CheckOptions options;
+  options.normalization = Normalization::Off;
+  options.cutPoints = search;
+  c.result = checkGraphs(ref, prod, options);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a proven cut merges the recomputed probabilities; what follows matches structurally") {
+  Checked c = check(softmaxPair("aten::tanh(%o)"));
+  REQUIRE(c.cuts.cuts.size() >= 1);
+  const CutPoint &first = c.cuts.cuts.front();
+  CHECK(first.reference->name == "p");
+  CHECK(first.production->name == "p");
+  CHECK(first.level == Level::Real);  // exp(x - lse) = softmax(x) holds over the reals only
+  CHECK(c.result.verdict == Verdict::Equivalent);
+  CHECK(c.result.level == Level::Real);
+  CHECK(c.result.stats.cutPoints >= 1);
+  CHECK(c.result.outputs.at(0).reason.find(reasons::kThroughCutPoints) != std::string::npos);
+}
+
+TEST_CASE("an output that differs after a proven cut is not merged with the reference") {
+  // sigmoid instead of tanh: the probabilities still cut, the output must not.
+  Checked c = check(softmaxPair("aten::sigmoid(%o)"));
+  CHECK(c.cuts.cuts.size() >= 1);
+  for (const CutPoint &cut : c.cuts.cuts) CHECK(cut.production->name != "y");
+  CHECK(c.result.verdict != Verdict::Equivalent);
+}
+
+TEST_CASE("a candidate that agrees on the sampled input but is not equal is dropped") {
+  // max(x, -1e6) equals x on every sampled input, not on all of them.
+  const char *text = R"(
+graph @reference(%x: f32[4,8]) -> (f32[4,8]) {
+  %t: f32[4,8] = aten::tanh(%x)
+  %y: f32[4,8] = aten::mul.Scalar(%t) {other=2.0}
+  return %y
+}
+graph @production(%x: f32[4,8]) -> (f32[4,8]) {
+  %c: f32[4,8] = aten::clamp_min(%x) {min=-1000000.0}
+  %t: f32[4,8] = aten::tanh(%c)
+  %y: f32[4,8] = aten::mul.Scalar(%t) {other=2.0}
+  return %y
+}
+)";
+  Checked c = check(text);
+  CHECK(c.cuts.cuts.empty());
+  CHECK(c.cuts.attempts >= 1);
+  CHECK(c.result.verdict != Verdict::Equivalent);
+}
+
+TEST_CASE("without the search the same pair is decided as before, with no cut") {
+  Checked c = check(softmaxPair("aten::tanh(%o)"), CutPointSearch::Off);
+  CHECK(c.result.stats.cutPoints == 0);
+  CHECK(c.result.stats.cutPointAttempts == 0);
+}
+
+}  // namespace torchtv
