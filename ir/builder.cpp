@@ -84,25 +84,22 @@ Node *buildNode(Graph &g, const OpResolver &ops, NodeSpec spec) {
       fail(op, "argument '" + name + "': list " + limitMessage("max_list_length", limits().maxListLength));
   }
 
-  // Operand count: fixed tensor args, or any count >= fixed when a list is present.
-  size_t fixed = 0;
-  bool hasList = false;
-  for (const ArgSpec &a : schema.args) {
-    if (a.kind == ArgKind::Tensor) ++fixed;
-    if (a.kind == ArgKind::TensorList) hasList = true;
+  // Note [Operands of a tensor list]: which argument each operand is.
+  std::vector<const ArgSpec *> operandArgs;
+  try {
+    operandArgs = schema.operandArgs(spec.inputs.size());
+  } catch (const InputError &e) {
+    fail(op, e.message());
   }
-  if ((!hasList && spec.inputs.size() != fixed) || (hasList && spec.inputs.size() < fixed))
-    fail(op, "expects " + std::string(hasList ? "at least " : "") + std::to_string(fixed) +
-                 " tensor operand(s), got " + std::to_string(spec.inputs.size()));
-  size_t pos = 0;
-  for (const ArgSpec &a : schema.args) {
-    if (a.kind != ArgKind::Tensor) continue;
+  for (size_t pos = 0; pos < spec.inputs.size(); ++pos) {
+    const ArgSpec &a = *operandArgs[pos];
+    bool mayBeNone = a.kind == ArgKind::TensorList ? a.elementsOptional : a.optional;
     // A declared (non-ATen-registry) op keeps PyTorch's habit of passing an undefined tensor
     // for a `Tensor` argument (attn_bias of _scaled_dot_product_efficient_attention_backward);
     // it is uninterpreted or expanded, so an absent operand is just one more argument.
-    if (spec.inputs[pos] == nullptr && !a.optional && resolved->builtin)
-      fail(op, "operand '" + a.name + "' cannot be none");
-    ++pos;
+    if (spec.inputs[pos] == nullptr && !mayBeNone && resolved->builtin)
+      fail(op, "operand '" + a.name + "'" + (a.kind == ArgKind::TensorList ? " (an element)" : "") +
+                   " cannot be none");
   }
 
   AttributeMap attrs;

@@ -186,6 +186,9 @@ const OpEntry kOps[] = {
     {R"(aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)", ShapeRule::Gather},
     {R"(aten::index_select(Tensor self, int dim, Tensor index) -> Tensor)", ShapeRule::IndexSelect},
     {R"(aten::one_hot(Tensor self, int num_classes=-1) -> Tensor)", ShapeRule::OneHot},
+    {R"(aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor)", ShapeRule::Scatter},
+    {R"(aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor)", ShapeRule::Scatter},
+    {R"(aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor)", ShapeRule::IndexPut},
     // torch >= 2.0's public op, with the keyword-only arguments of torch >= 2.5 (a graph that
     // omits them gets their defaults); torch 1.13 has only _scaled_dot_product_attention.
     // Semantics: src/sem/attention.cpp.

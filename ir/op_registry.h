@@ -53,6 +53,8 @@ enum class ShapeRule {
   Gather,          // shape of index, dtype of self
   IndexSelect,     // self with dim `dim` resized to index's numel (index of rank <= 1)
   OneHot,          // index shape + [num_classes], i64 (num_classes must be given)
+  Scatter,         // like self; index of self's rank, i64, no longer than self (and src) per dim
+  IndexPut,        // like self; index_put(self, indices..., values): values of self's dtype
   Attention,       // query [..., L, E], key [..., S, E], value [..., S, Ev] -> [..., L, Ev]
 };
 

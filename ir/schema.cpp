@@ -20,6 +20,31 @@ std::vector<const ArgSpec *> OpSchema::tensorArgs() const {
   return out;
 }
 
+// Note [Operands of a tensor list]
+// A node's operands are its tensor arguments in schema order, with a tensor
+// list (`Tensor[] tensors` of cat, `Tensor?[] indices` of index_put) spread
+// over as many operands as it has elements. The list takes what the plain
+// tensor arguments leave, so its length is known only when the schema has at
+// most one list; with two, the split between them is not recorded, so such a
+// node cannot be built.
+std::vector<const ArgSpec *> OpSchema::operandArgs(size_t numOperands) const {
+  size_t fixed = 0, lists = 0;
+  for (const ArgSpec &a : args) {
+    if (a.kind == ArgKind::Tensor) ++fixed;
+    if (a.kind == ArgKind::TensorList) ++lists;
+  }
+  if (lists > 1) throw InputError("ops with more than one tensor list argument are not supported");
+  if ((lists == 0 && numOperands != fixed) || numOperands < fixed)
+    throw InputError("expects " + std::string(lists ? "at least " : "") + std::to_string(fixed) +
+                     " tensor operand(s), got " + std::to_string(numOperands));
+  std::vector<const ArgSpec *> out;
+  for (const ArgSpec &a : args) {
+    if (a.kind == ArgKind::Tensor) out.push_back(&a);
+    if (a.kind == ArgKind::TensorList) out.insert(out.end(), numOperands - fixed, &a);
+  }
+  return out;
+}
+
 bool OpSchema::mutatesInput() const {
   for (const ArgSpec &a : args)
     if (a.mutates) return true;
@@ -135,6 +160,7 @@ private:
       arg.optional = true;
     }
     if (!isList && elemOptional) arg.optional = true;
+    arg.elementsOptional = isList && elemOptional;
     arg.typeText = std::string(text_.substr(typeStart, pos_ - typeStart));
     arg.kind = kindOf(base, isList);
     arg.name = ident(false);

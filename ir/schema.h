@@ -35,6 +35,7 @@ struct ArgSpec {
   std::string name;
   ArgKind kind = ArgKind::Tensor;
   bool optional = false;    // `T?`: may be None
+  bool elementsOptional = false;  // `Tensor?[]`: list elements may be None
   bool kwargOnly = false;   // after `*`
   bool mutates = false;     // `Tensor(a!)`: in-place or out= argument
   std::optional<Attribute> defaultValue;
@@ -52,6 +53,9 @@ struct OpSchema {
 
   const ArgSpec *findArg(std::string_view argName) const;
   std::vector<const ArgSpec *> tensorArgs() const;
+  // The argument each of a node's `numOperands` operands belongs to (Note
+  // [Operands of a tensor list]); throws InputError when the count does not fit.
+  std::vector<const ArgSpec *> operandArgs(size_t numOperands) const;
   bool mutatesInput() const;
 };
 

@@ -305,6 +305,57 @@ Shape broadcastShapes(const Shape &a, const Shape &b) {
   return out;
 }
 
+namespace {
+
+// scatter.value(self, dim, index, value) and scatter.src(self, dim, index, src),
+// as ATen checks them: index is i64 of self's rank, no longer than self in any
+// dim but `dim`, and no longer than src in any dim; src has self's dtype.
+TensorType scatterType(const ShapeQuery &q) {
+  const TensorType &x = input(q, 0), &idx = input(q, 1);
+  const TensorType *src = q.inputs.size() > 2 ? &input(q, 2) : nullptr;
+  if (idx.dtype != DType::I64) fail("scatter index must be i64, got " + std::string(dtypeName(idx.dtype)));
+  if (idx.rank() != x.rank()) fail("scatter index must have the rank of self");
+  int64_t dim = wrap(intAttr(q, "dim"), std::max<int64_t>(x.rank(), 1));
+  if (src && src->dtype != x.dtype) fail("scatter src must have the dtype of self");
+  if (src && src->rank() != x.rank()) fail("scatter src must have the rank of self");
+  auto longer = [](const Dim &a, const Dim &b) { return a.isConcrete() && b.isConcrete() && a.size() > b.size(); };
+  for (int64_t d = 0; d < idx.rank(); ++d) {
+    if (d != dim && longer(idx.shape[d], x.shape[d])) fail("scatter index is longer than self in dim " + std::to_string(d));
+    if (src && longer(idx.shape[d], src->shape[d])) fail("scatter index is longer than src in dim " + std::to_string(d));
+  }
+  return x;
+}
+
+// index_put(self, indices..., values, accumulate): operand 0 is self, the last
+// is values, those between are the `Tensor?[] indices` (Note [Operands of a
+// tensor list]). The result is self's type. Where every index is an integer
+// tensor (no None, no mask), values must broadcast to the indexed shape:
+// broadcast(indices) followed by self's dims that are not indexed.
+TensorType indexPutType(const ShapeQuery &q) {
+  if (q.inputs.size() < 2) fail("index_put needs self and values");
+  const TensorType &x = input(q, 0), &values = input(q, q.inputs.size() - 1);
+  size_t given = q.inputs.size() - 2;
+  if (values.dtype != x.dtype) fail("index_put values must have the dtype of self");
+  if (static_cast<int64_t>(given) > x.rank()) fail("index_put has more indices than self has dims");
+  bool plain = given > 0;
+  Shape indexed;
+  for (size_t k = 1; k <= given; ++k) {
+    const TensorType *i = q.inputs[k];
+    if (i && !isIntegral(i->dtype) && i->dtype != DType::Bool) fail("index_put indices must be integral or bool");
+    if (!i || i->dtype == DType::Bool || i->dtype == DType::U8) plain = false;  // None, or a mask
+    else indexed = broadcastShapes(indexed, i->shape);
+  }
+  if (plain) {
+    indexed.insert(indexed.end(), x.shape.begin() + static_cast<std::ptrdiff_t>(given), x.shape.end());
+    if (broadcastShapes(indexed, values.shape) != indexed)
+      fail("index_put values " + values.str() + " do not broadcast to the indexed shape " +
+           TensorType{x.dtype, indexed}.str());
+  }
+  return x;
+}
+
+}  // namespace
+
 std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
   const std::string &op = q.schema.name;
   switch (rule) {
@@ -594,6 +645,8 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     out.push_back(n);
     return {{DType::I64, out}};
   }
+  case ShapeRule::Scatter: return {scatterType(q)};
+  case ShapeRule::IndexPut: return {indexPutType(q)};
   case ShapeRule::Attention: return {attentionType(q)};
   // ---- end of index ops
   }

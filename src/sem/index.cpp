@@ -1,5 +1,6 @@
 // Index ops: reads at data-dependent positions (gather, index_select,
-// embedding, one_hot) and the losses and backwards built on them.
+// embedding, one_hot), writes at them (scatter, index_put) and the losses and
+// backwards built on them.
 //
 // Note [Data-dependent indices]
 // An index read from a tensor is a term, not an IndexExpr, so a read at it is
@@ -16,6 +17,7 @@
 // K must be concrete and at most kMaxIndexExtent; otherwise `unknown` with a
 // reason (a symbolic K would need a read at a symbolic position of a term,
 // which the per-element encoding does not have).
+#include "ir/op_registry.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv::sem {
@@ -67,6 +69,117 @@ TermPtr oneHot(OpEnv &e, TermPtr v, const IndexExpr &c, int64_t k) {
 
 TermPtr isNot(OpEnv &e, TermPtr v, int64_t value) {
   return e.tc.make(TOp::Ne, {v, e.tc.intConstant(value, v->dtype)}, v->dtype);
+}
+
+// Whether the data-dependent index `v` names position `c` of a dim of `k`
+// positions, as a bool; raise(v) outside the range (Note [Data-dependent
+// indices]). Advanced indexing (index_put) also takes v in [-k, 0) as v + k.
+TermPtr hits(OpEnv &e, TermPtr v, const IndexExpr &c, int64_t k, bool wrapsNegative) {
+  TermPtr hot = oneHot(e, v, c, k);
+  if (wrapsNegative) {
+    TermPtr index = e.tc.cast(v, DType::I64);
+    for (int64_t j = k; j-- > 0;) {
+      TermPtr isJ = e.tc.make(TOp::Eq, {index, e.tc.intConstant(j - k, DType::I64)}, DType::I64);
+      hot = e.tc.select(isJ, e.tc.cast(e.tc.indexCmp(IndexCmpKind::Eq, c, IndexExpr::constant(j)), DType::I64), hot);
+    }
+  }
+  return isNot(e, hot, 0);
+}
+
+// Note [Scatter semantics]
+// scatter(self, dim, index, value|src) writes, for every position q of
+// index, out[q with dim := index[q]] = value (or src[q]); index is no longer
+// than self in the other dims. So element p of the result was written by the
+// positions q = p with dim := j (j < index.size(dim)) where index[q] ==
+// p[dim], and is self[p] where none was. Every index is checked (out of
+// range raises: Note [Data-dependent indices]); each is read by the elements
+// of its own fiber, so a graph that raises is seen at some element.
+// When two positions of a fiber write the same element, PyTorch leaves
+// unspecified which write wins (and CUDA may differ from run to run). With a
+// Scalar value every write is the same value, so the element is defined
+// anyway; with src it is not, so scatter.src is given semantics only when a
+// fiber has one position (index.size(dim) == 1, as the nll_loss_backward
+// decomposition writes it) and is `unknown` otherwise, never a choice of
+// winner that a proof could rely on.
+TermPtr scatter(OpEnv &e) {
+  const TensorType &x = e.inType(0), &idx = e.inType(1);
+  if (x.rank() == 0) e.unsupported("scatter into a 0-dim tensor");
+  int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != dim && !(idx.shape[d] == x.shape[d]))
+      e.unsupported("scatter with an index shorter than self in a dim other than `dim`");
+  int64_t k = extentOf(e, x.shape[dim], "scatter");
+  int64_t writes = extentOf(e, idx.shape[dim], "scatter index");
+  bool fromSrc = e.node.op == "aten::scatter.src";
+  if (fromSrc && writes > 1)
+    e.unsupported("scatter.src with " + std::to_string(writes) + " writes per fiber (duplicate indices leave the "
+                  "result unspecified: Note [Scatter semantics])");
+  DType d = e.outType().dtype;
+  TermPtr r = e.operandAt(0, e.index, d);
+  for (int64_t j = writes; j-- > 0;) {
+    Idx q = e.index;
+    q[dim] = IndexExpr::constant(j);
+    TermPtr written = fromSrc ? e.operandAt(2, q, d) : e.scalar("value", d);
+    r = e.tc.select(hits(e, e.operandAt(1, q, DType::I64), e.index[dim], k, false), written, r);
+  }
+  return r;
+}
+
+// Note [index_put semantics]
+// index_put(self, [i_0, ..., i_{m-1}], values, accumulate) with m integer
+// index tensors (no None, no bool masks) broadcast to a shape B: for every b
+// in B, the element of self at (i_0[b], ..., i_{m-1}[b], rest...) receives
+// values[b, rest...] (values broadcast to B + self's other dims). Indices in
+// [-K, 0) count from the end, as in Python; others raise. Element p is then
+//   accumulate=True:  self[p] + Σ_b (i_0[b] == p_0 && ...) ? values[b, p_m...] : 0
+//   accumulate=False: the one b writing p, if any; with B of more than one
+//                     position, duplicate indices leave the result unspecified
+//                     (as for scatter, Note [Scatter semantics]), so `unknown`.
+// The Σ is a reduction of index_put (its order of accumulation is the op's:
+// opaque at the bitwise level, a sum at the real level).
+TermPtr indexPut(OpEnv &e) {
+  const TensorType &x = e.inType(0);
+  int64_t m = static_cast<int64_t>(e.node.inputs.size()) - 2;
+  if (m < 1) e.unsupported("index_put without indices");
+  if (x.dtype == DType::Bool) e.unsupported("index_put into a bool tensor");
+  Shape b;
+  for (int64_t k = 1; k <= m; ++k) {
+    if (!e.node.inputs[k]) e.unsupported("index_put with a None index (a slice of the dim)");
+    if (e.inType(k).dtype != DType::I64) e.unsupported("index_put with a " + std::string(dtypeName(e.inType(k).dtype)) + " index");
+    b = broadcastShapes(b, e.inType(k).shape);
+  }
+  std::vector<int64_t> extents;
+  for (int64_t k = 0; k < m; ++k) extents.push_back(extentOf(e, x.shape[k], "index_put"));
+  DType d = e.outType().dtype;
+  int valuesOp = m + 1;
+  Idx rest(e.index.begin() + m, e.index.end());
+  auto written = [&](const Idx &at) {  // (hit, value) at position `at` of B
+    TermPtr hit = nullptr;
+    for (int64_t k = 0; k < m; ++k) {
+      TermPtr v = e.operandAt(static_cast<int>(k + 1), broadcastIndex(e.inType(k + 1).shape, at), DType::I64);
+      TermPtr h = hits(e, v, e.index[k], extents[k], true);
+      hit = hit ? e.tc.make(TOp::And, {hit, h}, DType::Bool) : h;
+    }
+    Idx vi = at;
+    vi.insert(vi.end(), rest.begin(), rest.end());
+    return std::make_pair(hit, e.operandAt(valuesOp, broadcastIndex(e.inType(valuesOp).shape, vi), d));
+  };
+  TermPtr self = e.operandAt(0, e.index, d);
+  std::vector<int64_t> all(b.size());
+  for (size_t j = 0; j < b.size(); ++j) all[j] = static_cast<int64_t>(j);
+  if (!e.node.attr("accumulate").asBool()) {
+    auto n = numel(b);
+    if (!n || *n != 1)
+      e.unsupported("index_put with accumulate=false and more than one index position (duplicate indices leave "
+                    "the result unspecified: Note [index_put semantics])");
+    auto [hit, value] = written(Idx(b.size(), IndexExpr::constant(0)));
+    return e.tc.select(hit, value, self);
+  }
+  TermPtr sum = sumDims(e, b, all, Idx(b.size()), d, [&](const Idx &at) {
+    auto [hit, value] = written(at);
+    return e.tc.select(hit, value, e.tc.constant(0, d));
+  });
+  return e.tc.make(TOp::Add, {self, sum}, d);
 }
 
 
@@ -206,6 +319,9 @@ void addIndex(HandlerTable &t) {
       return e.tc.select(keep, e.operandAt(0, gi, d), e.tc.constant(0, d));
     });
   };
+  t["aten::scatter.value"] = scatter;
+  t["aten::scatter.src"] = scatter;
+  t["aten::index_put"] = indexPut;
   t["aten::nll_loss_forward"] = nllForward;
   t["aten::nll_loss_backward"] = nllBackward;
 }

@@ -117,9 +117,8 @@ std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &o
   auto handle = findOp(n.op);
   if (!handle) throw ReplayError(n.op + ": not an op LibTorch's dispatcher knows (custom ops cannot be replayed)");
   const c10::FunctionSchema &schema = handle->schema();
-  size_t listSize = operands.size();
-  for (const ArgSpec &a : n.schema->args)
-    if (a.kind == ArgKind::Tensor) --listSize;
+  // Note [Operands of a tensor list]: which argument each operand belongs to.
+  std::vector<const ArgSpec *> operandArgs = n.schema->operandArgs(operands.size());
   torch::jit::Stack stack;
   size_t next = 0;
   for (const c10::Argument &targ : schema.arguments()) {
@@ -131,9 +130,16 @@ std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &o
       at::Tensor *t = operands.at(next++);
       stack.push_back(t ? c10::IValue(*t) : c10::IValue());
     } else if (arg->kind == ArgKind::TensorList) {
-      std::vector<at::Tensor> list;
-      for (size_t i = 0; i < listSize; ++i) list.push_back(*operands.at(next++));
-      stack.push_back(list);
+      if (arg->elementsOptional) {  // Tensor?[] (index_put's indices): elements may be None
+        c10::List<c10::optional<at::Tensor>> list;
+        for (; next < operands.size() && operandArgs[next] == arg; ++next)
+          list.push_back(operands[next] ? c10::optional<at::Tensor>(*operands[next]) : c10::nullopt);
+        stack.push_back(list);
+      } else {
+        std::vector<at::Tensor> list;
+        for (; next < operands.size() && operandArgs[next] == arg; ++next) list.push_back(*operands[next]);
+        stack.push_back(list);
+      }
     } else {
       stack.push_back(toIValue(n.attr(arg->name), *arg));
     }

@@ -20,9 +20,15 @@ size_t graphElements(const Graph &g) {
   return total;
 }
 
-long double integerIn(std::mt19937_64 &rng, DType d, bool wide) {
+enum class IntegerRange { Small, Index, Wide };
+
+long double integerIn(std::mt19937_64 &rng, DType d, IntegerRange range) {
   if (d == DType::Bool) return static_cast<long double>(rng() & 1);
-  if (!wide) return static_cast<long double>(static_cast<int64_t>(rng() % 11) - 5);
+  if (range == IntegerRange::Small) return static_cast<long double>(static_cast<int64_t>(rng() % 11) - 5);
+  // In range as an index into any dim of 4 or more (gather, one_hot, scatter,
+  // index_put: an index out of range raises, and the evaluator then skips the
+  // input, Note [Data-dependent indices]).
+  if (range == IntegerRange::Index) return static_cast<long double>(rng() % 4);
   // The full range of the dtype, its boundaries half of the time: integer
   // overflow is PyTorch semantics (it wraps).
   if (rng() % 2 == 0) {
@@ -55,7 +61,8 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
     for (int64_t i = 0; i < *n; ++i) {
       long double x;
       if (!isFloating(v->type.dtype)) {
-        x = integerIn(rng, v->type.dtype, kind == 3 || kind == 5);
+        x = integerIn(rng, v->type.dtype,
+                      kind == 3 || kind == 5 ? IntegerRange::Wide : kind == 1 ? IntegerRange::Index : IntegerRange::Small);
       } else {
         switch (kind) {
         case 1: x = static_cast<double>(static_cast<int64_t>(rng() % 7) - 3); break;
@@ -80,7 +87,8 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
 std::optional<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
                                                CounterexampleConfirmer &confirmer) {
   if (!withinEvalBudget(ref, prod)) return std::nullopt;
-  static const char *kinds[] = {"normal", "small integers", "tiny values", "large values", "rows of equal values"};
+  static const char *kinds[] = {"normal", "small integers, indices in range", "tiny values", "large values",
+                                 "rows of equal values"};
   for (unsigned seed = 0; seed < 2; ++seed) {
     for (int kind = 0; kind < 5; ++kind) {
       std::vector<eval::EvalTensor> inputs;

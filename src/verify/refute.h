@@ -34,8 +34,10 @@ std::optional<Refutation> refuteByModel(const Graph &ref, const Graph &prod, con
                                         const std::vector<smt::ModelRead> &model, CounterexampleConfirmer &confirmer);
 
 // Seeded random inputs of one distribution (also used by the self-check).
-// kind: 0 normal, 1 small integers, 2 tiny (1e-3), 3 large (x30), 4 rows of
-// equal values, 5 special values (NaN, +-inf, +-0.0) mixed into normal ones.
+// kind: 0 normal, 1 small integers (integer tensors in [0, 4): indices in
+// range), 2 tiny (1e-3), 3 large (x30), 4 rows of equal values, 5 special
+// values (NaN, +-inf, +-0.0) mixed into normal ones. Integer tensors take
+// [-5, 5] but in kinds 1, 3 and 5.
 std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind);
 constexpr int kInputKinds = 6;
 

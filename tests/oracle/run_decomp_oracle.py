@@ -23,19 +23,34 @@ import subprocess
 import sys
 import tempfile
 
-# Why these ops do not come out equivalent yet; each is a documented gap of
-# torchtv (an op of the decomposition without semantics), never a disagreement.
+# Why these ops do not come out equivalent; each is a documented gap of torchtv
+# or a disagreement between torch._decomp and ATen, stated precisely. An op in
+# GAP_CASES has the gap only in the cases its predicate selects: every output
+# of its other cases must be proven.
 KNOWN_GAPS = {
-    "embedding_dense_backward": "the decomposition accumulates with aten::index_put (accumulate=True), "
-                                "which has no semantics in src/sem",
-    "gelu_backward": "tanh approximation: the region between the definition and the decomposition "
-                     "is not proven; Z3's models of it differ only at the frontier and do not replay",
+    "embedding_dense_backward": "not a semantics gap: torch._decomp accumulates with aten::index_put, which "
+                                "takes an index in [-V, 0) as row V + i (PyTorch indexing), where ATen's kernel "
+                                "drops it and torchtv's definition raises (embedding's domain); torchtv's prover "
+                                "does not yet restrict a proof to the reference's domain (raise is an opaque "
+                                "value), so Z3's models at negative indices keep it unknown. With negative "
+                                "indices excluded every case is proven (checked once with index_put's wrapping turned off)",
+    "gelu_backward": "not a torchtv gap (approximate='tanh' only): torch._decomp multiplies x^2 by the Python "
+                     "double 3 * 0.044715 = 0.134145, rounded once at trace time and then exact for torchtv's "
+                     "real level, while ATen's kernel (3 * kKappa * x_sq) and torchtv's definition compute "
+                     "3 * 0.044715 in the tensor's dtype, exactly 3 * 0.044715 over the reals: 5.2e-17 apart "
+                     "(relative) in f64, and in f32 even different floats (0.134145007 vs 0.134144992), which "
+                     "alone changes 15% of f32 results of x = 3 * randn",
     "nll_loss_forward": "not a torchtv gap: for ignore_index < 0 torch 1.13's decomposition neither masks "
                         "nor counts the ignored targets (it gathers at t = -100, which raises, and sets "
-                        "total_weight = N), while ATen's kernel skips them; the cases with ignore_index >= 0 "
-                        "are proven",
-    "nll_loss_backward": "the decomposition writes with aten::scatter and aten::new_zeros, "
-                         "which have no semantics in src/sem",
+                        "total_weight = N), while ATen's kernel skips them",
+    "nll_loss_backward": "not a torchtv gap: for ignore_index < 0 torch 1.13's decomposition does not mask "
+                         "the ignored targets (it scatters -1 at t = -100, which raises), while ATen's kernel "
+                         "gives them a zero gradient",
+}
+GAP_CASES = {
+    "gelu_backward": lambda case: case["kwargs"]["kw"].get("approximate") == "tanh",
+    "nll_loss_forward": lambda case: case["kwargs"]["order"][4] < 0,
+    "nll_loss_backward": lambda case: case["kwargs"]["order"][5] < 0,
 }
 
 # fusions/ ops without a decomposition in torch 1.13's decomposition_table.
@@ -146,6 +161,16 @@ def run(torchtv, op, op_cases, tmp):
     return out.get("verdict", "error"), [out.get("reason", "")], outs
 
 
+def outside_gap(op, op_cases, outs):
+    """Failures for outputs of `op` not proven although their case is not one GAP_CASES selects."""
+    if not outs or len(outs) % len(op_cases):
+        return [f"{op}: {len(outs)} outputs for {len(op_cases)} cases"]
+    per_case = len(outs) // len(op_cases)
+    in_gap = GAP_CASES[op]
+    return [f"{op}: output {name} ({op_cases[k // per_case]['kwargs']}) is {v}, outside the known gap: {r[:200]}"
+            for k, (name, v, r) in enumerate(outs) if v != "equivalent" and not in_gap(op_cases[k // per_case])]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--torchtv", required=True)
@@ -168,6 +193,8 @@ def main():
                 failures.append(f"{op}: now equivalent; remove it from KNOWN_GAPS")
             elif op not in KNOWN_GAPS and verdict != "equivalent":
                 failures.append(f"{op}: {verdict}: {reason} {[o for o in outs if o[1] != 'equivalent'][:2]}")
+            elif op in GAP_CASES:
+                failures.extend(outside_gap(op, op_cases, outs))
     print(f"{'op':28} {'verdict':15} cases  outputs")
     for op, verdict, n, counts, reason in table:
         note = KNOWN_GAPS.get(op, "")

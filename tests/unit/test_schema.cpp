@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include "ir/builder.h"
 #include "ir/diagnostic.h"
+#include "ir/graph.h"
 #include "ir/op_registry.h"
 #include "ir/schema.h"
 
@@ -57,4 +59,69 @@ TEST_CASE("every registry schema parses and is found by name") {
     CHECK(!op.schema->mutatesInput());
   }
   CHECK(lookupOp("aten::nonexistent") == nullptr);
+}
+
+namespace {
+
+std::string buildError(Graph &g, const std::string &op, std::vector<Value *> inputs, AttributeMap attrs = {}) {
+  NodeSpec spec;
+  spec.op = op;
+  spec.inputs = std::move(inputs);
+  for (auto &[name, value] : attrs) spec.attrs[name] = value;
+  try {
+    buildNode(g, OpResolver{}, spec);
+  } catch (const InputError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("operands of a tensor list in the middle of a schema (index_put)") {
+  // Note [Operands of a tensor list]: index_put(self, Tensor?[] indices, values) has its list
+  // between two plain tensors; each operand is checked against its own argument.
+  const OpSchema &s = *lookupOp("aten::index_put")->schema;
+  CHECK(s.args[1].kind == ArgKind::TensorList);
+  CHECK(s.args[1].elementsOptional);
+  CHECK(!s.args[1].optional);
+  std::vector<const ArgSpec *> args = s.operandArgs(4);
+  REQUIRE(args.size() == 4);
+  CHECK(args[0]->name == "self");
+  CHECK(args[1]->name == "indices");
+  CHECK(args[2]->name == "indices");
+  CHECK(args[3]->name == "values");
+  CHECK(s.operandArgs(2)[1]->name == "values");  // an empty list
+  CHECK_THROWS_AS(s.operandArgs(1), InputError);
+
+  Graph g("g");
+  Value *x = g.addInput("x", TensorType{DType::F32, {5, 3}});
+  Value *i = g.addInput("i", TensorType{DType::I64, {4}});
+  Value *v = g.addInput("v", TensorType{DType::F32, {4}});
+  // A None index (a whole dim) is allowed; it used to be checked as if it were `values`.
+  CHECK(buildError(g, "aten::index_put", {x, nullptr, i, v}) == "");
+  std::string err = buildError(g, "aten::index_put", {x, i, nullptr});
+  CHECK(err.find("operand 'values' cannot be none") != std::string::npos);
+  err = buildError(g, "aten::index_put", {nullptr, i, v});
+  CHECK(err.find("operand 'self' cannot be none") != std::string::npos);
+  // Tensor[] (not Tensor?[]) elements must be tensors.
+  err = buildError(g, "aten::cat", {x, nullptr}, {{"dim", int64_t{0}}});
+  CHECK(err.find("operand 'tensors' (an element) cannot be none") != std::string::npos);
+  // values that do not broadcast to the indexed shape [4, 3] are a shape error.
+  Value *bad = g.addInput("bad", TensorType{DType::F32, {2}});
+  CHECK(buildError(g, "aten::index_put", {x, i, bad}).find("do not broadcast") != std::string::npos);
+  Value *wider = g.addInput("wider", TensorType{DType::F32, {2, 4, 3}});
+  err = buildError(g, "aten::index_put", {x, i, wider});
+  CHECK(err.find("do not broadcast to the indexed shape f32[4,3]") != std::string::npos);
+}
+
+TEST_CASE("a schema with two tensor lists cannot say which operand is whose") {
+  OpSchema s = parseSchema("mylib::two(Tensor[] a, Tensor[] b) -> Tensor");
+  std::string err;
+  try {
+    s.operandArgs(3);
+  } catch (const InputError &e) {
+    err = e.what();
+  }
+  CHECK(err.find("more than one tensor list") != std::string::npos);
 }
