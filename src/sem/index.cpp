@@ -294,6 +294,19 @@ void addIndex(HandlerTable &t) {
     DType d = e.outType().dtype;
     return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, row, 0, j, d); });
   };
+  // prims::iota: element i is start + i * step. An index is not a value in a
+  // term, so it is written as a select over the positions, like a gather.
+  t["prims::iota"] = [](OpEnv &e) {
+    DType d = e.outType().dtype;
+    if (!isIntegral(d)) e.unsupported("iota of a non-integral dtype");
+    int64_t n = extentOf(e, e.outType().shape.at(0), "iota");
+    int64_t start = e.node.attr("start").asInt(), step = e.node.attr("step").asInt();
+    TermPtr value = e.tc.intConstant(start + (n - 1) * step, d);
+    for (int64_t j = n - 2; j >= 0; --j)
+      value = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, e.index.at(0), IndexExpr::constant(j)),
+                          e.tc.intConstant(start + j * step, d), value);
+    return value;
+  };
   t["aten::one_hot"] = [](OpEnv &e) {
     const TensorType &x = e.inType(0);
     if (x.rank() == 0) e.unsupported("one_hot of a 0-dim tensor");
