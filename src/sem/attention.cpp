@@ -12,8 +12,10 @@
 //                                                  aligned top-left, as PyTorch)
 //   out  = sum_j softmax_j(s') * v[j, c]
 // This is the op over the reals; the kernels differ by rounding only:
-//   - the math kernel multiplies q and k each by sqrt(scale) (rounded), the flash
-//     kernels the scores by scale: equal over the reals;
+//   - the math kernel multiplies q and k each by sqrt(scale), the flash kernels
+//     the scores by scale: equal with exact square roots, but torchtv's reals
+//     read the rounded double sqrt(scale) as exact, so it does not prove the
+//     math kernel's graph equal to this (README, Inductor section);
 //   - PyTorch adds a bool mask as 0 / -inf; the select is that sum wherever s_j
 //     is finite (Note [Masked -inf] reads it);
 //   - a row whose every key is masked is NaN here (softmax of -inf's), as in

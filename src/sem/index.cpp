@@ -299,7 +299,8 @@ void addIndex(HandlerTable &t) {
   t["prims::iota"] = [](OpEnv &e) {
     DType d = e.outType().dtype;
     if (!isIntegral(d)) e.unsupported("iota of a non-integral dtype");
-    int64_t n = extentOf(e, e.outType().shape.at(0), "iota");
+    if (e.outType().rank() != 1) e.unsupported("iota declared with a rank other than 1");
+    int64_t n = extentOf(e, e.outType().shape[0], "iota");
     int64_t start = e.node.attr("start").asInt(), step = e.node.attr("step").asInt();
     TermPtr value = e.tc.intConstant(start + (n - 1) * step, d);
     for (int64_t j = n - 2; j >= 0; --j)
