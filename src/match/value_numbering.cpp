@@ -13,30 +13,31 @@ bool isBitwiseCommutative(const Node &n) {
          n.op == "aten::logical_and" || n.op == "aten::logical_or" || n.op == "aten::logical_xor";
 }
 
-void ValueNumbering::addGraph(const Graph &g, const std::unordered_map<const Value *, const Value *> *sameAs) {
+void ValueNumbering::bindInputs(const Graph &g) {
   for (size_t i = 0; i < g.inputs().size(); ++i) numbers_[g.inputs()[i]] = static_cast<int>(i);
   numInputs_ = std::max(numInputs_, g.inputs().size());
+}
 
-  for (const auto &node : g.nodes()) {
-    std::vector<int> operands;
-    for (const Value *v : node->inputs) operands.push_back(v ? numbers_.at(v) : -1);
-    if (isBitwiseCommutative(*node)) std::sort(operands.begin(), operands.end());
+void ValueNumbering::numberNode(const Node &node) {
+  std::vector<int> operands;
+  for (const Value *v : node.inputs) operands.push_back(v ? numbers_.at(v) : -1);
+  if (isBitwiseCommutative(node)) std::sort(operands.begin(), operands.end());
 
-    std::string key = node->op + "(";
-    for (int o : operands) key += std::to_string(o) + ",";
-    key += "){";
-    for (const auto &[name, attr] : node->attrs) key += name + "=" + attr.str() + ";";
-    key += "}";
-    for (const Value *out : node->outputs) {
-      std::string outKey = key + "#" + std::to_string(out->outputIndex) + ":" + out->type.str();
-      auto [it, inserted] =
-          table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));
-      numbers_[out] = it->second;
-      if (!sameAs) continue;
-      auto cut = sameAs->find(out);
-      if (cut != sameAs->end()) numbers_[out] = numbers_.at(cut->second);
-    }
+  std::string key = node.op + "(";
+  for (int o : operands) key += std::to_string(o) + ",";
+  key += "){";
+  for (const auto &[name, attr] : node.attrs) key += name + "=" + attr.str() + ";";
+  key += "}";
+  for (const Value *out : node.outputs) {
+    std::string outKey = key + "#" + std::to_string(out->outputIndex) + ":" + out->type.str();
+    auto [it, inserted] = table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));
+    numbers_[out] = it->second;
   }
+}
+
+void ValueNumbering::addGraph(const Graph &g) {
+  bindInputs(g);
+  for (const auto &node : g.nodes()) numberNode(*node);
 }
 
 }  // namespace torchtv

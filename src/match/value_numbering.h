@@ -22,9 +22,15 @@ namespace torchtv {
 class ValueNumbering {
 public:
   // Numbers every value of `g`. Call once per graph; inputs are bound by position.
-  // `sameAs` (optional) maps values of `g` to values numbered before, whose
-  // number they take instead of their own (Note [Cut points]).
-  void addGraph(const Graph &g, const std::unordered_map<const Value *, const Value *> *sameAs = nullptr);
+  void addGraph(const Graph &g);
+
+  // The steps of addGraph, for a pass that numbers a graph node by node and
+  // merges values as it goes (Note [Cut points]): bind g's inputs by position,
+  // number one node whose operands are numbered, give a numbered value another
+  // number (its users numbered after this see it).
+  void bindInputs(const Graph &g);
+  void numberNode(const Node &node);
+  void renumber(const Value *v, int number) { numbers_[v] = number; }
 
   int number(const Value *v) const { return numbers_.at(v); }
   bool has(const Value *v) const { return numbers_.count(v) != 0; }

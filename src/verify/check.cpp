@@ -245,11 +245,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
       someOutputDiffers(ref, prod, vn)) {
     cuts = findCutPoints(ref, prod, limits);
-    if (!cuts.cuts.empty()) {
-      vn = ValueNumbering();
-      vn.addGraph(ref);
-      vn.addGraph(prod, &cuts.sameAs);
-    }
+    vn = std::move(cuts.numbering);
   }
   // Note [Cut points]: both sides of a real cut are real-level values.
   for (const CutPoint &c : cuts.cuts) {
@@ -316,7 +312,13 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   std::unordered_set<int> shared;
   for (int n : refNumbers)
     if (prodNumbers.count(n)) shared.insert(n);
-  RegionInputs regionInputs{ref, prod, vn, shared};
+  std::unordered_set<int> matrixProducts;
+  addMatrixProductNumbers(ref, vn, matrixProducts);
+  addMatrixProductNumbers(prod, vn, matrixProducts);
+  std::unordered_set<const Value *> constants;
+  addConstantValues(ref, constants);
+  addConstantValues(prod, constants);
+  RegionInputs regionInputs{ref, prod, vn, shared, matrixProducts, constants};
   Prover prover(regionInputs, limits);
   std::set<std::string> assumptions = cuts.assumptions;
   size_t monolithicQueries = 0;

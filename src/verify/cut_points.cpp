@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "src/eval/concrete.h"
 #include "src/match/divergence.h"
@@ -21,6 +24,10 @@ constexpr double kQuerySeconds = 2;
 // Reference values tried per production value: several can agree (a value and
 // its copy through a no-op that normalization kept), one proof is enough.
 constexpr size_t kCandidatesPerValue = 4;
+// Bounds of the structural search (Note [Cut points]): values walked back from
+// a candidate to its leaves, and reference values walked forward from them.
+constexpr size_t kMaxSupportWalk = 300;
+constexpr size_t kMaxNeighbourhood = 400;
 
 using Trace = std::map<const Value *, eval::EvalTensor>;
 
@@ -53,94 +60,210 @@ bool agree(const eval::EvalTensor &a, const eval::EvalTensor &b) {
   return true;
 }
 
-// Values of g's live nodes (computed values, no inputs) that have a trace entry.
-std::vector<const Value *> liveValues(const Graph &g, const Trace &trace) {
-  std::unordered_set<const Node *> live = liveNodes(g);
-  std::vector<const Value *> out;
-  for (const auto &n : g.nodes()) {
-    if (!live.count(n.get())) continue;
-    for (const Value *v : n->outputs)
-      if (trace.count(v) && !allElementsEqual(trace.at(v))) out.push_back(v);
+// The frontier leaves of v: the numbers at which a walk back from v through
+// its operands stops, at graph inputs and at values both graphs compute.
+// nullopt when the walk passes kMaxSupportWalk values (a region that large is
+// no cut: Note [Cut points]).
+std::optional<std::set<int>> supportOf(const Value *v, const ValueNumbering &vn, const std::unordered_set<int> &shared) {
+  std::set<int> leaves;
+  std::unordered_set<const Value *> seen{v};
+  std::vector<const Value *> work{v};
+  while (!work.empty()) {
+    const Value *x = work.back();
+    work.pop_back();
+    if (x != v && (!x->producer || shared.count(vn.number(x)))) {
+      leaves.insert(vn.number(x));
+      continue;
+    }
+    if (!x->producer) continue;
+    for (const Value *operand : x->producer->inputs)
+      if (operand && seen.insert(operand).second) work.push_back(operand);
+    if (seen.size() > kMaxSupportWalk) return std::nullopt;
   }
-  return out;
+  return leaves;
 }
 
-// The numbering of both graphs with the cuts merged so far, and the numbers
-// both compute (the frontier of every region).
-struct Numbering {
-  ValueNumbering vn;
-  std::unordered_set<int> refNumbers, prodNumbers, shared;
-
-  void rebuild(const Graph &ref, const Graph &prod, const std::unordered_map<const Value *, const Value *> &sameAs) {
-    vn = ValueNumbering();
+// The single pass of Note [Cut points]: production is numbered node by node
+// against the reference's numbers; an unmatched value is proven equal to a
+// reference value, if it can be, before any of its users is numbered.
+class CutSearch {
+public:
+  CutSearch(const Graph &ref, const Graph &prod, const ProverLimits &limits, CutPoints &out)
+      : ref_(ref), prod_(prod), limits_(limits), out_(out),
+        regionInputs_{ref, prod, out.numbering, shared_, matrixProducts_, constants_} {
+    addConstantValues(ref, constants_);
+    addConstantValues(prod, constants_);
+    ValueNumbering &vn = out_.numbering;
     vn.addGraph(ref);
-    vn.addGraph(prod, &sameAs);
-    refNumbers = numbersOf(ref, vn);
-    prodNumbers = numbersOf(prod, vn);
-    shared.clear();
-    for (int n : refNumbers)
-      if (prodNumbers.count(n)) shared.insert(n);
+    vn.bindInputs(prod);
+    refNumbers_ = numbersOf(ref, vn);
+    addMatrixProductNumbers(ref, vn, matrixProducts_);
+    for (const Value *v : prod.inputs()) shared_.insert(vn.number(v));
+    for (const auto &n : ref.nodes())
+      for (const Value *v : n->outputs) {
+        byNumber_[vn.number(v)].push_back(v);
+        for (const Value *operand : n->inputs)
+          if (operand) users_[operand].push_back(v);
+      }
+    for (const Value *v : ref.inputs()) byNumber_[vn.number(v)].push_back(v);
+    ProverLimits cutLimits = limits;
+    cutLimits.maxRegionTerms = kMaxRegionTerms;
+    cutLimits.querySeconds = std::min(limits.querySeconds, kQuerySeconds);
+    evaluated_ = evaluate();
+    // Most candidates fail, and only the normal form is cheap enough to try
+    // them all; Z3 gets the ones an evaluation found to agree.
+    solverProver_.emplace(regionInputs_, cutLimits);
+    cutLimits.solver = false;
+    normalFormProver_.emplace(regionInputs_, cutLimits);
   }
-  bool matched(const Value *v) const { return shared.count(vn.number(v)) != 0; }
+
+  void run() {
+    ValueNumbering &vn = out_.numbering;
+    std::unordered_set<const Node *> live = liveNodes(prod_);
+    std::unordered_set<const Value *> outputs(prod_.outputs().begin(), prod_.outputs().end());
+    for (const auto &node : prod_.nodes()) {
+      vn.numberNode(*node);
+      for (const Value *p : node->outputs) {
+        // Outputs are left to the prover proper, which says why they are
+        // equal (the level and the reason of each output's verdict).
+        if (!refNumbers_.count(vn.number(p)) && live.count(node.get()) && !outputs.count(p) &&
+            std::chrono::steady_clock::now() < limits_.deadline)
+          tryCut(p);
+        if (isMatrixProduct(node->op)) matrixProducts_.insert(vn.number(p));
+        if (refNumbers_.count(vn.number(p))) shared_.insert(vn.number(p));
+      }
+    }
+    for (const Prover *p : {&*normalFormProver_, &*solverProver_}) {
+      out_.distinctProofs += p->distinctProofs();
+      out_.cacheHits += p->cacheHits();
+      out_.solverQueries += p->solverQueries();
+    }
+  }
+
+private:
+  // Note [Cut points], step 1, when the dims allow: one seeded evaluation.
+  bool evaluate() {
+    if (!withinEvalBudget(ref_, prod_)) return false;
+    try {
+      std::vector<eval::EvalTensor> inputs = randomInputs(ref_, kRefuteSeed, 0);
+      // Integer inputs are most often indices (token ids): non-negative ones
+      // are in range for any dim of at least 6 (randomInputs draws -5 ... 5).
+      for (eval::EvalTensor &t : inputs)
+        if (!isFloating(t.type.dtype))
+          for (long double &x : t.values) x = std::fabs(x);
+      refTrace_ = eval::evaluateWhatCan(ref_, inputs, eval::Precision::Wide);
+      prodTrace_ = eval::evaluateWhatCan(prod_, inputs, eval::Precision::Wide);
+      std::unordered_set<const Node *> live = liveNodes(ref_);
+      for (const auto &n : ref_.nodes())
+        if (live.count(n.get()))
+          for (const Value *v : n->outputs) refByType_[v->type.str()].push_back(v);
+    } catch (const eval::EvalError &) {
+      refTrace_.clear();
+      prodTrace_.clear();
+      return false;
+    }
+    return true;
+  }
+
+  // Note [Cut points], step 1, by structure: reference values of p's type
+  // reached forward from p's frontier leaves (or a leaf itself) without
+  // crossing a shared value, those whose leaves overlap p's most first.
+  std::vector<const Value *> structuralCandidates(const Value *p) {
+    const ValueNumbering &vn = out_.numbering;
+    auto leaves = supportOf(p, vn, shared_);
+    if (!leaves || leaves->empty()) return {};  // too large, or a constant
+    std::vector<const Value *> found;
+    std::unordered_set<const Value *> seen;
+    std::deque<const Value *> work;
+    for (int leaf : *leaves)
+      for (const Value *v : byNumber_[leaf]) {
+        work.push_back(v);
+        if (v->type == p->type && seen.insert(v).second) found.push_back(v);
+      }
+    while (!work.empty() && seen.size() < kMaxNeighbourhood) {
+      const Value *v = work.front();
+      work.pop_front();
+      auto it = users_.find(v);
+      if (it == users_.end()) continue;
+      for (const Value *u : it->second) {
+        if (!seen.insert(u).second) continue;
+        if (u->type == p->type) found.push_back(u);
+        if (!shared_.count(vn.number(u))) work.push_back(u);
+      }
+    }
+    std::vector<std::pair<double, const Value *>> ranked;
+    for (const Value *r : found) {
+      if (evaluated_ && !agreesWith(r, p)) continue;
+      auto theirs = supportOf(r, vn, shared_);
+      if (!theirs) continue;
+      size_t common = 0;
+      for (int l : *theirs) common += leaves->count(l);
+      ranked.emplace_back(double(common) / double(theirs->size() + leaves->size() - common), r);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::vector<const Value *> out;
+    for (size_t i = 0; i < ranked.size() && i < kCandidatesPerValue; ++i) out.push_back(ranked[i].second);
+    return out;
+  }
+
+  // Step 1 by evaluation: structural candidates first, then any reference
+  // value of p's type that agrees with it, in the reference's order.
+  std::vector<const Value *> candidates(const Value *p) {
+    std::vector<const Value *> out = structuralCandidates(p);
+    if (!evaluated_) return out;
+    auto bucket = refByType_.find(p->type.str());
+    if (bucket == refByType_.end()) return out;
+    size_t agreeing = 0;
+    for (const Value *r : bucket->second) {
+      if (agreeing == kCandidatesPerValue) break;
+      if (!agreesWith(r, p)) continue;
+      ++agreeing;
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    }
+    return out;
+  }
+
+  bool agreesWith(const Value *r, const Value *p) const {
+    auto a = refTrace_.find(r), b = prodTrace_.find(p);
+    return a != refTrace_.end() && b != prodTrace_.end() && !allElementsEqual(a->second) && agree(a->second, b->second);
+  }
+
+  void tryCut(const Value *p) {
+    if (evaluated_ && (!prodTrace_.count(p) || allElementsEqual(prodTrace_.at(p)))) return;
+    for (const Value *r : candidates(p)) {
+      ++out_.attempts;
+      ProofOutcome proof = normalFormProver_->prove(r, p, Widening::AroundProducts);
+      if (!proof.proven && evaluated_) proof = solverProver_->prove(r, p, Widening::AroundProducts);
+      if (!proof.proven) continue;
+      anyReal_ = anyReal_ || proof.level == Level::Real;
+      out_.cuts.push_back(CutPoint{r, p, anyReal_ ? Level::Real : proof.level});
+      out_.assumptions.insert(proof.assumptions.begin(), proof.assumptions.end());
+      out_.numbering.renumber(p, out_.numbering.number(r));
+      return;
+    }
+  }
+
+  const Graph &ref_, &prod_;
+  const ProverLimits &limits_;
+  CutPoints &out_;
+  std::unordered_set<int> refNumbers_, shared_, matrixProducts_;
+  std::unordered_set<const Value *> constants_;
+  std::unordered_map<int, std::vector<const Value *>> byNumber_;    // reference values by number
+  std::unordered_map<const Value *, std::vector<const Value *>> users_;  // reference values by operand
+  RegionInputs regionInputs_;
+  std::optional<Prover> normalFormProver_, solverProver_;
+  bool evaluated_ = false;
+  Trace refTrace_, prodTrace_;
+  std::map<std::string, std::vector<const Value *>> refByType_;  // live reference values, when evaluated
+  bool anyReal_ = false;
 };
 
 }  // namespace
 
 CutPoints findCutPoints(const Graph &ref, const Graph &prod, const ProverLimits &limits) {
   CutPoints out;
-  if (!withinEvalBudget(ref, prod)) return out;
-  Trace refTrace, prodTrace;
-  try {
-    std::vector<eval::EvalTensor> inputs = randomInputs(ref, kRefuteSeed, 0);
-    // Integer inputs are most often indices (token ids): non-negative ones
-    // are in range for any dim of at least 6 (randomInputs draws -5 ... 5).
-    for (eval::EvalTensor &t : inputs)
-      if (!isFloating(t.type.dtype))
-        for (long double &x : t.values) x = std::fabs(x);
-    refTrace = eval::evaluateWhatCan(ref, inputs, eval::Precision::Wide);
-    prodTrace = eval::evaluateWhatCan(prod, inputs, eval::Precision::Wide);
-  } catch (const eval::EvalError &) {
-    return out;
-  }
-
-  Numbering numbering;
-  numbering.rebuild(ref, prod, out.sameAs);
-  std::map<std::string, std::vector<const Value *>> refByType;
-  for (const Value *r : liveValues(ref, refTrace)) refByType[r->type.str()].push_back(r);
-
-  RegionInputs regionInputs{ref, prod, numbering.vn, numbering.shared};
-  ProverLimits cutLimits = limits;
-  cutLimits.maxRegionTerms = kMaxRegionTerms;
-  cutLimits.querySeconds = std::min(limits.querySeconds, kQuerySeconds);
-  Prover prover(regionInputs, cutLimits);
-  // Outputs are left to the prover proper, which says why they are equal
-  // (the level and the reason of each output's verdict).
-  std::unordered_set<const Value *> outputs(prod.outputs().begin(), prod.outputs().end());
-  bool anyReal = false;
-  for (const Value *p : liveValues(prod, prodTrace)) {
-    if (std::chrono::steady_clock::now() >= limits.deadline) break;
-    if (numbering.matched(p) || outputs.count(p)) continue;
-    auto bucket = refByType.find(p->type.str());
-    if (bucket == refByType.end()) continue;
-    size_t tried = 0;
-    for (const Value *r : bucket->second) {
-      if (tried == kCandidatesPerValue) break;
-      if (!agree(refTrace.at(r), prodTrace.at(p))) continue;
-      ++tried;
-      ++out.attempts;
-      ProofOutcome proof = prover.prove(r, p, Widening::AroundProducts);
-      if (!proof.proven) continue;
-      anyReal = anyReal || proof.level == Level::Real;
-      out.cuts.push_back(CutPoint{r, p, anyReal ? Level::Real : proof.level});
-      out.assumptions.insert(proof.assumptions.begin(), proof.assumptions.end());
-      out.sameAs[p] = r;
-      numbering.rebuild(ref, prod, out.sameAs);
-      break;
-    }
-  }
-  out.distinctProofs = prover.distinctProofs();
-  out.cacheHits = prover.cacheHits();
-  out.solverQueries = prover.solverQueries();
+  CutSearch search(ref, prod, limits, out);
+  search.run();
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "src/match/value_numbering.h"
 #include "src/verify/prover.h"
 
 namespace torchtv {
@@ -19,30 +20,43 @@ namespace torchtv {
 // the probabilities, on d(scores), on d(q), d(k), d(v), but the prover sees one
 // residual region from the first difference to each output, through every
 // matrix product after it, and gives up on its size.
-// 1. Candidates by simulation. Both graphs are evaluated (src/eval, in long
-//    double; integer inputs made non-negative, as they are mostly indices;
-//    what needs an op without semantics is skipped) on one seeded random
-//    input. A production value that no value number matches (not an output:
-//    those are left to the prover proper, which reports their reasons) and a
-//    reference value of the same type (dtype and shape: a cut pairs whole
-//    tensors, never a broadcast of one) whose elements agree within 1e-12 of
-//    the tensors' scale are a candidate pair; the reference value may be one
-//    both graphs compute (a fused backward's recomputed probabilities equal
-//    the forward's softmax). Tensors whose elements are all equal (zeros, a
-//    constant) match too much and are no candidates. Evaluation only proposes:
-//    it proves nothing.
-// 2. Proof, in production's topological order. Each candidate is proven with
-//    the region prover over a small region (at most 5,000 terms, 2 s per
-//    solver query) whose frontier is the values both graphs share under the
-//    current numbering; at level real it is widened up to matrix products,
-//    then through them, then through index maps too (Frontier::ThroughProducts,
-//    ThroughViews: a cut's region reads o = p @ v where the other side reads p
-//    and v, or k where the other side reads a view of k^T), never to the inputs.
-// 3. Merge. Only a proven pair is merged: the production value takes the
-//    reference value's number (ValueNumbering::addGraph's `sameAs`), both
-//    graphs are numbered again, and what hashes equal downstream now matches
-//    structurally; later candidates are proven over the larger frontier. A
-//    candidate that fails is dropped, nothing else.
+// One pass over production in topological order: each node is numbered
+// against the reference's numbers (ValueNumbering::numberNode); a value that
+// no number matches (not an output: those are left to the prover proper, which
+// reports their reasons) is offered candidates and, once one is proven, takes
+// its number before any of its users is numbered. The frontier of every proof
+// is what both graphs share so far, so the pass costs each value one search
+// and no renumbering (it renumbered both graphs after each merge, quadratic in
+// depth).
+// 1. Candidates by structure, which needs no evaluation and so no dims small
+//    enough to evaluate. The leaves of a value are the shared numbers at which
+//    a walk back through its operands stops. Candidates are the reference
+//    values of the same type (dtype and shape: a cut pairs whole tensors,
+//    never a broadcast of one) reached forward from the production value's
+//    leaves without crossing a shared value, or a leaf itself (production
+//    adds a zero to it); the reference value may be one both graphs compute (a
+//    fused backward's recomputed probabilities equal the forward's softmax).
+//    Those whose leaves overlap most (Jaccard) come first, 4 are tried.
+// 2. Candidates by evaluation, when the dims allow it (the evaluation budget
+//    of src/verify/refute.h): both graphs are evaluated (src/eval, in long
+//    double; integer inputs made non-negative, as they are mostly indices) on
+//    one seeded random input; structural candidates must then agree within
+//    1e-12 of the tensors' scale, and up to 4 more reference values of the
+//    type that agree, in the reference's order, are tried after them. Tensors
+//    whose elements are all equal (zeros, a constant) match too much and are
+//    no candidates. Evaluation only proposes: it proves nothing.
+// 3. Proof. Each candidate is proven by the region prover over a small region
+//    (at most 5,000 terms) whose frontier is the values shared so far; at
+//    level real it is widened up to matrix products, then through them, then
+//    through index maps too (Frontier::ThroughProducts, ThroughViews: a cut's
+//    region reads o = p @ v where the other side reads p and v, or k where the
+//    other side reads a view of k^T), each bounded (Note [Bounded widening]),
+//    never to the inputs. The normal form alone tries every candidate; Z3 (2 s
+//    a query) only those that an evaluation found to agree, since without one
+//    most candidates are wrong and a failed query is the costliest answer.
+// 4. Merge. Only a proven pair is merged: the production value takes the
+//    reference value's number, and what hashes equal downstream now matches
+//    structurally. A candidate that fails is dropped, nothing else.
 // Levels: a cut proven at level real holds over the reals only, so every cut
 // after it is real too (its proof may read it), and an output whose cone holds
 // either side of a real cut is at most real (check.cpp adds both to the
@@ -56,18 +70,18 @@ struct CutPoint {
 
 struct CutPoints {
   std::vector<CutPoint> cuts;
-  // Production value -> the reference value whose number it takes.
-  std::unordered_map<const Value *, const Value *> sameAs;
+  // Both graphs numbered, each production value of a cut taking its
+  // reference value's number (what the rest of the check matches against).
+  ValueNumbering numbering;
   std::set<std::string> assumptions;
   size_t attempts = 0;  // candidate pairs sent to the prover
   size_t distinctProofs = 0, cacheHits = 0, solverQueries = 0;  // the prover's, as in CheckStats
 };
 
 // Given: two normalized graphs with the same interface, and the prover's limits.
-// Execute: evaluate both, pair close unmatched values, prove the pairs in
-//          topological order over the values proven so far (Note [Cut points]).
-// Result: the proven pairs, empty when the graphs cannot be evaluated (symbolic
-//         shapes, ops without semantics, past the evaluation budget).
+// Execute: number production against the reference node by node, proving
+//          candidates for each unmatched value as it is reached (Note [Cut points]).
+// Result: the proven pairs and the numbering they give both graphs.
 CutPoints findCutPoints(const Graph &reference, const Graph &production, const ProverLimits &limits);
 
 }  // namespace torchtv

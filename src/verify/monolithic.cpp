@@ -16,8 +16,9 @@ MonolithicOutcome decideMonolithic(const Graph &ref, const Graph &prod, const Va
     return out;
   }
   // Frontier::Inputs: terms stop only at graph inputs, no inner value is shared.
-  const std::unordered_set<int> noShared;
-  RegionInputs in{ref, prod, vn, noShared};
+  const std::unordered_set<int> noShared, noProducts;
+  const std::unordered_set<const Value *> noConstants;
+  RegionInputs in{ref, prod, vn, noShared, noProducts, noConstants};
   sem::TermContext tc;
   Region r;
   try {

@@ -6,6 +6,11 @@ namespace torchtv {
 
 namespace {
 
+// Accumulations a bounded widening expands along a path (Note [Bounded
+// widening]): a residual link and the one before it, enough for every cut of
+// the benchmark's transformer.
+constexpr size_t kWideningBound = 2;
+
 std::string describeModel(const smt::QueryResult &r) {
   auto fmt = [](double v) {
     char buf[48];
@@ -36,6 +41,7 @@ smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt:
   o.memoryMB = limits_.memoryMB;
   o.deadlineSeconds = std::min(limits_.querySeconds, secondsLeft(limits_));
   if (o.deadlineSeconds <= 0) return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
+  if (!limits_.solver) return {smt::Answer::Unknown, "no solver query in this search", {}, 0, 0};
   ++queries_;
   return smt::proveEqual(tc, r.reference, r.production, arith, o);
 }
@@ -69,7 +75,8 @@ bool Prover::sameWidenedRegion(const ProofOutcome &cached, const Value *a, const
   if (!cached.proven || cached.provenAt == Frontier::Matched) return true;
   sem::TermContext tc;
   try {
-    return buildRegion(tc, in_, a, b, cached.provenAt, RegionMode::Real, limits_.maxRegionTerms).key ==
+    return buildRegion(tc, in_, a, b, cached.provenAt, RegionMode::Real, limits_.maxRegionTerms,
+                       cached.provenExpansions).key ==
            cached.widenedKey;
   } catch (const sem::Unsupported &) {
     return false;
@@ -113,17 +120,29 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
   // Level real: the normal form first (any dim size), then Z3 over the reals,
   // on the smallest region, then up to matrix products, then on the whole cone
   // (Note [Widening the frontier]).
+  // Each widening is tried bounded first (Note [Bounded widening]); the cut
+  // search, which fails most of its candidates, never goes unbounded.
   std::string lastKey = real.key;
-  std::vector<Frontier> ladder = {Frontier::Matched, Frontier::MatmulOutputs, Frontier::Inputs};
+  struct Rung {
+    Frontier frontier;
+    size_t expansions;
+  };
+  std::vector<Rung> ladder = {{Frontier::Matched, 0},
+                              {Frontier::MatmulOutputs, kWideningBound},
+                              {Frontier::MatmulOutputs, 0},
+                              {Frontier::Inputs, 0}};
   if (widening == Widening::AroundProducts)
-    ladder = {Frontier::Matched, Frontier::MatmulOutputs, Frontier::ThroughProducts, Frontier::ThroughViews};
-  for (Frontier f : ladder) {
+    ladder = {{Frontier::Matched, 0},
+              {Frontier::MatmulOutputs, kWideningBound},
+              {Frontier::ThroughProducts, kWideningBound},
+              {Frontier::ThroughViews, kWideningBound}};
+  for (auto [f, expansions] : ladder) {
     sem::TermContext local;
     sem::TermContext &ctx = f == Frontier::Matched ? tc : local;
     Region r = real;
     if (f != Frontier::Matched) {
       try {
-        r = buildRegion(ctx, in_, a, b, f, RegionMode::Real, limits_.maxRegionTerms);
+        r = buildRegion(ctx, in_, a, b, f, RegionMode::Real, limits_.maxRegionTerms, expansions);
       } catch (const sem::Unsupported &e) {
         notes.push_back(e.what());
         continue;
@@ -143,6 +162,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         out.assumptions = nf.assumptions();
         out.reason = std::string(reasons::kRealNormalForm) + "; " + *bitwise;
         out.provenAt = f;
+        out.provenExpansions = expansions;
         if (f != Frontier::Matched) out.widenedKey = r.key;
         return out;
       }
@@ -155,6 +175,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       out.level = Level::Real;
       out.reason = std::string(reasons::kRealZ3) + "; " + *bitwise;
       out.provenAt = f;
+      out.provenExpansions = expansions;
       if (f != Frontier::Matched) out.widenedKey = r.key;
       return out;
     }

@@ -25,6 +25,10 @@ struct ProverLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   double querySeconds = 10;  // wall-clock cap of one query, below the deadline
   size_t maxRegionTerms = 0;  // 0: buildRegion's defaults
+  // false: no Z3 query, proofs by term identity and the real normal form only
+  // (the cut search without evaluation tries candidates that mostly fail, and
+  // cannot afford a query for each: Note [Cut points]).
+  bool solver = true;
 };
 
 // What a proof attempt concluded for one output.
@@ -39,6 +43,7 @@ struct ProofOutcome {
   // Proven only with the frontier widened: at which frontier, and that
   // region's key (Note [Memo of widened proofs]).
   Frontier provenAt = Frontier::Matched;
+  size_t provenExpansions = 0;  // the bound of that widening (0: none)
   std::string widenedKey;
 };
 

@@ -1,5 +1,6 @@
 #include "src/verify/region.h"
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <unordered_set>
@@ -12,11 +13,6 @@ namespace {
 
 constexpr size_t kMaxWidenedTerms = 20000;
 
-bool isMatrixProduct(const std::string &op) {
-  return op == "aten::mm" || op == "aten::bmm" || op == "aten::matmul" || op == "aten::linear" ||
-         op == "aten::addmm" || op == "aten::dot";
-}
-
 // Ops that only move elements: the same tensor read at other indices.
 bool isIndexMap(const std::string &op) {
   static const std::unordered_set<std::string> ops = {
@@ -28,27 +24,59 @@ bool isIndexMap(const std::string &op) {
 
 class Builder {
 public:
-  Builder(sem::TermContext &tc, const RegionInputs &in, Frontier f, RegionMode m, size_t maxTerms)
+  Builder(sem::TermContext &tc, const RegionInputs &in, Frontier f, RegionMode m, size_t maxTerms,
+          size_t maxExpansions)
       : tc_(tc), in_(in), f_(f), m_(m),
-        maxTerms_(maxTerms ? maxTerms : (f == Frontier::Matched ? 0 : kMaxWidenedTerms)) {
-    // A number stands for a matrix product when either graph computes it by
-    // one: both sides then stop at it, also where the other graph's value of
-    // that number is a view of a product or a cut point (Note [Cut points]).
-    if (f == Frontier::Matched || f == Frontier::Inputs) return;
-    for (const Graph *g : {&in.reference, &in.production})
-      for (const auto &n : g->nodes())
-        if (isMatrixProduct(n->op))
-          for (const Value *out : n->outputs) matrixProducts_.insert(in.vn.number(out));
+        maxTerms_(maxTerms ? maxTerms : (f == Frontier::Matched ? 0 : kMaxWidenedTerms)),
+        maxExpansions_(f == Frontier::Inputs ? 0 : maxExpansions), matrixProducts_(in.matrixProducts) {}
+
+  // Note [Bounded widening]: the level of a shared number is the fewest
+  // shared accumulations on a path from a or b down to it, itself included (a
+  // 0-1 breadth-first search); a number deeper than the bound is a frontier
+  // tensor on both sides, so both read the same values.
+  void planExpansions(const Value *a, const Value *b) {
+    if (!maxExpansions_) return;
+    std::unordered_map<const Value *, size_t> best;
+    std::deque<std::pair<const Value *, size_t>> work{{a, 0}, {b, 0}};
+    while (!work.empty()) {
+      auto [v, level] = work.front();
+      work.pop_front();
+      auto seen = best.find(v);
+      if (seen != best.end() && seen->second <= level) continue;
+      best[v] = level;
+      bool top = v == a || v == b;
+      int number = in_.vn.number(v);
+      if (!top && in_.shared.count(number)) {
+        auto it = levels_.emplace(number, level).first;
+        it->second = std::min(it->second, level);
+      }
+      if (level > maxExpansions_ || byRule(v, top)) continue;
+      for (const Value *operand : v->producer->inputs) {
+        if (!operand) continue;
+        if (in_.shared.count(in_.vn.number(operand)) && isAccumulation(operand))
+          work.emplace_back(operand, level + 1);
+        else work.emplace_front(operand, level);
+      }
+    }
+  }
+
+  // A sum of two computed tensors: a link of a residual stream (or of a
+  // gradient accumulated over layers), by which a widened region reaches from
+  // one layer into the ones before it (Note [Bounded widening]).
+  bool isAccumulation(const Value *v) const {
+    if (!v->producer || (v->producer->op != "aten::add.Tensor" && v->producer->op != "aten::sub.Tensor")) return false;
+    for (const Value *operand : v->producer->inputs)
+      if (operand && (in_.constants.count(operand) || operand->type.shape.empty())) return false;
+    return true;
   }
 
   sem::TermPtr termOf(const Value *v, const std::vector<sem::IndexExpr> &idx, bool top) {
     int number = in_.vn.number(v);
-    bool shared = !top && in_.shared.count(number);
-    bool frontier = !v->producer || (shared && f_ == Frontier::Matched) ||
-                    (shared && f_ == Frontier::MatmulOutputs && matrixProducts_.count(number)) ||
-                    (shared && f_ == Frontier::ThroughProducts && !matrixProducts_.count(number)) ||
-                    (shared && f_ == Frontier::ThroughViews && !matrixProducts_.count(number) &&
-                     !isIndexMap(v->producer->op));
+    bool frontier = byRule(v, top);
+    if (!frontier && maxExpansions_ && !top && in_.shared.count(number)) {
+      auto level = levels_.find(number);
+      frontier = level == levels_.end() || level->second > maxExpansions_;
+    }
     if (frontier) return tc_.read(number, idx, v->type.dtype);
     std::string key = std::to_string(v->id) + "@" + std::to_string(reinterpret_cast<uintptr_t>(v)) + ":";
     for (const auto &e : idx) key += e.key() + ",";
@@ -71,12 +99,34 @@ public:
   }
 
 private:
+  // A frontier by the kind of frontier alone: a graph input, or a shared value
+  // that this kind stops at.
+  bool byRule(const Value *v, bool top) const {
+    if (!v->producer) return true;
+    int number = in_.vn.number(v);
+    if (top || !in_.shared.count(number)) return false;
+    bool product = matrixProducts_.count(number) != 0;
+    switch (f_) {
+    case Frontier::Matched: return true;
+    case Frontier::MatmulOutputs: return product;
+    case Frontier::ThroughProducts: return !product;
+    case Frontier::ThroughViews: return !product && !isIndexMap(v->producer->op);
+    case Frontier::Inputs: return false;
+    }
+    return true;
+  }
+
   sem::TermContext &tc_;
   const RegionInputs &in_;
   Frontier f_;
   RegionMode m_;
   size_t maxTerms_;
-  std::unordered_set<int> matrixProducts_;
+  size_t maxExpansions_;
+  std::unordered_map<int, size_t> levels_;  // of shared numbers, by planExpansions
+  // A number stands for a matrix product when either graph computes it by
+  // one: both sides then stop at it, also where the other graph's value of
+  // that number is a view of a product or a cut point (Note [Cut points]).
+  const std::unordered_set<int> &matrixProducts_;
   std::map<std::string, sem::TermPtr> memo_;
 };
 
@@ -116,14 +166,34 @@ private:
 
 }  // namespace
 
+bool isMatrixProduct(const std::string &op) {
+  return op == "aten::mm" || op == "aten::bmm" || op == "aten::matmul" || op == "aten::linear" ||
+         op == "aten::addmm" || op == "aten::dot";
+}
+
+void addMatrixProductNumbers(const Graph &g, const ValueNumbering &vn, std::unordered_set<int> &out) {
+  for (const auto &n : g.nodes())
+    if (isMatrixProduct(n->op))
+      for (const Value *v : n->outputs) out.insert(vn.number(v));
+}
+
+void addConstantValues(const Graph &g, std::unordered_set<const Value *> &out) {
+  for (const auto &n : g.nodes()) {
+    bool constant = true;
+    for (const Value *v : n->inputs) constant = constant && (!v || out.count(v));
+    if (constant) out.insert(n->outputs.begin(), n->outputs.end());
+  }
+}
+
 Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
-                   RegionMode mode, size_t maxTerms) {
+                   RegionMode mode, size_t maxTerms, size_t maxExpansions) {
   // Output coordinates are canonical variables (family 2, by position), so
   // repeated layers produce identical keys.
   std::vector<sem::IndexExpr> idx;
   for (size_t d = 0; d < a->type.shape.size(); ++d)
     idx.push_back(sem::IndexExpr::var(tc.vars.canonical(2, static_cast<int>(d), a->type.shape[d])));
-  Builder builder(tc, in, frontier, mode, maxTerms);
+  Builder builder(tc, in, frontier, mode, maxTerms, maxExpansions);
+  builder.planExpansions(a, b);
   Region r;
   r.reference = builder.termOf(a, idx, true);
   r.production = builder.termOf(b, idx, true);

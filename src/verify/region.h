@@ -32,6 +32,26 @@ enum class Frontier { Matched, MatmulOutputs, ThroughProducts, ThroughViews, Inp
 // value that one graph computes by a product and the other by a view of one
 // (a 4-d matmul against a view of a 3-d bmm) is a frontier on both sides.
 
+// Note [Bounded widening]
+// A widened frontier expands shared values, and in a deep model a shared value
+// leads to the one before it through every layer: the residual stream (and
+// the gradient accumulated over layers) is a chain of additions, none a matrix
+// product. A region widened through it grows with the depth, and its normal
+// form with the square of it (x^2 of a sum of 2N products); the cut search,
+// which widens every candidate it fails to prove, becomes quadratic or worse.
+// What a proof needs from its shared values is local (the mask under a causal
+// softmax, the rsqrt under a norm's backward), so each widening is first tried
+// bounded: the level of a shared number is the fewest accumulations (an
+// add or sub of two non-constant, non-scalar tensors) on a path from either
+// output down to it, found by one 0-1 breadth-first search before the terms
+// are built; a number deeper than the bound is a frontier tensor. The level
+// is per number, not per path or side, so both sides read the same values
+// (with one side expanding x and the other reading it, the normal form would
+// see two different polynomials). A bound only moves the frontier to other
+// shared values: what it proves holds, and what it fails to prove is no
+// refutation. The prover tries bound 2 before the unbounded widening; the cut
+// search never goes unbounded.
+
 // Note [Bitwise regions]
 // At level bitwise a reduction's result depends on its order of accumulation,
 // which only the op itself fixes (a different op, layout or kernel may add in
@@ -54,13 +74,28 @@ struct RegionInputs {
   const Graph &production;
   const ValueNumbering &vn;
   const std::unordered_set<int> &shared;  // numbers computed by both graphs
+  // Numbers that either graph computes by a matrix product (the widened
+  // frontiers stop at or expand them); addMatrixProductNumbers() makes the set.
+  const std::unordered_set<int> &matrixProducts;
+  // Values that read no graph input (a causal mask, a bias constant): adding
+  // one is no accumulation (Note [Bounded widening]); addConstantValues()
+  // makes the set.
+  const std::unordered_set<const Value *> &constants;
 };
+
+bool isMatrixProduct(const std::string &op);
+// The numbers of values that a matrix product computes in g (insert into out).
+void addMatrixProductNumbers(const Graph &g, const ValueNumbering &vn, std::unordered_set<int> &out);
+// The values of g that read no graph input (insert into out).
+void addConstantValues(const Graph &g, std::unordered_set<const Value *> &out);
 
 // Terms for element `index` of outputs a (reference) and b (production). Slot
 // of a frontier read = the value's number. Throws sem::Unsupported, also when
 // the terms grow past `maxTerms` (0: 20,000 for a widened frontier, the term
-// budget for the smallest one).
+// budget for the smallest one). `maxExpansions` (0: no bound) bounds a widened
+// frontier: a shared value more than that many accumulations deep is read, not
+// expanded (Note [Bounded widening]).
 Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
-                   RegionMode mode, size_t maxTerms = 0);
+                   RegionMode mode, size_t maxTerms = 0, size_t maxExpansions = 0);
 
 }  // namespace torchtv
