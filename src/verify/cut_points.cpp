@@ -21,11 +21,11 @@ constexpr long double kRelativeTolerance = 1e-12L;
 // (500 terms sufficed for every cut of the benchmark's transformer.)
 constexpr size_t kMaxRegionTerms = 5000;
 constexpr double kQuerySeconds = 2;
-// Reference values tried per production value: several can agree (a value and
-// its copy through a no-op that normalization kept), one proof is enough.
-constexpr size_t kCandidatesPerValue = 4;
-// Bounds of the structural search (Note [Cut points]): values walked back from
-// a candidate to its leaves, and reference values walked forward from them.
+// Reference values tried per production value, by structure and again by
+// evaluation (Note [Cut points]); one proof is enough.
+constexpr size_t kCandidatesPerValue = 3;
+// Bounds of the structural search: values walked back from a production value
+// to its leaves, and reference values walked forward from each leaf.
 constexpr size_t kMaxSupportWalk = 300;
 constexpr size_t kMaxNeighbourhood = 400;
 
@@ -167,42 +167,44 @@ private:
 
   // Note [Cut points], step 1, by structure: reference values of p's type
   // reached forward from p's frontier leaves (or a leaf itself) without
-  // crossing a shared value, those whose leaves overlap p's most first.
+  // crossing a shared value, those reached from the most leaves first.
   std::vector<const Value *> structuralCandidates(const Value *p) {
     const ValueNumbering &vn = out_.numbering;
     auto leaves = supportOf(p, vn, shared_);
     if (!leaves || leaves->empty()) return {};  // too large, or a constant
-    std::vector<const Value *> found;
-    std::unordered_set<const Value *> seen;
-    std::deque<const Value *> work;
-    for (int leaf : *leaves)
+    std::unordered_map<const Value *, size_t> reachedFrom;  // how many of p's leaves reach it
+    std::vector<const Value *> found;                       // in the order first reached
+    auto reach = [&](const Value *v) {
+      if (v->type == p->type && reachedFrom[v]++ == 0) found.push_back(v);
+    };
+    for (int leaf : *leaves) {
+      std::unordered_set<const Value *> seen;
+      std::deque<const Value *> work;
       for (const Value *v : byNumber_[leaf]) {
         work.push_back(v);
-        if (v->type == p->type && seen.insert(v).second) found.push_back(v);
+        reach(v);
       }
-    while (!work.empty() && seen.size() < kMaxNeighbourhood) {
-      const Value *v = work.front();
-      work.pop_front();
-      auto it = users_.find(v);
-      if (it == users_.end()) continue;
-      for (const Value *u : it->second) {
-        if (!seen.insert(u).second) continue;
-        if (u->type == p->type) found.push_back(u);
-        if (!shared_.count(vn.number(u))) work.push_back(u);
+      while (!work.empty() && seen.size() < kMaxNeighbourhood) {
+        const Value *v = work.front();
+        work.pop_front();
+        auto it = users_.find(v);
+        if (it == users_.end()) continue;
+        for (const Value *u : it->second) {
+          if (!seen.insert(u).second) continue;
+          reach(u);
+          if (!shared_.count(vn.number(u))) work.push_back(u);
+        }
       }
     }
-    std::vector<std::pair<double, const Value *>> ranked;
-    for (const Value *r : found) {
-      if (evaluated_ && !agreesWith(r, p)) continue;
-      auto theirs = supportOf(r, vn, shared_);
-      if (!theirs) continue;
-      size_t common = 0;
-      for (int l : *theirs) common += leaves->count(l);
-      ranked.emplace_back(double(common) / double(theirs->size() + leaves->size() - common), r);
-    }
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    // A value both graphs compute is rarely what production computes another
+    // way: those come after the others reached from as many leaves.
+    auto rank = [&](const Value *v) { return 2 * reachedFrom[v] + !shared_.count(vn.number(v)); };
+    std::stable_sort(found.begin(), found.end(), [&](const Value *a, const Value *b) { return rank(a) > rank(b); });
     std::vector<const Value *> out;
-    for (size_t i = 0; i < ranked.size() && i < kCandidatesPerValue; ++i) out.push_back(ranked[i].second);
+    for (const Value *r : found) {
+      if (out.size() == kCandidatesPerValue) break;
+      if (!evaluated_ || agreesWith(r, p)) out.push_back(r);
+    }
     return out;
   }
 

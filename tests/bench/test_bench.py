@@ -104,6 +104,34 @@ class Generator(unittest.TestCase):
         self.assertIn("N_LAYERS = 64", gen_transformer.render("small", 64))
 
 
+class RealisticDims(unittest.TestCase):
+    """At D=4096, T=2048, V=32000 nothing can be evaluated: the cut points that decide the
+    attention backward come from structure alone (Note [Cut points]), and planted bugs must
+    still never be called equivalent."""
+
+    def check(self, bug):
+        with tempfile.TemporaryDirectory() as tmp:
+            pair = os.path.join(tmp, "pair.py")
+            with open(pair, "w") as f:
+                f.write(gen_transformer.render("real", 2, bug))
+            out = os.path.join(tmp, "cap")
+            proc = capture(pair, out)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            r = subprocess.run([TORCHTV, "check", out, "--format", "json", "--timeout", "600"],
+                               capture_output=True, text=True, timeout=900)
+            return json.loads(r.stdout)
+
+    def test_two_layers_are_proven_through_structural_cut_points(self):
+        j = self.check("none")
+        self.assertEqual(j["verdict"], "equivalent", [o for o in j["outputs"] if o["verdict"] != "equivalent"])
+        self.assertGreater(j["stats"]["cut_points"], 0)
+
+    def test_planted_bugs_are_not_equivalent(self):
+        for bug in ("dropped_term", "tiny_term"):
+            with self.subTest(bug=bug):
+                self.assertNotEqual(self.check(bug)["verdict"], "equivalent")
+
+
 class QuickRun(unittest.TestCase):
     def test_quick_mode(self):
         with tempfile.TemporaryDirectory() as tmp:
