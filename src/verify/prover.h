@@ -26,8 +26,8 @@ struct ProverLimits {
   double querySeconds = 10;  // wall-clock cap of one query, below the deadline
   size_t maxRegionTerms = 0;  // 0: buildRegion's defaults
   // false: no Z3 query, proofs by term identity and the real normal form only
-  // (the cut search without evaluation tries candidates that mostly fail, and
-  // cannot afford a query for each: Note [Cut points]).
+  // (the cut search tries candidates that mostly fail, and cannot afford a
+  // query for each: Note [Cut points]).
   bool solver = true;
 };
 

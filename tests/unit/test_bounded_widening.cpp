@@ -1,0 +1,88 @@
+// Note [Bounded widening]: a widened proof through a residual stream expands
+// only the last accumulations, the same ones on both sides.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "ir/text_format.h"
+#include "src/match/divergence.h"
+#include "src/verify/prover.h"
+
+namespace torchtv {
+
+namespace {
+
+// A residual stream x3 = x0 + m0 + m1 + m2 on both sides; the reference scales
+// the row sums of x3^2 by g, production sums x3^2 * g (the sum a norm's
+// backward takes). Equal only once the shared row sums are expanded (production
+// computes them too, as its forward would, and value numbering counts dead nodes).
+const char *kResidualPair = R"(
+graph @reference(%x0: f32[4,4], %w: f32[4,4], %g: f32[4,1]) -> (f32[4,1]) {
+  %m0: f32[4,4] = aten::mm(%x0, %w)
+  %x1: f32[4,4] = aten::add.Tensor(%x0, %m0) {alpha=1}
+  %m1: f32[4,4] = aten::mm(%x1, %w)
+  %x2: f32[4,4] = aten::add.Tensor(%x1, %m1) {alpha=1}
+  %m2: f32[4,4] = aten::mm(%x2, %w)
+  %x3: f32[4,4] = aten::add.Tensor(%x2, %m2) {alpha=1}
+  %s: f32[4,4] = aten::mul.Tensor(%x3, %x3)
+  %r: f32[4,1] = aten::sum.dim_IntList(%s) {dim=[-1], keepdim=true}
+  %y: f32[4,1] = aten::mul.Tensor(%r, %g)
+  return %y
+}
+graph @production(%x0: f32[4,4], %w: f32[4,4], %g: f32[4,1]) -> (f32[4,1]) {
+  %m0: f32[4,4] = aten::mm(%x0, %w)
+  %x1: f32[4,4] = aten::add.Tensor(%x0, %m0) {alpha=1}
+  %m1: f32[4,4] = aten::mm(%x1, %w)
+  %x2: f32[4,4] = aten::add.Tensor(%x1, %m1) {alpha=1}
+  %m2: f32[4,4] = aten::mm(%x2, %w)
+  %x3: f32[4,4] = aten::add.Tensor(%x2, %m2) {alpha=1}
+  %s: f32[4,4] = aten::mul.Tensor(%x3, %x3)
+  %r: f32[4,1] = aten::sum.dim_IntList(%s) {dim=[-1], keepdim=true}
+  %sg: f32[4,4] = aten::mul.Tensor(%s, %g)
+  %y: f32[4,1] = aten::sum.dim_IntList(%sg) {dim=[-1], keepdim=true}
+  return %y
+}
+)";
+
+}  // namespace
+
+TEST_CASE("a widened proof through a residual stream is found with the bound, reading the same values on both sides") {
+  Module m = parseModule(kResidualPair, "residual.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  ValueNumbering vn;
+  vn.addGraph(ref);
+  vn.addGraph(prod);
+  std::unordered_set<int> shared, products, refNumbers = numbersOf(ref, vn);
+  for (int n : numbersOf(prod, vn))
+    if (refNumbers.count(n)) shared.insert(n);
+  std::unordered_set<const Value *> constants;
+  addMatrixProductNumbers(ref, vn, products);
+  RegionInputs in{ref, prod, vn, shared, products, constants};
+  Prover prover(in, ProverLimits{});
+  ProofOutcome proof = prover.prove(ref.outputs().at(0), prod.outputs().at(0));
+  REQUIRE(proof.proven);
+  CHECK(proof.level == Level::Real);
+  CHECK(proof.provenAt == Frontier::MatmulOutputs);
+  CHECK(proof.provenExpansions == 2);  // the bounded rung, not the unbounded one after it
+
+  // With the bound, x3 and x2 are expanded and x1 is read, on both sides.
+  sem::TermContext tc;
+  Region bounded = buildRegion(tc, in, ref.outputs().at(0), prod.outputs().at(0), Frontier::MatmulOutputs,
+                               RegionMode::Real, 0, 2);
+  sem::TermContext tc2;
+  Region unbounded = buildRegion(tc2, in, ref.outputs().at(0), prod.outputs().at(0), Frontier::MatmulOutputs,
+                                 RegionMode::Real, 0, 0);
+  auto reads = [](const sem::TermContext &c, sem::TermPtr t, int slot) {
+    return c.str(t).find("t" + std::to_string(slot) + "[") != std::string::npos;
+  };
+  const Value *x1 = nullptr;
+  for (const auto &n : ref.nodes())
+    if (n->outputs.at(0)->name == "x1") x1 = n->outputs.at(0);
+  REQUIRE(x1);
+  CHECK(reads(tc, bounded.reference, vn.number(x1)));
+  CHECK(reads(tc, bounded.production, vn.number(x1)));
+  CHECK_FALSE(reads(tc2, unbounded.reference, vn.number(x1)));
+  CHECK_FALSE(reads(tc2, unbounded.production, vn.number(x1)));
+}
+
+}  // namespace torchtv
