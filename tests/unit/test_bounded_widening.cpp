@@ -16,8 +16,8 @@ namespace {
 // the row sums of x3^2 by g, production sums x3^2 * g (the sum a norm's
 // backward takes). Equal only once the shared row sums are expanded (production
 // computes them too, as its forward would, and value numbering counts dead nodes).
-const char *kResidualPair = R"(
-graph @reference(%x0: f32[4,4], %w: f32[4,4], %g: f32[4,1]) -> (f32[4,1]) {
+const std::string kSignature = "(%x0: f32[4,4], %w: f32[4,4], %g: f32[4,1]) -> (f32[4,1]) {";
+const std::string kStream = R"(
   %m0: f32[4,4] = aten::mm(%x0, %w)
   %x1: f32[4,4] = aten::add.Tensor(%x0, %m0) {alpha=1}
   %m1: f32[4,4] = aten::mm(%x1, %w)
@@ -25,19 +25,12 @@ graph @reference(%x0: f32[4,4], %w: f32[4,4], %g: f32[4,1]) -> (f32[4,1]) {
   %m2: f32[4,4] = aten::mm(%x2, %w)
   %x3: f32[4,4] = aten::add.Tensor(%x2, %m2) {alpha=1}
   %s: f32[4,4] = aten::mul.Tensor(%x3, %x3)
-  %r: f32[4,1] = aten::sum.dim_IntList(%s) {dim=[-1], keepdim=true}
+  %r: f32[4,1] = aten::sum.dim_IntList(%s) {dim=[-1], keepdim=true})";
+const std::string kResidualPair = "graph @reference" + kSignature + kStream + R"(
   %y: f32[4,1] = aten::mul.Tensor(%r, %g)
   return %y
 }
-graph @production(%x0: f32[4,4], %w: f32[4,4], %g: f32[4,1]) -> (f32[4,1]) {
-  %m0: f32[4,4] = aten::mm(%x0, %w)
-  %x1: f32[4,4] = aten::add.Tensor(%x0, %m0) {alpha=1}
-  %m1: f32[4,4] = aten::mm(%x1, %w)
-  %x2: f32[4,4] = aten::add.Tensor(%x1, %m1) {alpha=1}
-  %m2: f32[4,4] = aten::mm(%x2, %w)
-  %x3: f32[4,4] = aten::add.Tensor(%x2, %m2) {alpha=1}
-  %s: f32[4,4] = aten::mul.Tensor(%x3, %x3)
-  %r: f32[4,1] = aten::sum.dim_IntList(%s) {dim=[-1], keepdim=true}
+graph @production)" + kSignature + kStream + R"(
   %sg: f32[4,4] = aten::mul.Tensor(%s, %g)
   %y: f32[4,1] = aten::sum.dim_IntList(%sg) {dim=[-1], keepdim=true}
   return %y
