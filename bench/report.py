@@ -82,24 +82,26 @@ def scaling_md(res):
         stage = next((_get(r, "floor", "stage") for r in rows if _get(r, "floor")), "read")
         out += ["## %s dims (%s)" % (size, _dims(size)), "",
                 "| N | nodes ref / prod | capture s (MB) | floor (%s) s | decide s | decide MB | verdict "
-                "| decide / floor | decide(N) / decide(1) | numerical s | decide / numerical "
+                "| decide / floor | decide(N) / decide(1) | cut points (tried) | numerical s | decide / numerical "
                 "| assert_close | bit for bit | monolithic |" % stage,
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             cap = r["capture"]
             capture = "%s (%.0f)%s" % (_f(cap["seconds"], 1), cap["peak_mb"], " cached" if cap["cached"] else "")
             if cap["error"]:
-                out.append("| %d | capture failed: %s |%s" % (r["layers"], cap["error"][:150], " |" * 12))
+                out.append("| %d | capture failed: %s |%s" % (r["layers"], cap["error"][:150], " |" * 13))
                 continue
             d, fl, num, mono = r["decide"], r["floor"], r["numerical"], r["monolithic"]
             ok = num.get("status") == "ok"
             mono_s = ("not implemented" if not mono["available"] else
                       "%s s, %s%s" % (_f(mono["seconds"]), mono["verdict"],
                                       " (hit the %.0f s limit)" % mono["limit"] if mono.get("hit_limit") else ""))
-            out.append("| %d | %s / %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            cuts = ("%s (%s)" % (d["cut_points"], d.get("cut_attempts")) if d.get("cut_points") is not None
+                    else "-")
+            out.append("| %d | %s / %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["layers"], d["ref_nodes"], d["prod_nodes"], capture, _f(fl["seconds"] if fl["ok"] else None),
                 _f(d["seconds"]), d["peak_mb"], d["verdict"], _f(_ratio(d["seconds"], fl["seconds"])),
-                _f(_ratio(d["seconds"], base)), _f(num.get("seconds"), 3) if ok else num.get("status"),
+                _f(_ratio(d["seconds"], base)), cuts, _f(num.get("seconds"), 3) if ok else num.get("status"),
                 _f(_ratio(d["seconds"], num.get("seconds")), 1) if ok else "-",
                 num.get("assert_close", "-"), num.get("bitwise", "-"), mono_s))
         out.append("")

@@ -63,7 +63,8 @@ def decide(args, cap_dir):
     return {"seconds": r.seconds, "peak_mb": r.peak_mb,
             "verdict": "timeout" if r.timed_out else j.get("verdict", "error"),
             "reason": "; ".join([reason] + [w for w in why if w]),
-            "ref_nodes": stats.get("reference_nodes"), "prod_nodes": stats.get("production_nodes")}
+            "ref_nodes": stats.get("reference_nodes"), "prod_nodes": stats.get("production_nodes"),
+            "cut_points": stats.get("cut_points"), "cut_attempts": stats.get("cut_point_attempts")}
 
 
 def _flag_missing(r, flag):
