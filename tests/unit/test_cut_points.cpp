@@ -15,42 +15,30 @@ namespace {
 // The reference's softmax probabilities and production's recomputation of them
 // from the log-sum-exp (as a fused attention backward does), each followed by
 // the same product with v and the same tail; production's last op is `tail`.
-std::string softmaxPairOf4(const std::string &tail) {
-  // Both sides start alike: the max-shifted exponentials and their row sums.
-  const std::string shifted = R"(
-  %m: f32[2,4,1] = aten::amax(%x) {dim=[-1], keepdim=true}
-  %nm: f32[2,4,1] = aten::neg(%m)
-  %d: f32[2,4,4] = aten::add.Tensor(%x, %nm)
-  %e: f32[2,4,4] = aten::exp(%d)
-  %z: f32[2,4,1] = aten::sum.dim_IntList(%e) {dim=[-1], keepdim=true})";
-  const std::string signature = "(%x: f32[2,4,4], %v: f32[2,4,4]) -> (f32[2,4,4]) {";
-  return "graph @reference" + signature + shifted + R"(
-  %p: f32[2,4,4] = aten::div.Tensor(%e, %z)
-  %o: f32[2,4,4] = aten::bmm(%p, %v)
-  %y: f32[2,4,4] = aten::tanh(%o)
-  return %y
-}
-graph @production)" + signature + shifted + R"(
-  %lz: f32[2,4,1] = aten::log(%z)
-  %l: f32[2,4,1] = aten::add.Tensor(%m, %lz)
-  %nl: f32[2,4,1] = aten::neg(%l)
-  %s: f32[2,4,4] = aten::add.Tensor(%x, %nl)
-  %p: f32[2,4,4] = aten::exp(%s)
-  %o: f32[2,4,4] = aten::bmm(%p, %v)
-  %y: f32[2,4,4] = )" + tail + R"(
-  return %y
-}
-)";
-}
-
 // `rows` sets the size: 4 evaluates, 2048 is past the evaluation budget.
 std::string softmaxPair(const std::string &tail, int rows = 4) {
-  std::string text = softmaxPairOf4(tail);
-  for (auto [from, to] : {std::pair<std::string, std::string>{"4,4]", std::to_string(rows) + "," + std::to_string(rows) + "]"},
-                          {"4,1]", std::to_string(rows) + ",1]"}})
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-  return text;
+  const std::string n = std::to_string(rows);
+  const std::string sq = "f32[2," + n + "," + n + "]", col = "f32[2," + n + ",1]";
+  // Both sides start alike: the max-shifted exponentials and their row sums.
+  const std::string shifted = "\n  %m: " + col + " = aten::amax(%x) {dim=[-1], keepdim=true}" +
+                              "\n  %nm: " + col + " = aten::neg(%m)" +
+                              "\n  %d: " + sq + " = aten::add.Tensor(%x, %nm)" +
+                              "\n  %e: " + sq + " = aten::exp(%d)" +
+                              "\n  %z: " + col + " = aten::sum.dim_IntList(%e) {dim=[-1], keepdim=true}";
+  const std::string signature = "(%x: " + sq + ", %v: " + sq + ") -> (" + sq + ") {";
+  return "graph @reference" + signature + shifted +
+         "\n  %p: " + sq + " = aten::div.Tensor(%e, %z)" +
+         "\n  %o: " + sq + " = aten::bmm(%p, %v)" +
+         "\n  %y: " + sq + " = aten::tanh(%o)" +
+         "\n  return %y\n}\ngraph @production" + signature + shifted +
+         "\n  %lz: " + col + " = aten::log(%z)" +
+         "\n  %l: " + col + " = aten::add.Tensor(%m, %lz)" +
+         "\n  %nl: " + col + " = aten::neg(%l)" +
+         "\n  %s: " + sq + " = aten::add.Tensor(%x, %nl)" +
+         "\n  %p: " + sq + " = aten::exp(%s)" +
+         "\n  %o: " + sq + " = aten::bmm(%p, %v)" +
+         "\n  %y: " + sq + " = " + tail +
+         "\n  return %y\n}\n";
 }
 
 struct Checked {
