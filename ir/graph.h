@@ -4,12 +4,14 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "ir/attribute.h"
+#include "ir/capture_evidence.h"
 #include "ir/schema.h"
 #include "ir/shape.h"
 
@@ -116,6 +118,8 @@ struct Module {
   std::vector<std::unique_ptr<Graph>> graphs;
   std::vector<GraphTemplate> templates;
   std::map<std::string, std::shared_ptr<const OpSchema>> customOps;
+  // Set for a capture of a pair file (verify, or check of a capture directory).
+  std::optional<CaptureEvidence> capture;
 
   Graph *find(const std::string &name) const;
 };

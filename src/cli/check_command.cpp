@@ -78,6 +78,8 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
     checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
+    for (const Module *m : {pair.refModule.get(), pair.prodModule.get()})
+      if (m && m->capture) checkOptions.capture = &*m->capture;
     {
       auto started = std::chrono::steady_clock::now();
       Watchdog watchdog(engine.timeout, [&] {

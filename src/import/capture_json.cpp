@@ -328,6 +328,75 @@ json parseJsonText(const std::string &text, const std::string &path) {
   }
 }
 
+namespace {
+
+std::string jsonText(const json &j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+
+long long integerOr(const json &o, const char *key, long long fallback) {
+  return o.contains(key) && o[key].is_number_integer() ? o[key].get<long long>() : fallback;
+}
+
+// The capture's "eager_check" record (Note [Eager cross-check]). It only ever
+// weakens a verdict, so a record that does not parse is reported, not guessed at.
+std::optional<EagerEvidence> readEagerEvidence(const json &capture, const std::string &path) {
+  if (!capture.is_object() || !capture.contains("eager_check")) return std::nullopt;
+  const json &e = capture["eager_check"];
+  Where top{path, "eager_check"};
+  if (!e.is_object() || !e.contains("ran") || !e["ran"].is_boolean()) top.fail("malformed eager_check record");
+  EagerEvidence ev;
+  ev.ran = e["ran"].get<bool>();
+  ev.why = e.contains("why") ? jsonText(e["why"]) : "";
+  ev.inputs = e.contains("inputs") ? jsonText(e["inputs"]) : "";
+  if (!ev.ran) return ev;
+  if (!e.contains("outputs") || !e["outputs"].is_array()) top.fail("eager_check has no outputs");
+  for (const json &o : e["outputs"]) {
+    if (!o.is_object() || !o.contains("output") || !o["output"].is_string() || !o.contains("bitwise_equal") ||
+        !o["bitwise_equal"].is_boolean())
+      top.fail("malformed eager_check output");
+    EagerOutputCheck c;
+    c.output = o["output"].get<std::string>();
+    c.draws = static_cast<int>(integerOr(o, "draws", 0));
+    c.bitwiseEqual = o["bitwise_equal"].get<bool>();
+    c.elementsDiffer = integerOr(o, "elements_differ", 0);
+    if (o.contains("max_ulp") && o["max_ulp"].is_number()) c.maxUlp = o["max_ulp"].get<double>();
+    if (o.contains("beyond_rounding") && !o["beyond_rounding"].is_null()) c.beyondRounding = jsonText(o["beyond_rounding"]);
+    if (o.contains("inconclusive") && !o["inconclusive"].is_null()) c.inconclusive = jsonText(o["inconclusive"]);
+    if (o.contains("first_difference") && o["first_difference"].is_object()) {
+      const json &f = o["first_difference"];
+      auto part = [&](const char *key) { return f.contains(key) ? jsonText(f[key]) : std::string("?"); };
+      c.firstDifference = part("input") + ": element " + part("index") + " is " + part("reference") +
+                          " in reference, " + part("production") + " in production";
+    }
+    ev.outputs.push_back(std::move(c));
+  }
+  return ev;
+}
+
+std::vector<std::string> names(const json &list, const Where &w) {
+  std::vector<std::string> out;
+  if (!list.is_array()) w.fail("expected a list of input names");
+  for (const json &n : list) {
+    if (!n.is_string()) w.fail("expected a list of input names");
+    out.push_back(n.get<std::string>());
+  }
+  return out;
+}
+
+CaptureEvidence readCaptureEvidence(const json &capture, const std::string &path) {
+  CaptureEvidence ev;
+  ev.eager = readEagerEvidence(capture, path);
+  if (capture.is_object() && capture.contains("input_mutations")) {
+    const json &m = capture["input_mutations"];
+    Where w{path, "input_mutations"};
+    if (!m.is_object()) w.fail("expected an object");
+    if (m.contains("reference")) ev.referenceMutates = names(m["reference"], w);
+    if (m.contains("production")) ev.productionMutates = names(m["production"], w);
+  }
+  return ev;
+}
+
+}  // namespace
+
 std::unique_ptr<Module> readCaptureBundle(const json &bundle, const std::string &path) {
   Where top{path, ""};
   const json &graphs = field(bundle, "graphs", top);
@@ -342,6 +411,7 @@ std::unique_ptr<Module> readCaptureBundle(const json &bundle, const std::string 
     for (const auto &[op, graph] : graphs["fusions"].items())
       m->templates.push_back(fusionTemplate(*readCaptureGraph(graph, path, ops), graph, path, ops));
   m->customOps = ops.custom();
+  if (bundle.contains("capture")) m->capture = readCaptureEvidence(bundle["capture"], path);
   return m;
 }
 

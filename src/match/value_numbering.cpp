@@ -13,6 +13,23 @@ bool isBitwiseCommutative(const Node &n) {
          n.op == "aten::logical_and" || n.op == "aten::logical_or" || n.op == "aten::logical_xor";
 }
 
+bool producesUnspecifiedValues(const Node &n) {
+  static const char *const kOps[] = {
+      "aten::empty.memory_format", "aten::empty_like", "aten::new_empty", "aten::empty_strided",
+      "aten::new_empty_strided", "aten::rand", "aten::rand_like", "aten::randn", "aten::randn_like",
+      "aten::randint", "aten::randint_like", "aten::bernoulli", "aten::bernoulli.p", "aten::normal.Tensor_float",
+      "aten::uniform", "aten::multinomial", "aten::randperm", "prims::empty_strided"};
+  for (const char *op : kOps)
+    if (n.op == op) return true;
+  if (n.op == "aten::native_dropout" || n.op == "aten::dropout") {
+    auto train = n.attrs.find("train"), p = n.attrs.find("p");
+    bool identity = (train != n.attrs.end() && train->second.isBool() && !train->second.asBool()) ||
+                    (p != n.attrs.end() && p->second.isScalar() && p->second.asDouble() == 0.0);
+    return !identity;
+  }
+  return false;
+}
+
 void ValueNumbering::bindInputs(const Graph &g) {
   for (size_t i = 0; i < g.inputs().size(); ++i) numbers_[g.inputs()[i]] = static_cast<int>(i);
   numInputs_ = std::max(numInputs_, g.inputs().size());
@@ -28,6 +45,7 @@ void ValueNumbering::numberNode(const Node &node) {
   key += "){";
   for (const auto &[name, attr] : node.attrs) key += name + "=" + attr.str() + ";";
   key += "}";
+  if (producesUnspecifiedValues(node)) key += "@" + std::to_string(table_.size());  // never equal
   for (const Value *out : node.outputs) {
     std::string outKey = key + "#" + std::to_string(out->outputIndex) + ":" + out->type.str();
     auto [it, inserted] = table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));

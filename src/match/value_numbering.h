@@ -42,6 +42,15 @@ private:
   size_t numInputs_ = 0;
 };
 
+// Note [Unspecified values]
+// Uninitialized memory (empty, empty_like, new_empty, empty_strided) holds
+// values nobody wrote, and random ops (rand, randn, bernoulli, dropout in
+// training) draw new ones each call: two such calls are never equal, even with
+// equal operands. Value numbering gives each result a number of its own and
+// CSE never merges them, so an output that reads them is decided only where it
+// does not depend on them (`addmm(empty_like(a), x, y, beta=0)`).
+bool producesUnspecifiedValues(const Node &n);
+
 // Note [Commutative ops]
 // Ops whose operands can be swapped without changing a single bit of the
 // result. IEEE addition and multiplication commute exactly (NaN payloads aside,

@@ -294,20 +294,33 @@ void addIndex(HandlerTable &t) {
     DType d = e.outType().dtype;
     return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, row, 0, j, d); });
   };
-  // prims::iota: element i is start + i * step. An index is not a value in a
-  // term, so it is written as a select over the positions, like a gather.
-  t["prims::iota"] = [](OpEnv &e) {
+  // prims::iota and integer aten::arange: element i is start + i * step. An
+  // index is not a value in a term, so it is written as a select over the
+  // positions, like a gather. (A floating arange rounds start + i * step in
+  // its dtype: not covered.)
+  auto iota = [](OpEnv &e, int64_t start, int64_t step) {
     DType d = e.outType().dtype;
-    if (!isIntegral(d)) e.unsupported("iota of a non-integral dtype");
-    if (e.outType().rank() != 1) e.unsupported("iota declared with a rank other than 1");
+    if (!isIntegral(d)) e.unsupported(e.node.op + " of a non-integral dtype");
+    if (e.outType().rank() != 1) e.unsupported(e.node.op + " declared with a rank other than 1");
     int64_t n = extentOf(e, e.outType().shape[0], "iota");
-    int64_t start = e.node.attr("start").asInt(), step = e.node.attr("step").asInt();
     TermPtr value = e.tc.intConstant(start + (n - 1) * step, d);
     for (int64_t j = n - 2; j >= 0; --j)
       value = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, e.index.at(0), IndexExpr::constant(j)),
                           e.tc.intConstant(start + j * step, d), value);
     return value;
   };
+  t["prims::iota"] = [iota](OpEnv &e) {
+    return iota(e, e.node.attr("start").asInt(), e.node.attr("step").asInt());
+  };
+  auto integerAttr = [](OpEnv &e, const char *name, int64_t fallback) {
+    if (!e.node.attrs.count(name)) return fallback;
+    const Attribute &a = e.node.attr(name);
+    double v = a.asDouble();
+    if (v != static_cast<double>(static_cast<int64_t>(v))) e.unsupported(std::string("a non-integral ") + name);
+    return static_cast<int64_t>(v);
+  };
+  for (const char *name : {"aten::arange", "aten::arange.start", "aten::arange.start_step"})
+    t[name] = [iota, integerAttr](OpEnv &e) { return iota(e, integerAttr(e, "start", 0), integerAttr(e, "step", 1)); };
   t["aten::one_hot"] = [](OpEnv &e) {
     const TensorType &x = e.inType(0);
     if (x.rank() == 0) e.unsupported("one_hot of a 0-dim tensor");

@@ -59,8 +59,10 @@ void addMatmul(HandlerTable &t) {
     TermPtr prod = matmulTerm(e, 1, 2, d);
     const Attribute &alpha = e.node.attr("alpha"), &beta = e.node.attr("beta");
     if (alpha.asDouble() != 1.0) prod = e.tc.make(TOp::Mul, {prod, e.scalar("alpha", d)}, d);
+    // beta = 0 ignores self, NaN included: self is not even read (it may be an uninitialized
+    // empty_like, which has no semantics: `torch.empty_like(a).addmm_(x, y, beta=0)`).
+    if (beta.asDouble() == 0.0) return prod;
     TermPtr self = e.operand(0, d);
-    if (beta.asDouble() == 0.0) return prod;  // beta = 0 ignores self, NaN included
     if (beta.asDouble() != 1.0) self = e.tc.make(TOp::Mul, {self, e.scalar("beta", d)}, d);
     return e.tc.make(TOp::Add, {self, prod}, d);
   };

@@ -10,6 +10,7 @@
 #include "src/match/divergence.h"
 #include "src/match/value_numbering.h"
 #include "src/normalize/normalize.h"
+#include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
@@ -336,6 +337,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       out.reason += std::string("; ") + reasons::kStructurallyEqualReal;
     }
   }
+  if (options.capture) applyCaptureEvidence(result, *options.capture);
   summarize(result);
   result.match.reference = numbersByName(ref, vn);
   result.match.production = numbersByName(prod, vn);
@@ -345,8 +347,11 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
     result.assumptions.push_back(reasons::kDeterminismAssumption);
     for (const std::string &a : assumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
   }
-  if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent)
-    result.selfCheck = selfCheck(ref, prod, result);
+  if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
+    EagerEvidence runs;
+    result.selfCheck = selfCheck(origRef, origProd, ref, prod, result, runs);
+    applyRunEvidence(result, runs, "--self-check");
+  }
   applyRequirement(result, options.require);
   result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
   result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;

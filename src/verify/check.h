@@ -1,6 +1,7 @@
 // Decides whether two graphs compute the same outputs (the engine's entry point).
 #pragma once
 
+#include "ir/capture_evidence.h"
 #include "ir/graph.h"
 #include "src/verify/verdict.h"
 
@@ -28,6 +29,9 @@ struct CheckOptions {
   SelfCheckMode selfCheck = SelfCheckMode::Off;
   Strategy strategy = Strategy::Structural;
   CutPointSearch cutPoints = CutPointSearch::On;
+  // What the capture learnt by running the user's functions (verify; Note [Cross-checks]);
+  // null: a graph file, nothing ran.
+  const CaptureEvidence *capture = nullptr;
 };
 
 // Compares reference and production output by output. Throws InputError when

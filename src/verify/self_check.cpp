@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "src/eval/concrete.h"
+#include "src/replay/replay.h"
 #include "src/verify/refute.h"
 
 namespace torchtv {
@@ -16,11 +18,50 @@ bool bitEqual(long double a, long double b) {
   return a == b && std::signbit(a) == std::signbit(b);
 }
 
+std::string describe(const char *what, const std::string &output, size_t i, const std::string &inputs, long double a,
+                     long double b) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "%s: output %s element %zu (%s): reference %.17Lg, production %.17Lg", what,
+                output.c_str(), i, inputs.c_str(), a, b);
+  return buf;
+}
+
+// Records a bit difference of one element in `c` (the first one described).
+void noteBitDifference(EagerOutputCheck &c, const std::string &where, long double a, long double b) {
+  c.bitwiseEqual = false;
+  ++c.elementsDiffer;
+  if (c.firstDifference.empty()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s: reference %.17Lg, production %.17Lg", where.c_str(), a, b);
+    c.firstDifference = buf;
+  }
+}
+
+std::vector<ConcreteTensor> concrete(const std::vector<eval::EvalTensor> &inputs) {
+  std::vector<ConcreteTensor> out;
+  for (const auto &t : inputs) out.push_back({t.type, std::vector<double>(t.values.begin(), t.values.end())});
+  return out;
+}
+
 }  // namespace
 
-SelfCheck selfCheck(const Graph &ref, const Graph &prod, const CheckResult &result) {
+SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                    const CheckResult &result, EagerEvidence &runs) {
   SelfCheck sc;
   sc.ran = true;
+  runs = EagerEvidence{};
+  runs.ran = true;
+  for (const OutputResult &out : result.outputs) {
+    EagerOutputCheck c;
+    c.output = out.name;
+    runs.outputs.push_back(c);
+  }
+  auto note = [&](const std::string &detail) {
+    if (sc.agreed) sc.detail = detail;
+    sc.agreed = false;
+  };
+  bool replayed = false;
+  std::string replayProblem;
   for (unsigned seed = 0; seed < 2; ++seed) {
     for (int kind = 0; kind < kInputKinds; ++kind) {
       std::vector<eval::EvalTensor> inputs;
@@ -37,37 +78,67 @@ SelfCheck selfCheck(const Graph &ref, const Graph &prod, const CheckResult &resu
         if (kind == 5) continue;  // e.g. NaN converted to an integer
         sc.ran = false;
         sc.detail = std::string("could not evaluate: ") + e.what();
+        runs = EagerEvidence{};
         return sc;
       }
       ++sc.runs;
+      std::string label = "seed " + std::to_string(seed) + ", input kind " + std::to_string(kind);
+      // LibTorch's kernels on the original graphs, for bitwise claims (once per input kind, seed 0).
+      std::vector<ConcreteTensor> rt, pt;
+      bool anyBitwise = std::any_of(result.outputs.begin(), result.outputs.end(), [](const OutputResult &o) {
+        return o.verdict == Verdict::Equivalent && o.level == Level::Bitwise;
+      });
+      if (anyBitwise && seed == 0 && replayProblem.empty()) {
+        try {
+          rt = replayGraph(origRef, concrete(inputs));
+          pt = replayGraph(origProd, concrete(inputs));
+          replayed = true;
+        } catch (const ReplayError &e) {
+          if (kind != 5) replayProblem = e.what();
+          rt.clear();
+          pt.clear();
+        }
+      }
       for (size_t o = 0; o < result.outputs.size(); ++o) {
         const OutputResult &out = result.outputs[o];
         if (out.verdict != Verdict::Equivalent) continue;
+        EagerOutputCheck &c = runs.outputs[o];
         bool bitwise = out.level == Level::Bitwise;
         if (!bitwise && kind == 5) continue;
+        ++c.draws;
         for (size_t i = 0; i < rn[o].values.size(); ++i) {
-          bool ok;
           if (bitwise) {
-            ok = bitEqual(rn[o].values[i], pn[o].values[i]);
+            if (!bitEqual(rn[o].values[i], pn[o].values[i])) {
+              note(describe("torchtv's evaluator", out.name, i, label, rn[o].values[i], pn[o].values[i]));
+              noteBitDifference(c, "evaluator, " + label + ", element " + std::to_string(i), rn[o].values[i],
+                                pn[o].values[i]);
+            }
           } else {
             long double a = rw[o].values[i], b = pw[o].values[i];
             long double scale = std::max<long double>({1.0L, std::fabs(a), std::fabs(b)});
-            ok = (std::isnan(a) && std::isnan(b)) || std::fabs(a - b) <= 1e-9L * scale || a == b;
-          }
-          if (!ok) {
-            sc.agreed = false;
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "output %s element %zu (input kind %d): reference %.17Lg, production %.17Lg",
-                          out.name.c_str(), i, kind, bitwise ? rn[o].values[i] : rw[o].values[i],
-                          bitwise ? pn[o].values[i] : pw[o].values[i]);
-            sc.detail = buf;
-            return sc;
+            bool ok = (std::isnan(a) && std::isnan(b)) || std::fabs(a - b) <= 1e-9L * scale || a == b;
+            if (!ok && !c.beyondRounding) {
+              std::string d = describe("torchtv's evaluator (long double)", out.name, i, label, a, b);
+              note(d);
+              c.beyondRounding = d;
+            }
           }
         }
+        if (bitwise && o < rt.size() && o < pt.size() && rt[o].values.size() == pt[o].values.size())
+          for (size_t i = 0; i < rt[o].values.size(); ++i)
+            if (!bitEqual(rt[o].values[i], pt[o].values[i])) {
+              note(describe("LibTorch's kernels", out.name, i, label, rt[o].values[i], pt[o].values[i]));
+              noteBitDifference(c, "LibTorch, " + label + ", element " + std::to_string(i), rt[o].values[i],
+                                pt[o].values[i]);
+            }
       }
     }
   }
-  sc.detail = "agreed on " + std::to_string(sc.runs) + " seeded runs";
+  if (sc.agreed) {
+    sc.detail = "agreed on " + std::to_string(sc.runs) + " seeded runs";
+    if (replayed) sc.detail += ", bitwise outputs also through LibTorch's kernels";
+    else if (!replayProblem.empty()) sc.detail += "; not replayed through LibTorch: " + replayProblem;
+  }
   return sc;
 }
 

@@ -40,6 +40,10 @@ const char *const kNotReplayableByLibTorch = "confirmed by torchtv's evaluator; 
 const char *const kMonolithicPrefix = "monolithic baseline: ";
 const char *const kTimeLimit = "the time limit (--timeout) was reached";
 const char *const kRealAssumptionPrefix = "level real assumes ";
+const char *const kModifiesInput = " modifies its input %";
+const char *const kInternalInconsistency = "internal inconsistency";
+const char *const kRunsDifferInBits = "the captured graph differs from the code that runs";
+const char *const kRefutedByRunning = "refuted by running the code: the outputs differ beyond rounding";
 }  // namespace reasons
 
 std::string_view verdictName(Verdict v) {

@@ -147,6 +147,11 @@ extern const char *const kNotReplayableByLibTorch;
 extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;
+// Note [Cross-checks] in src/verify/cross_check.h.
+extern const char *const kInternalInconsistency;
+extern const char *const kModifiesInput;
+extern const char *const kRunsDifferInBits;
+extern const char *const kRefutedByRunning;
 }  // namespace reasons
 
 }  // namespace torchtv

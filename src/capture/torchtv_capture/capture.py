@@ -3,8 +3,9 @@ import re
 
 import torch
 
+from .eager import eager_check
 from .errors import CaptureError
-from .export import graph_to_json
+from .export import UPDATED_SUFFIX, graph_to_json, input_updates
 from .fake import fake_capture
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
@@ -120,15 +121,25 @@ def _capture(pair):
             pair.path, return_line(pair.production))
 
     # ---- export ---------------------------------------------------------------------------
+    # inputs either function modifies in place become outputs of both (Note [Input mutations])
+    mutated = {g: sorted(input_updates(gm, pair.input_names))
+               for g, gm in (("reference", ref_gm), ("production", prod_gm))}
+    updated = sorted((set(mutated["reference"]) | set(mutated["production"]))
+                     - set(pair.allow_input_mutation))
     ref_json, ref_info = graph_to_json(ref_gm, "reference", pair.input_names, inputs, out_names,
-                                       producer(mode), watch, input_extra)
+                                       producer(mode), watch, input_extra, updated_inputs=updated)
     prod_json, prod_info = graph_to_json(prod_gm, "production", pair.input_names, inputs, out_names,
-                                         producer(mode), watch, input_extra)
+                                         producer(mode), watch, input_extra, updated_inputs=updated)
+    for g in ("reference", "production"):
+        for nm in mutated[g]:
+            warnings.append("%s() modifies its input '%s' in place%s" % (
+                g, nm, " (allowed by ALLOW_INPUT_MUTATION: not compared)" if nm not in updated
+                else "; its updated value is compared as output %s%s" % (nm, UPDATED_SUFFIX)))
     for i, (on, rm, pm) in enumerate(zip(out_names, ref_info["outputs"], prod_info["outputs"])):
-        if rm != pm:
-            raise CaptureError("production() output %d (%s) is %s but the reference's is %s"
-                               % (i, on, _fmt_meta(pm), _fmt_meta(rm)),
-                               pair.path, return_line(pair.production))
+        if rm != pm:  # decided as not_equivalent (output types differ); said here with the line
+            warnings.append("production() output %d (%s) is %s but the reference's is %s (%s:%s)"
+                            % (i, on, _fmt_meta(pm), _fmt_meta(rm), pair.path,
+                               return_line(pair.production)))
 
     # custom ops without FUSIONS entries
     for gname, gj in (("reference", ref_json), ("production", prod_json)):
@@ -165,6 +176,10 @@ def _capture(pair):
             gkey = key if n == 0 else "%s#%d" % (key, n + 1)
             fusion_graphs[gkey] = _capture_fusion(pair, rec, key, fn, [call], warnings, src, src_info)
 
+    eager = eager_check(pair, out_names)
+    if not eager["ran"]:
+        warnings.append("eager cross-check not run: " + eager["why"])
+
     capture = {
         "format": CAPTURE_FORMAT,
         "version": CAPTURE_VERSION,
@@ -175,6 +190,8 @@ def _capture(pair):
         "production": "production.json",
         "fusions": {k: fusion_file_name(k) for k in fusion_graphs},
         "warnings": warnings,
+        "eager_check": eager,
+        "input_mutations": mutated,
     }
     return {"capture": capture,
             "graphs": {"reference": ref_json, "production": prod_json, "fusions": fusion_graphs}}

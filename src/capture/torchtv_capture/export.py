@@ -125,12 +125,49 @@ def recorded_metas(graph):
     return metas
 
 
+# Note [Input mutations]
+# A function that modifies one of its inputs in place (directly, or through an alias such as
+# `.float()` of an f32 tensor, which returns the tensor itself) has behaviour besides its return
+# values. Its graph is traced functionalized (tracing.py), which ends with one `copy_` of the
+# updated value into each modified input. Those copies are not kept as nodes: the updated value
+# becomes an output of its own, NAME__updated, in BOTH graphs when either function modifies NAME
+# (the other returns the input unchanged), so a modification on one side only is decided like
+# any other output (src/verify/cross_check.h says which side modified it). A pair file may allow
+# it: ALLOW_INPUT_MUTATION = True (every input) or a list of input names; then the update is
+# dropped and only the return values are compared.
+UPDATED_SUFFIX = "__updated"
+
+
+def input_updates(gm, input_names):
+    """{input name: the value copied into it} for the copy_ nodes that write a graph input
+    after everything else (the functionalized graph's epilogue, Note [Input mutations])."""
+    graph = gm.graph
+    nodes = list(graph.nodes)
+    order = {n: i for i, n in enumerate(nodes)}
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    updates = {}
+    for n in nodes:
+        if not (n.op == "call_function" and n.target is torch.ops.aten.copy_.default):
+            continue
+        dst = n.args[0]
+        if not (isinstance(dst, torch.fx.Node) and dst.op == "placeholder") or n.users:
+            continue
+        if any(order[u] > order[n] for u in dst.users):
+            continue  # read again after it: not an epilogue copy
+        updates[input_names[placeholders.index(dst)]] = n
+    return updates
+
+
 def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
-                  watch_ops=None, input_extra=None, metas=None):
+                  watch_ops=None, input_extra=None, metas=None, updated_inputs=()):
     """Returns (graph_json, info) where info has 'outputs' (list of (dtype, shape)) and 'calls'
     (custom-op calls recorded for ``watch_ops``). ``metas`` (from recorded_metas) spares the
-    re-execution of the graph; ``input_tensors`` then only give the inputs' dtypes and shapes."""
+    re-execution of the graph; ``input_tensors`` then only give the inputs' dtypes and shapes.
+    ``updated_inputs`` names the inputs whose updated values become outputs NAME__updated
+    (Note [Input mutations])."""
     graph = gm.graph
+    updates = input_updates(gm, input_names)
+    epilogue = set(updates.values())
     calls = {}
     if metas is None:
         metas, calls = node_metas(gm, input_tensors, name, watch_ops)
@@ -176,11 +213,9 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
     nodes_json = []
     order = {n: i for i, n in enumerate(graph.nodes)}
     index = {}       # fx node -> position in nodes_json
-    mutations = []   # (node, [arg fx nodes written])
-    view_edges = []  # (out value node, in fx node)
 
     for n in graph.nodes:
-        if n.op == "placeholder" or n.op == "output":
+        if n.op == "placeholder" or n.op == "output" or n in epilogue:
             continue
         if n.op == "get_attr":
             nodes_json.append(_constant_node(gm, n, fresh, vname, name))
@@ -257,14 +292,6 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
                     vname[g] = vn
                 outs_json.append(_out_entry(vn, m, name, n))
 
-        written = _written_args(op)
-        if written:
-            mutations.append((n, [bound[i][1] for i in written]))
-        for oi, s in enumerate(_alias_sets(op)):
-            for ai in s:
-                v = bound[ai][1]
-                if isinstance(v, torch.fx.Node):
-                    view_edges.append((n, oi, v))
         index[n] = len(nodes_json)
         nodes_json.append({"op": cname, "args": args_json, "outputs": outs_json, "loc": node_loc(n)})
 
@@ -283,6 +310,10 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
         raise CaptureError("internal: %d output names for %d outputs" % (len(output_names), len(res_list)))
     outputs_json = []
     out_metas = []
+    placeholder_of = dict(zip(input_names, placeholders))
+    for nm in updated_inputs:
+        output_names = list(output_names) + [nm + UPDATED_SUFFIX]
+        res_list.append(updates[nm].args[1] if nm in updates else placeholder_of[nm])
     for on, r in zip(output_names, res_list):
         if not isinstance(r, torch.fx.Node) or r not in vname:
             raise CaptureError("%s returns %r as output '%s'; only tensors computed from the inputs "
@@ -291,7 +322,9 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
         m = metas.get(r)
         out_metas.append(m)
 
-    _check_mutations(graph, mutations, view_edges, order, name)
+    problem = mutation_problem(gm, name, epilogue)
+    if problem is not None:
+        raise CaptureError(*problem)
 
     g = {
         "format": FORMAT,
@@ -304,7 +337,7 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
         "outputs": outputs_json,
     }
     return g, {"outputs": out_metas, "calls": calls, "metas": metas, "vname": vname,
-               "index": index}
+               "index": index, "mutated_inputs": sorted(updates)}
 
 
 def _loc_tuple(n):
@@ -355,12 +388,39 @@ def _constant_json(t, n, fresh, vname, gname):
             "loc": node_loc(n)}
 
 
-def _check_mutations(graph, mutations, view_edges, order, gname):
+def mutation_problem(gm, gname="traced", exclude=()):
+    """Why ``gm``'s in-place ops (but those in ``exclude``) cannot be read as their functional
+    counterparts, as (message, file, line), or None when they can. tracing.py functionalizes a
+    trace with a problem."""
+    graph = gm.graph
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    mutations = []   # (node, [arg fx nodes written])
+    view_edges = []  # (view node, its output index, the fx node it aliases)
+    for n in graph.nodes:
+        if n.op != "call_function" or not _is_opoverload(n.target) or n in exclude:
+            continue
+        try:
+            bound = bind_args(n.target, n.args, n.kwargs)
+        except CaptureError:
+            continue  # graph_to_json reports it
+        written = _written_args(n.target)
+        if written:
+            mutations.append((n, [bound[i][1] for i in written]))
+        for oi, s in enumerate(_alias_sets(n.target)):
+            for ai in s:
+                if isinstance(bound[ai][1], torch.fx.Node):
+                    view_edges.append((n, oi, bound[ai][1]))
+    return _mutation_problem(graph, mutations, view_edges, order, gname)
+
+
+def _mutation_problem(graph, mutations, view_edges, order, gname):
     """In-place ops are kept as they are; a reader may treat them as their functional
     counterparts only if neither the mutated value nor any alias of it is read after the
-    mutation and it is not a graph input. Enforce that."""
+    mutation and it is not a graph input. Returns why not, as (message, file, line), or None.
+    (The functionalized trace of tracing.py satisfies this by construction; its epilogue copies
+    into inputs are not in ``mutations``.)"""
     if not mutations:
-        return
+        return None
     parent = {}
 
     def find(x):
@@ -389,16 +449,14 @@ def _check_mutations(graph, mutations, view_edges, order, gname):
             members = classes.get(find(w), [w])
             for v in members:
                 if v.op == "placeholder":
-                    raise CaptureError("%s graph: in-place op %s (node %s) mutates graph input '%s' "
-                                       "(or a view of it); in-place updates of inputs are not supported"
-                                       % (gname, canonical_name(mnode.target), mnode.name, v.name),
-                                       *_loc_tuple(mnode))
+                    return (("%s graph: in-place op %s (node %s) mutates graph input '%s' "
+                             "(or a view of it)" % (gname, canonical_name(mnode.target), mnode.name, v.name)),)\
+                        + _loc_tuple(mnode)
                 if order[v] >= order[mnode]:
                     continue  # the mutation's result, or later versions/views of it
                 for u in v.users:
                     if order[u] > order[mnode] and u is not mnode:
-                        raise CaptureError("%s graph: in-place op %s (node %s) mutates a value that "
-                                           "is read again afterwards (by %s); this aliasing is not "
-                                           "supported, use the out-of-place op"
-                                           % (gname, canonical_name(mnode.target), mnode.name, u.name),
-                                           *_loc_tuple(mnode))
+                        return (("%s graph: in-place op %s (node %s) mutates a value that is read "
+                                 "again afterwards (by %s)" % (gname, canonical_name(mnode.target),
+                                                                 mnode.name, u.name)),) + _loc_tuple(mnode)
+    return None

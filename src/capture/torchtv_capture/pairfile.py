@@ -30,6 +30,7 @@ class Pair:
         self.fusions = {}           # "ns::op" -> (OpOverloadPacket or OpOverload, fn)
         self.user_files = None
         self.fake = False           # meta example inputs: traced with fake tensors (fake.py)
+        self.allow_input_mutation = ()  # input names whose in-place updates are not compared
 
 
 def _assign_line(tree, name):
@@ -243,6 +244,15 @@ def fill_pair(pair, mod):
     # input names from reference's signature; both functions must accept the inputs
     pair.input_names = _param_names(mod.reference, len(inputs), "reference", ap)
     _param_names(mod.production, len(inputs), "production", ap)
+    allowed = getattr(mod, "ALLOW_INPUT_MUTATION", False)
+    if allowed is True:
+        pair.allow_input_mutation = tuple(pair.input_names)
+    elif isinstance(allowed, (list, tuple)) and all(a in pair.input_names for a in allowed):
+        pair.allow_input_mutation = tuple(allowed)
+    elif allowed is not False:
+        raise CaptureError("ALLOW_INPUT_MUTATION must be True, False or a list of input names (%s), "
+                           "got %r" % (", ".join(pair.input_names), allowed), ap,
+                           _assign_line(pair.tree, "ALLOW_INPUT_MUTATION"))
     if mode == "train_step" and not any(t.requires_grad for t in inputs):
         raise CaptureError("MODE is 'train_step' but no tensor from example_inputs() has "
                            "requires_grad=True, so there is nothing to differentiate", ap,

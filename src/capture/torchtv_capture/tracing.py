@@ -1,4 +1,6 @@
 """Tracing the pair's functions into FX graphs of aten ops with make_fx."""
+import contextlib
+
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -23,20 +25,110 @@ def _describe_trace_error(exc, what):
     return "tracing %s failed: %s%s" % (what, short_exc(exc), meta_kernel_hint(msg))
 
 
+# Note [Kernels eager execution runs]
+# make_fx decomposes every op that has a CompositeImplicitAutograd kernel (OpOverload.decompose,
+# called by its proxy mode), even an op that also has a kernel of its own for the device. Eager
+# execution runs that kernel, not the decomposition: aten::silu_backward's and mish_backward's CPU
+# kernels round differently from their composite forms, so a graph traced through the composite
+# form is not the code that runs. While tracing, an op is therefore decomposed only when eager
+# execution would decompose it too: when it has no kernel for the device of its tensor arguments
+# and no CompositeExplicitAutograd kernel. Every other op stays one node, as custom ops do. Under a
+# shape-only capture the kept op runs on fake tensors through its Meta kernel, or its composite
+# kernel at the Meta key, which only computes shapes.
+_BACKEND_KEYS = {"cpu": "CPU", "cuda": "CUDA", "xpu": "XPU", "mps": "MPS"}
+_OWN_KERNEL_KEYS = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
+
+
+def _device_type(args):
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a.device.type
+        if isinstance(a, (list, tuple)):
+            d = _device_type(a)
+            if d is not None:
+                return d
+    return None
+
+
+def runs_own_kernel(op, device_type):
+    """True when eager execution runs a kernel of ``op``'s own on ``device_type`` (not a
+    decomposition of it)."""
+    keys = (_BACKEND_KEYS.get(device_type, "CPU"),) + _OWN_KERNEL_KEYS
+    name = op.name()
+    for k in keys:
+        try:
+            if torch._C._dispatch_has_kernel_for_dispatch_key(name, k):
+                return True
+        except RuntimeError:  # a dispatch key this torch does not have
+            pass
+    return False
+
+
+@contextlib.contextmanager
+def eager_kernels():
+    """Within the block, make_fx keeps every op that eager execution runs as a kernel of its own
+    (Note [Kernels eager execution runs])."""
+    original = torch._ops.OpOverload.decompose
+
+    def decompose(op, *args, **kwargs):
+        if runs_own_kernel(op, _device_type(list(args) + list(kwargs.values())) or "cpu"):
+            return NotImplemented
+        return original(op, *args, **kwargs)
+
+    torch._ops.OpOverload.decompose = decompose
+    try:
+        yield
+    finally:
+        torch._ops.OpOverload.decompose = original
+
+
+def _functionalize():
+    """torch's functionalization transform (torch.func in 2.x, functorch in 1.13), or None."""
+    try:
+        from torch.func import functionalize
+    except ImportError:
+        try:
+            from functorch import functionalize
+        except ImportError:
+            return None
+    return functionalize
+
+
+# Note [Functionalized capture]
+# Production code updates tensors in place to save memory (`g.view(-1)[idx] -= 1`, `.mul_()`,
+# `torch.empty_like(a).addmm_(x, y, beta=0)`). A trace whose in-place ops touch nothing that is
+# read afterwards, and no input, reads exactly as its out-of-place form and is kept as traced.
+# Any other trace is traced again under torch's own functionalization, which rewrites in-place
+# ops, views of mutated tensors, out= variants and copy_ into the equivalent functional graph
+# (exact: the same kernels, on the values the code would read); an update of an input comes out
+# as a final copy_ into it (Note [Input mutations] in export.py).
 def run_make_fx(fn, inputs, what, pair, recorder):
-    """make_fx(fn)(*inputs) with location recording; errors become CaptureError."""
+    """make_fx(fn)(*inputs) with location recording, functionalized when needed (Note
+    [Functionalized capture]); errors become CaptureError."""
+    from .export import mutation_problem
+
     def traced(*args):
         return fn(*args)
 
-    try:
-        with recorder:
-            gm = make_fx(traced)(*inputs)
-    except CaptureError:
-        raise
-    except Exception as e:
-        f, l = user_frame_of_exception(e, pair.user_files, pair.path)
-        raise CaptureError(_describe_trace_error(e, what), f, l)
-    return gm
+    def trace(f):
+        try:
+            with recorder, eager_kernels():
+                return make_fx(f)(*inputs)
+        except CaptureError:
+            raise
+        except Exception as e:
+            fl, l = user_frame_of_exception(e, pair.user_files, pair.path)
+            raise CaptureError(_describe_trace_error(e, what), fl, l)
+
+    gm = trace(traced)
+    problem = mutation_problem(gm, what)
+    if problem is None:
+        return gm
+    functionalize = _functionalize()
+    if functionalize is None:
+        raise CaptureError(problem[0] + "; this torch has no functionalization, use the out-of-place op",
+                           *problem[1:])
+    return trace(functionalize(traced))
 
 
 def detached(inputs):

@@ -1,0 +1,47 @@
+// What a capture saw by running the user's code eagerly (Note [Eager cross-check]
+// in src/capture/torchtv_capture/eager.py). Plain data: read from capture.json
+// (src/import/capture_json.cpp), held against the verdict by src/verify.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchtv {
+
+struct EagerOutputCheck {
+  std::string output;
+  int draws = 0;              // inputs both functions ran on
+  bool bitwiseEqual = true;   // bit-identical on every draw (NaN matches NaN)
+  long long elementsDiffer = 0;
+  double maxUlp = 0;
+  // Set when float64 runs still differ: not rounding. Says on which input and by how much.
+  std::optional<std::string> beyondRounding;
+  // Set when rounding could be neither ruled in nor out (e.g. the code does not run in float64).
+  std::optional<std::string> inconclusive;
+  std::string firstDifference;  // "example_inputs(): element [0, 1] is a in reference, b in production"
+};
+
+struct EagerEvidence {
+  bool ran = false;
+  std::string why;     // when !ran
+  std::string inputs;  // what the functions ran on
+  std::vector<EagerOutputCheck> outputs;
+
+  const EagerOutputCheck *find(const std::string &output) const {
+    for (const auto &o : outputs)
+      if (o.output == output) return &o;
+    return nullptr;
+  }
+};
+
+// What the capture learnt about the user's code besides its graphs.
+struct CaptureEvidence {
+  std::optional<EagerEvidence> eager;
+  // Inputs each function modifies in place (Note [Input mutations] in
+  // src/capture/torchtv_capture/export.py): the graphs return their updated
+  // values as extra outputs named NAME__updated.
+  std::vector<std::string> referenceMutates, productionMutates;
+};
+
+}  // namespace torchtv

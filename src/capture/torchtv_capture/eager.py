@@ -1,0 +1,228 @@
+"""The eager cross-check: the user's two functions run as written, outside any tracer.
+
+Note [Eager cross-check]
+A verdict is about the captured graphs; the user cares about the code that runs. The two can
+differ (an op traced through a decomposition its eager kernel does not use; a tracer bug), so
+the capture also runs reference and production eagerly, in this process and with the torch that
+captured them, on example_inputs() and a few seeded random draws, and records per output what it
+saw. The decision (src/verify/capture_evidence.cpp) holds every claim against it:
+- `bitwise` needs bit-identical eager outputs (every NaN matches every NaN, +0 and -0 differ);
+- `real` needs a difference that rounding explains: both functions are run again in float64
+  (floating inputs upcast), and a difference that stays large there, at least 1e-6 of the
+  output's scale, is not rounding.
+A draw is a random tensor of each floating input's shape (normal, the example's device); integer
+and bool inputs keep the example's values, permuted, so that indices stay in range. Each call gets
+fresh copies of the inputs, so a function that mutates its inputs cannot change what the other
+sees. A reference that gives different results on the same input twice (random ops) is not
+compared: nothing can be concluded from it.
+"""
+import math
+
+import torch
+
+SEEDS = (1, 2, 3)
+# A float64 difference above this fraction of the output's scale is not rounding (Note [Eager
+# cross-check]): float64 rounding is ~1e-16 relative, so only a cancellation of ten orders of
+# magnitude could reach it.
+BEYOND_ROUNDING = 1e-6
+
+
+def _draws(inputs):
+    """(label, inputs) pairs: example_inputs() first, then the seeded random draws."""
+    yield "example_inputs()", inputs
+    for seed in SEEDS:
+        g = torch.Generator().manual_seed(seed)
+        drawn = []
+        for t in inputs:
+            if t.dtype.is_floating_point:
+                r = torch.randn(t.shape, generator=g, dtype=torch.float64).to(t.dtype)
+            elif t.numel() > 1:
+                perm = torch.randperm(t.numel(), generator=g)
+                r = t.detach().reshape(-1)[perm].reshape(t.shape)
+            else:
+                r = t.detach()
+            drawn.append(r.to(t.device).requires_grad_(t.requires_grad))
+        yield "random draw (seed %d)" % seed, tuple(drawn)
+
+
+def _fresh(inputs, dtype=None):
+    out = []
+    for t in inputs:
+        c = t.detach().clone()
+        if dtype is not None and c.dtype.is_floating_point:
+            c = c.to(dtype)
+        out.append(c.requires_grad_(t.requires_grad))
+    return tuple(out)
+
+
+def _as_tuple(r):
+    if isinstance(r, torch.Tensor):
+        return (r,)
+    return tuple(r)
+
+
+def _run_reference(pair, inputs):
+    if pair.mode != "train_step":
+        with torch.no_grad():
+            return _as_tuple(pair.reference(*inputs))
+    loss = pair.reference(*inputs)
+    diff = [t for t in inputs if t.requires_grad]
+    grads = torch.autograd.grad(loss, diff, allow_unused=True)
+    return (loss,) + tuple(torch.zeros_like(t) if g is None else g for t, g in zip(diff, grads))
+
+
+def _run_production(pair, inputs):
+    """As trace_production runs it: detached inputs, unless production calls autograd itself."""
+    from .tracing import _is_autograd_error
+    try:
+        return _as_tuple(pair.production(*(t.detach() for t in inputs)))
+    except RuntimeError as e:
+        if not (any(t.requires_grad for t in inputs) and _is_autograd_error(e)):
+            raise
+    return _as_tuple(pair.production(*inputs))
+
+
+def _bits_equal(a, b):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.dtype.is_floating_point:
+        return bool(torch.equal(a, b))
+    nan = torch.isnan(a) & torch.isnan(b)
+    same = (a == b) & (torch.signbit(a) == torch.signbit(b))
+    return bool((nan | same).all())
+
+
+def _ulps(a, b):
+    """Largest distance in units in the last place of a's dtype between finite elements."""
+    fa, fb = a.double(), b.double()
+    finite = torch.isfinite(fa) & torch.isfinite(fb)
+    if not finite.any():
+        return 0.0
+    eps = torch.finfo(a.dtype).eps
+    scale = torch.maximum(fa.abs(), fb.abs()).clamp(min=torch.finfo(a.dtype).tiny)
+    ulp = 2.0 ** torch.floor(torch.log2(scale)) * eps
+    return float(((fa - fb).abs() / ulp)[finite].max())
+
+
+def _first_difference(a, b):
+    fa, fb = a.detach().double().reshape(-1), b.detach().double().reshape(-1)
+    nan = torch.isnan(fa) & torch.isnan(fb)
+    bad = ~(nan | ((fa == fb) & (torch.signbit(fa) == torch.signbit(fb))))
+    idx = int(bad.nonzero()[0])
+    return _index(idx, a.shape), float(fa[idx]), float(fb[idx]), int(bad.sum())
+
+
+def _index(flat, shape):
+    """The row-major multi-index of element ``flat`` of a tensor of ``shape``."""
+    index = []
+    for d in reversed(shape):
+        index.append(flat % d)
+        flat //= d
+    return list(reversed(index))
+
+
+def _json_float(x):
+    return x if math.isfinite(x) else repr(x)
+
+
+class _Comparison:
+    def __init__(self, name):
+        self.name = name
+        self.draws = 0
+        self.bitwise = True
+        self.beyond = None        # description of a difference rounding does not explain
+        self.inconclusive = None  # why rounding could not be ruled in or out
+        self.elements = 0
+        self.max_ulp = 0.0
+        self.first = None
+
+    def to_json(self):
+        return {"output": self.name, "draws": self.draws, "bitwise_equal": self.bitwise,
+                "elements_differ": self.elements, "max_ulp": _json_float(self.max_ulp),
+                "beyond_rounding": self.beyond, "inconclusive": self.inconclusive,
+                "first_difference": self.first}
+
+
+def eager_check(pair, out_names):
+    """Runs the pair's functions eagerly (Note [Eager cross-check]). Returns the JSON record."""
+    if pair.fake:
+        return {"ran": False, "why": "shape-only capture (meta example inputs): there is nothing to run"}
+    inputs = pair.example_inputs
+    try:
+        first = _run_reference(pair, _fresh(inputs))
+        again = _run_reference(pair, _fresh(inputs))
+    except Exception as e:  # the trace succeeded, so this is unexpected; say so, decide nothing
+        return {"ran": False, "why": "running reference() eagerly failed: %s: %s" % (type(e).__name__, str(e)[:200])}
+    if len(first) != len(out_names) or not all(_bits_equal(a, b) for a, b in zip(first, again)):
+        return {"ran": False, "why": "reference() gives different results on the same inputs (random ops?)"}
+    comps = [_Comparison(n) for n in out_names]
+    for label, draw in _draws(inputs):
+        try:
+            ref = _run_reference(pair, _fresh(draw))
+            prod = _run_production(pair, _fresh(draw))
+        except Exception as e:
+            if label == "example_inputs()":
+                return {"ran": False, "why": "running the functions eagerly failed: %s: %s"
+                        % (type(e).__name__, str(e)[:200])}
+            continue  # a random draw outside the functions' domain: not evidence either way
+        if len(prod) != len(ref):
+            return {"ran": False, "why": "production() returns %d tensors eagerly, reference %d"
+                    % (len(prod), len(ref))}
+        wide = None
+        for o, (c, r, p) in enumerate(zip(comps, ref, prod)):
+            c.draws += 1
+            if _bits_equal(r, p) or r.shape != p.shape or r.dtype != p.dtype:
+                continue  # types that differ are decided by the graphs' own types
+            c.bitwise = False
+            index, rv, pv, n = _first_difference(r, p)
+            c.elements = max(c.elements, n)
+            if r.dtype.is_floating_point:
+                c.max_ulp = max(c.max_ulp, _ulps(r, p))
+            if c.first is None:
+                c.first = {"input": label, "index": index, "reference": _json_float(rv),
+                           "production": _json_float(pv)}
+            if c.beyond is not None or not r.dtype.is_floating_point:
+                if not r.dtype.is_floating_point and c.beyond is None:
+                    c.beyond = "%s: element %s is %s in reference, %s in production" % (label, index, rv, pv)
+                continue
+            if wide is None:
+                wide = _wide(pair, draw)
+            if isinstance(wide, str):
+                c.inconclusive = wide
+                continue
+            w = _beyond_rounding(wide[0][o], wide[1][o])
+            if w is not None:
+                c.beyond = "%s: %s" % (label, w)
+    return {"ran": True, "inputs": "example_inputs() and %d seeded random draws" % len(SEEDS),
+            "outputs": [c.to_json() for c in comps]}
+
+
+def _wide(pair, draw):
+    """Both functions in float64 on the draw, or why not."""
+    try:
+        return _run_reference(pair, _fresh(draw, torch.float64)), _run_production(pair, _fresh(draw, torch.float64))
+    except Exception as e:
+        return "the functions do not run in float64 (%s: %s)" % (type(e).__name__, str(e)[:120])
+
+
+def _beyond_rounding(r, p):
+    """None when the float64 results agree up to rounding; else what differs."""
+    if not (r.dtype.is_floating_point and p.dtype.is_floating_point) or r.shape != p.shape:
+        return None
+    r, p = r.detach().double(), p.detach().double()
+    nan = torch.isnan(r) != torch.isnan(p)
+    if nan.any():
+        i = int(nan.reshape(-1).nonzero()[0])
+        return "in float64, element %s is %s in reference, %s in production" % (
+            _index(i, r.shape), float(r.reshape(-1)[i]), float(p.reshape(-1)[i]))
+    finite = torch.isfinite(r) & torch.isfinite(p)
+    if not finite.any():
+        return None
+    scale = float(torch.maximum(r[finite].abs(), p[finite].abs()).max())
+    diff = (r - p).abs().masked_fill(~finite, 0.0)
+    worst = float(diff.max())
+    if worst <= BEYOND_ROUNDING * max(scale, 1e-30):
+        return None
+    i = int(diff.reshape(-1).argmax())
+    return "in float64 the outputs still differ by %.3g (element %s: reference %.17g, production %.17g)" % (
+        worst, _index(i, r.shape), float(r.reshape(-1)[i]), float(p.reshape(-1)[i]))

@@ -1,0 +1,78 @@
+#include "src/verify/cross_check.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace torchtv {
+
+namespace {
+
+std::string howTheyDiffer(const EagerOutputCheck &c) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%lld element%s differ by up to %g ulp", c.elementsDiffer,
+                c.elementsDiffer == 1 ? "" : "s", c.maxUlp);
+  std::string s = buf;
+  if (!c.firstDifference.empty()) s += " (" + c.firstDifference + ")";
+  return s;
+}
+
+}  // namespace
+
+void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source) {
+  if (!runs.ran) return;
+  bool changed = false;
+  for (OutputResult &out : result.outputs) {
+    const EagerOutputCheck *c = runs.find(out.name);
+    if (!c || c->draws == 0) continue;
+    if (out.verdict == Verdict::Equivalent && c->beyondRounding) {
+      out.reason = std::string(reasons::kInternalInconsistency) + ": proven " + std::string(levelName(out.level)) +
+                   " (" + out.reason + "), but " + std::string(source) +
+                   " gives outputs that differ beyond rounding: " + *c->beyondRounding +
+                   "; the decided graphs are not the code that runs, or torchtv is wrong";
+      out.verdict = Verdict::Unknown;
+      out.level = Level::None;
+      changed = true;
+    } else if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && !c->bitwiseEqual) {
+      out.level = Level::Real;
+      out.reason = std::string(reasons::kRunsDifferInBits) + " (" + std::string(source) + ": " + howTheyDiffer(*c) +
+                   (c->inconclusive ? "; " + *c->inconclusive : "") + "); the proof holds at level real: " + out.reason;
+      changed = true;
+    } else if (out.verdict == Verdict::Unknown && c->beyondRounding) {
+      out.verdict = Verdict::NotEquivalent;
+      out.reason = std::string(reasons::kRefutedByRunning) + " (" + std::string(source) + "): " +
+                   *c->beyondRounding + "; " + howTheyDiffer(*c);
+      if (!result.counterexample) {
+        Counterexample cex;
+        cex.output = out.name;
+        cex.note = std::string(source) + ", " + c->firstDifference;
+        result.counterexample = cex;
+      }
+      changed = true;
+    }
+  }
+  if (changed) {
+    result.reason.clear();
+    summarize(result);
+  }
+}
+
+void applyCaptureEvidence(CheckResult &result, const CaptureEvidence &capture) {
+  if (capture.eager) applyRunEvidence(result, *capture.eager, "running the pair's functions eagerly");
+  auto mutates = [](const std::vector<std::string> &names, const std::string &n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  const std::string suffix = "__updated";
+  for (OutputResult &out : result.outputs) {
+    if (out.verdict == Verdict::Equivalent || out.name.size() <= suffix.size() ||
+        out.name.compare(out.name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    std::string input = out.name.substr(0, out.name.size() - suffix.size());
+    bool byRef = mutates(capture.referenceMutates, input), byProd = mutates(capture.productionMutates, input);
+    if (byRef == byProd) continue;
+    out.reason = std::string(byProd ? "production" : "reference") + reasons::kModifiesInput + input + " in place" +
+                 (byProd ? "" : ", production does not") + "; " + out.reason;
+  }
+}
+
+}  // namespace torchtv

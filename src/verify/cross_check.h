@@ -1,0 +1,35 @@
+// Proofs held against runs of the code (Note [Cross-checks]).
+#pragma once
+
+#include <string_view>
+
+#include "ir/capture_evidence.h"
+#include "src/verify/verdict.h"
+
+namespace torchtv {
+
+// Note [Cross-checks]
+// A proof is about the graphs torchtv decided; a run is what the code does.
+// Every `equivalent` output is held against each run that is at hand: the
+// user's functions run eagerly by the capture (`verify`; Note [Eager
+// cross-check] in src/capture/torchtv_capture/eager.py), and under
+// `--self-check` both graphs run through torchtv's evaluator and LibTorch's
+// kernels. A run can only weaken a verdict:
+// - a `bitwise` output whose runs differ in any bit becomes `real`, saying how
+//   many elements differ by how many ulp (the graph is not the code that runs,
+//   or an op's semantics is not bit-exact);
+// - an `equivalent` output whose runs differ beyond rounding (they still
+//   differ in float64) becomes `unknown`: an internal inconsistency, never
+//   `equivalent`;
+// - an `unknown` output whose eager runs differ beyond rounding becomes
+//   `not_equivalent`: two runs of the user's code on one input disagree,
+//   which is a counterexample in itself.
+// `source` names the runs in reasons ("running the pair's functions eagerly").
+void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source);
+
+// The eager runs of a capture (above), and its input mutations: an output
+// NAME__updated that is not equivalent, where only one side modifies NAME,
+// says so first ("production modifies its input %NAME in place").
+void applyCaptureEvidence(CheckResult &result, const CaptureEvidence &capture);
+
+}  // namespace torchtv

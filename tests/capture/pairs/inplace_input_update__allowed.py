@@ -1,0 +1,7 @@
+"""inplace_input_update.py with the update declared allowed: only the return values are
+compared."""
+from inplace_input_update import example_inputs, production, reference  # noqa: F401
+
+ALLOW_INPUT_MUTATION = ["logits"]
+
+# EXPECT: equivalent bitwise

@@ -1,0 +1,17 @@
+"""As traced_differs_from_eager.py, but the code that runs is wrong: the graphs are equal, the
+eager runs differ beyond rounding. torchtv must not say equivalent (Note [Cross-checks]: an
+internal inconsistency, unknown)."""
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+from traced_differs_from_eager import example_inputs, reference  # noqa: F401
+
+
+def production(x):
+    if _get_current_dispatch_mode() is not None:  # being traced
+        return x * 0.1
+    return x * 0.1 + 1e-3
+
+
+# EXPECT: unknown
+# EXPECT-REASON: internal inconsistency
+# NEVER: equivalent
