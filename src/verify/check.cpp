@@ -350,7 +350,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
     EagerEvidence runs;
     result.selfCheck = selfCheck(origRef, origProd, ref, prod, result, runs);
-    applyRunEvidence(result, runs, "--self-check");
+    applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits);
   }
   applyRequirement(result, options.require);
   result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;

@@ -19,7 +19,8 @@ std::string howTheyDiffer(const EagerOutputCheck &c) {
 
 }  // namespace
 
-void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source) {
+void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source,
+                      std::string_view bitsDiffer) {
   if (!runs.ran) return;
   bool changed = false;
   for (OutputResult &out : result.outputs) {
@@ -35,7 +36,7 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
       changed = true;
     } else if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && !c->bitwiseEqual) {
       out.level = Level::Real;
-      out.reason = std::string(reasons::kRunsDifferInBits) + " (" + std::string(source) + ": " + howTheyDiffer(*c) +
+      out.reason = std::string(bitsDiffer) + " (" + std::string(source) + ": " + howTheyDiffer(*c) +
                    (c->inconclusive ? "; " + *c->inconclusive : "") + "); the proof holds at level real: " + out.reason;
       changed = true;
     } else if (out.verdict == Verdict::Unknown && c->beyondRounding) {
@@ -58,7 +59,8 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
 }
 
 void applyCaptureEvidence(CheckResult &result, const CaptureEvidence &capture) {
-  if (capture.eager) applyRunEvidence(result, *capture.eager, "running the pair's functions eagerly");
+  if (capture.eager)
+    applyRunEvidence(result, *capture.eager, "running the pair's functions eagerly", reasons::kRunsDifferInBits);
   auto mutates = [](const std::vector<std::string> &names, const std::string &n) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };

@@ -24,8 +24,11 @@ namespace torchtv {
 // - an `unknown` output whose eager runs differ beyond rounding becomes
 //   `not_equivalent`: two runs of the user's code on one input disagree,
 //   which is a counterexample in itself.
-// `source` names the runs in reasons ("running the pair's functions eagerly").
-void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source);
+// `source` names the runs in reasons ("running the pair's functions eagerly");
+// `bitsDiffer` is what a bit difference means for them (reasons::kRunsDifferInBits
+// for the user's code, kKernelsDifferInBits for --self-check's runs of the graphs).
+void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source,
+                      std::string_view bitsDiffer);
 
 // The eager runs of a capture (above), and its input mutations: an output
 // NAME__updated that is not equivalent, where only one side modifies NAME,

@@ -43,6 +43,7 @@ const char *const kRealAssumptionPrefix = "level real assumes ";
 const char *const kModifiesInput = " modifies its input %";
 const char *const kInternalInconsistency = "internal inconsistency";
 const char *const kRunsDifferInBits = "the captured graph differs from the code that runs";
+const char *const kKernelsDifferInBits = "not bit for bit when the graphs are run";
 const char *const kRefutedByRunning = "refuted by running the code: the outputs differ beyond rounding";
 }  // namespace reasons
 

@@ -151,6 +151,7 @@ extern const char *const kRealAssumptionPrefix;
 extern const char *const kInternalInconsistency;
 extern const char *const kModifiesInput;
 extern const char *const kRunsDifferInBits;
+extern const char *const kKernelsDifferInBits;
 extern const char *const kRefutedByRunning;
 }  // namespace reasons
 
