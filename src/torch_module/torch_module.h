@@ -36,7 +36,7 @@
 namespace torchtv {
 
 // Bumped whenever TorchModuleApi or a type it passes changes.
-constexpr int kTorchModuleAbi = 2;
+constexpr int kTorchModuleAbi = 3;
 
 struct TorchModuleApi {
   int abi = kTorchModuleAbi;
@@ -46,7 +46,10 @@ struct TorchModuleApi {
   bool (*canReplay)(const OpSchema &schema);
   // src/replay/replay.h, replayGraph.
   std::vector<ConcreteTensor> (*replayGraph)(const Graph &g, const std::vector<ConcreteTensor> &inputs,
-                                             std::map<const Value *, ConcreteTensor> *trace);
+                                             std::map<const Value *, ConcreteTensor> *trace,
+                                             const ReplayObserver *observer);
+  // src/replay/replay.h, setReplayThreads.
+  void (*setThreads)(int n);
 };
 
 // The module's one exported symbol: extern "C" const TorchModuleApi *torchtv_torch_module();

@@ -119,7 +119,7 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
     return false;
   }
-  if (replay.kind == ReplayOutcome::Kind::Unavailable) {
+  if (replay.kind == ReplayOutcome::Kind::Unavailable || replay.kind == ReplayOutcome::Kind::Crashed) {
     out.reason += std::string("; ") + reasons::kReplayUnavailable + " (" + replay.detail + ")";
     return false;
   }

@@ -144,6 +144,10 @@ extern const char *const kDidNotReplay;
 extern const char *const kReplayUnavailable;
 extern const char *const kReplayedByLibTorch;
 extern const char *const kNotReplayableByLibTorch;
+// Note [Replay isolation]: why a replay child gave no outcome.
+extern const char *const kReplayCrashed;
+extern const char *const kReplayHung;
+extern const char *const kReplayDied;
 extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;
