@@ -14,6 +14,9 @@ const char *const kDefinitionNotMatched =
     " has a definition, but none matches this call (a definition captured from FUSIONS holds only for the "
     "shapes and constant arguments of the call it was captured at): not expanded, an uninterpreted function, "
     "equal only on equal arguments";
+const char *const kDefinitionMisfit =
+    " has a definition that does not fit this call, so the call is not expanded (an uninterpreted function, equal "
+    "only on equal arguments): ";
 const char *const kDefinitionNotExpanded = " has a definition, which --no-normalize does not expand";
 const char *const kNoStructuralMatch = "not proven: the graphs differ structurally";
 const char *const kTypeMismatch = "output types differ";

@@ -122,6 +122,7 @@ extern const char *const kThroughCutPoints;
 extern const char *const kUninterpretedOp;
 // A custom op the fusion library defines, left unexpanded.
 extern const char *const kDefinitionNotMatched;
+extern const char *const kDefinitionMisfit;
 extern const char *const kDefinitionNotExpanded;
 extern const char *const kNoStructuralMatch;
 extern const char *const kTypeMismatch;
