@@ -78,9 +78,19 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// The header matches the call, but the body returns a value whose type is not
+// the call's result type (a CPU flash-attention kernel returns its log-sum-exp
+// in f32 for f16 inputs where a definition says f16): the definition does not
+// fit this call, which stays uninterpreted. what() says where and why.
+class TemplateMisfit : public TemplateMismatch {
+public:
+  using TemplateMismatch::TemplateMismatch;
+};
+
 // Parses a definition for one call. Throws TemplateMismatch when the header
-// does not match, InputError (with the definition's file:line:col) when the
-// definition is malformed or does not type-check for this call.
+// does not match, TemplateMisfit when the body's results do not fit the call,
+// InputError (with the definition's file:line:col) when the definition is
+// malformed or does not type-check for this call.
 std::unique_ptr<Graph> instantiateTemplate(const GraphTemplate &t, const TemplateCall &call,
                                            const OpResolver &resolver);
 

@@ -255,6 +255,13 @@ private:
     lex_.fail(t.line, t.col, message);
   }
   [[noreturn]] void mismatch(const std::string &why) const { throw TemplateMismatch(why); }
+  [[noreturn]] void misfit(const Token &t, const std::string &why) const {
+    try {
+      fail(t, why);
+    } catch (const InputError &e) {
+      throw TemplateMisfit(e.what());
+    }
+  }
 
   static std::string describe(const Token &t) {
     switch (t.kind) {
@@ -694,6 +701,8 @@ private:
         for (size_t i = 0; i < values.size(); ++i) {
           Value *v = use(*g, values[i]);
           const auto &want = resultTypes[i].second;
+          if (want && v->type != *want && call_)  // want is the call's result type
+            misfit(values[i], "the definition returns " + v->type.str() + " where the call has " + want->str());
           if (want && v->type != *want)
             fail(values[i], "returned value has type " + v->type.str() + " but the signature says " +
                                 want->str());

@@ -76,7 +76,7 @@ size_t FusionLibrary::size() const {
   return n;
 }
 
-std::optional<FusionLibrary::Instance> FusionLibrary::instantiate(const Node &n) const {
+std::optional<FusionLibrary::Instance> FusionLibrary::instantiate(const Node &n, std::string *whyNot) const {
   const auto *defs = find(n.op);
   if (!defs) return std::nullopt;
   TemplateCall call;
@@ -93,19 +93,34 @@ std::optional<FusionLibrary::Instance> FusionLibrary::instantiate(const Node &n)
     key += "->" + v->type.str();
   }
   auto hit = cache_.find(key);
-  if (hit != cache_.end()) return hit->second;
-  std::optional<Instance> found;
-  for (const FusionDefinition &d : *defs) {
+  if (hit == cache_.end()) hit = cache_.emplace(key, instantiateUncached(*defs, call, n)).first;
+  if (whyNot) *whyNot = hit->second.whyNot;
+  return hit->second.instance;
+}
+
+FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<FusionDefinition> &defs,
+                                                         const TemplateCall &call, const Node &n) const {
+  Cached out;
+  for (const FusionDefinition &d : defs) {
     try {
       std::shared_ptr<const Graph> g = instantiateTemplate(d.tmpl, call, resolver_);
-      found = Instance{g, d.exact};
-      break;
+      std::string misfit;
+      for (size_t i = 0; i < g->outputs().size() && misfit.empty(); ++i)
+        if (i >= n.outputs.size() || g->outputs()[i]->type != n.outputs[i]->type)
+          misfit = "the definition returns " + g->outputs()[i]->type.str() + " where the call has " +
+                   (i < n.outputs.size() ? n.outputs[i]->type.str() : "nothing");
+      if (misfit.empty()) {
+        out.instance = Instance{g, d.exact};
+        return out;
+      }
+      if (out.whyNot.empty()) out.whyNot = misfit;
+    } catch (const TemplateMisfit &e) {
+      if (out.whyNot.empty()) out.whyNot = e.what();
     } catch (const TemplateMismatch &) {
       continue;
     }
   }
-  cache_[key] = found;
-  return found;
+  return out;
 }
 
 std::string FusionLibrary::bundledDirectory() {

@@ -45,13 +45,15 @@ public:
   const OpResolver &resolver() const { return resolver_; }
 
   // Instantiates the first definition of `n.op` whose header matches the
-  // call, or returns nullptr when none does. Cached per distinct call.
-  // InputError when a matching definition is malformed.
+  // call and whose results fit it (TemplateMisfit), or returns nullopt when
+  // none does; then `whyNot`, when given, receives why the first definition
+  // whose header matched does not fit ("" when no header matched). Cached per
+  // distinct call. InputError when a matching definition is malformed.
   struct Instance {
     std::shared_ptr<const Graph> graph;
     bool exact = false;
   };
-  std::optional<Instance> instantiate(const Node &n) const;
+  std::optional<Instance> instantiate(const Node &n, std::string *whyNot = nullptr) const;
 
   // The bundled definitions: TORCHTV_FUSIONS_DIR, else fusions/ next to the
   // executable's parent folder.
@@ -61,7 +63,13 @@ private:
   std::map<std::string, std::vector<FusionDefinition>> defs_;
   std::map<std::string, size_t> userDefs_;  // per op: how many of defs_ come from the user
   OpResolver resolver_;
-  mutable std::map<std::string, std::optional<Instance>> cache_;
+  struct Cached {
+    std::optional<Instance> instance;
+    std::string whyNot;
+  };
+  Cached instantiateUncached(const std::vector<FusionDefinition> &defs, const TemplateCall &call,
+                             const Node &n) const;
+  mutable std::map<std::string, Cached> cache_;
 };
 
 }  // namespace torchtv

@@ -12,29 +12,13 @@
 #include "ir/limits.h"
 #include "ir/op_registry.h"
 #include "src/import/import_util.h"
+#include "src/import/pt2_enums.h"
 
 namespace torchtv {
 
 namespace {
 
 using json = nlohmann::json;
-
-// schema.py's ScalarType enum (stable across majors 3-8).
-std::optional<DType> dtypeOfEnum(int64_t e) {
-  switch (e) {
-  case 1: return DType::U8;
-  case 2: return DType::I8;
-  case 3: return DType::I16;
-  case 4: return DType::I32;
-  case 5: return DType::I64;
-  case 6: return DType::F16;
-  case 7: return DType::F32;
-  case 8: return DType::F64;
-  case 12: return DType::Bool;
-  case 13: return DType::BF16;
-  default: return std::nullopt;
-  }
-}
 
 class ProgramReader {
 public:
@@ -104,9 +88,16 @@ private:
   }
 
   TensorType tensorMeta(const json &meta, const std::string &what) const {
-    auto dtype = dtypeOfEnum(field(meta, "dtype").get<int64_t>());
-    if (!dtype) fail("tensor '" + what + "' has dtype enum " + meta["dtype"].dump() + ", which torchtv does not support");
-    TensorType t{*dtype, {}};
+    TensorType t{DType::F32, {}};
+    // Note [torch.export enums]
+    try {
+      t.dtype = pt2ScalarType(field(meta, "dtype").get<int64_t>());
+      // Every tensor torchtv reads is dense; older majors omit the layout.
+      if (meta.contains("layout") && pt2Layout(meta["layout"].get<int64_t>()) != 0)
+        throw InputError("layout " + meta["layout"].dump() + " is not Strided (7): torchtv reads dense tensors only");
+    } catch (const InputError &e) {
+      fail("tensor '" + what + "': " + e.message());
+    }
     for (const json &s : field(meta, "sizes")) t.shape.push_back(dimOf(s, what));
     return t;
   }
@@ -323,7 +314,17 @@ private:
   Attribute attributeOf(const json &arg, const std::string &name) const {
     auto [tag, v] = tagOf(arg);
     if (tag == "as_none") return NoneValue{};
-    if (tag == "as_int" || tag == "as_memory_format" || tag == "as_layout") return v->get<int64_t>();
+    if (tag == "as_int") return v->get<int64_t>();
+    // Note [torch.export enums]: schema.py's numbers are not c10's.
+    auto enumArg = [&](auto map) -> Attribute {
+      try {
+        return map();
+      } catch (const InputError &e) {
+        throw InputError("argument '" + name + "': " + e.message());
+      }
+    };
+    if (tag == "as_memory_format") return enumArg([&] { return pt2MemoryFormat(v->get<int64_t>()); });
+    if (tag == "as_layout") return enumArg([&] { return pt2Layout(v->get<int64_t>()); });
     if (tag == "as_float") return floatOf(*v);
     if (tag == "as_bool") return v->get<bool>();
     if (tag == "as_string") return v->get<std::string>();
@@ -339,14 +340,12 @@ private:
       return out;
     }
     if (tag == "as_scalar_type") {
-      auto d = dtypeOfEnum(v->get<int64_t>());
-      if (!d) throw InputError("argument '" + name + "' names a dtype torchtv does not support");
-      return *d;
+      return enumArg([&] { return pt2ScalarType(v->get<int64_t>()); });
     }
     if (tag == "as_device") {
-      std::string dev = field(*v, "type").get<std::string>();
-      if (v->contains("index") && !(*v)["index"].is_null()) dev += ":" + std::to_string((*v)["index"].get<int64_t>());
-      return dev;
+      std::optional<int64_t> index;
+      if (v->contains("index") && !(*v)["index"].is_null()) index = (*v)["index"].get<int64_t>();
+      return enumArg([&] { return pt2Device(field(*v, "type").get<std::string>(), index); });
     }
     if (tag == "as_sym_int" || tag == "as_sym_ints") {
       auto one = [&](const json &s) {

@@ -1,5 +1,7 @@
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
+
 #include "ir/diagnostic.h"
 #include "src/fusion/fusion_library.h"
 #include "src/normalize/passes.h"
@@ -8,18 +10,22 @@ namespace torchtv {
 
 // Inlines one level of definitions; normalize.cpp repeats the pass, so nested
 // fused ops expand too. A definition that (transitively) calls its own op is
-// an error (Note [Expansion depth]).
-bool expandFusions(Rewriter &rw, const FusionLibrary &lib) {
+// an error (Note [Expansion depth]). A call no definition fits (its results
+// differ from what the definition returns) stays an uninterpreted op; why is
+// logged and kept in `misfits` (op -> why, the first call's).
+bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits) {
   bool changed = false;
   for (Node *n : rw.snapshot()) {
     if (rw.isReplaced(n) || !lib.find(n->op)) continue;
-    auto inst = lib.instantiate(*n);
-    if (!inst) continue;  // no definition covers this call: an uninterpreted op
+    std::string whyNot;
+    auto inst = lib.instantiate(*n, &whyNot);
+    if (!inst) {  // no definition covers this call: an uninterpreted op
+      if (!whyNot.empty() && misfits.emplace(n->op, whyNot).second)
+        spdlog::info("{} (result %{} of @{}) is not expanded, no definition fits it: {}", n->op,
+                     n->outputs.empty() ? "" : n->outputs[0]->name, rw.graph().name(), whyNot);
+      continue;
+    }
     const Graph &def = *inst->graph;
-    for (size_t i = 0; i < def.outputs().size(); ++i)
-      if (i >= n->outputs.size() || def.outputs()[i]->type != n->outputs[i]->type)
-        throw InputError("definition of " + n->op + " returns " + def.outputs()[i]->type.str() +
-                         " where the call has " + (i < n->outputs.size() ? n->outputs[i]->type.str() : "nothing"));
     // Definition inputs are the call's present operands, in order.
     std::unordered_map<const Value *, Value *> env;
     size_t k = 0;

@@ -28,7 +28,7 @@ NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const Nor
     };
     bool expanded = false;
     if (opts.fusions == FusionExpansion::On) {
-      run("expand-fusions", [&] { return expanded = expandFusions(rw, fusions); });
+      run("expand-fusions", [&] { return expanded = expandFusions(rw, fusions, result.misfitDefinitions); });
       expansionRounds = expanded ? expansionRounds + 1 : 0;
       if (expansionRounds > kMaxExpansionDepth)
         throw InputError("fusion definitions expand without end (does a definition call its own op?)");

@@ -28,6 +28,9 @@ struct NormalizeResult {
   int iterations = 0;
   bool fixedPoint = true;  // false: stopped at maxIterations
   std::map<std::string, int> passChanges;  // pass name -> rounds in which it changed the graph
+  // Ops with a definition that does not fit a call of theirs (which stays
+  // uninterpreted): op -> why, for the reason of an output decided through it.
+  std::map<std::string, std::string> misfitDefinitions;
 };
 
 // Runs, in this order and repeatedly until nothing changes (at most

@@ -2,6 +2,9 @@
 // returns whether it changed the graph. normalize.cpp runs them in order.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "src/normalize/rewriter.h"
 
 namespace torchtv {
@@ -21,7 +24,7 @@ bool unifyScalarOverloads(Rewriter &rw);                   // unify_overloads.cp
 // Mixed-dtype operands of promoting ops get an explicit _to_copy.
 bool makePromotionExplicit(Rewriter &rw);                  // promote_dtypes.cpp
 // Inlines the definition of every op the library defines.
-bool expandFusions(Rewriter &rw, const FusionLibrary &lib);  // expand_fusions.cpp
+bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits);  // expand_fusions.cpp
 bool applyRules(Rewriter &rw, const RuleSet &rules);       // apply_rules.cpp
 bool eliminateCommonSubexpressions(Rewriter &rw);          // eliminate_common_subexpressions.cpp
 bool eliminateDeadCode(Graph &g);                          // eliminate_dead_code.cpp

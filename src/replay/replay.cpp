@@ -13,15 +13,24 @@ bool canReplay(const OpSchema &schema) {
   }
 }
 
-std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
-                                        std::map<const Value *, ConcreteTensor> *trace) {
-  const TorchModuleApi *api = nullptr;
+namespace {
+const TorchModuleApi &replayModule() {
   try {
-    api = &torchModule();
+    return torchModule();
   } catch (const TorchModuleUnavailable &e) {
     throw ReplayUnavailable(std::string("LibTorch replay is unavailable: ") + e.what());
   }
-  return api->replayGraph(g, inputs, trace);
 }
+}  // namespace
+
+std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
+                                        std::map<const Value *, ConcreteTensor> *trace,
+                                        const ReplayObserver *observer) {
+  return replayModule().replayGraph(g, inputs, trace, observer);
+}
+
+void loadReplay() { replayModule(); }
+
+void setReplayThreads(int n) { replayModule().setThreads(n); }
 
 }  // namespace torchtv

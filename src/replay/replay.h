@@ -3,6 +3,7 @@
 // dispatcher, so the replay checks the IR against PyTorch's own kernels.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <vector>
@@ -40,7 +41,21 @@ public:
 // op and every argument it takes is in the IR's schema or has a default.
 bool canReplay(const OpSchema &schema);
 
+// Called before each node of `g` is run (a replay child reports where it is,
+// so that a crash can be named: Note [Replay isolation] in src/verify/replay_confirm.h).
+using ReplayObserver = std::function<void(const Graph &g, const Node &n)>;
+
 std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
-                                        std::map<const Value *, ConcreteTensor> *trace = nullptr);
+                                        std::map<const Value *, ConcreteTensor> *trace = nullptr,
+                                        const ReplayObserver *observer = nullptr);
+
+// Loads the LibTorch module now; ReplayUnavailable when it cannot be. A
+// process about to fork replay children loads it once, so that no child pays
+// for loading it again.
+void loadReplay();
+
+// Runs LibTorch's intra-op work on `n` threads in this process (a forked
+// replay child uses 1: Note [Replay isolation]).
+void setReplayThreads(int n);
 
 }  // namespace torchtv

@@ -1,4 +1,4 @@
-// Runs one equivalence query in a child process.
+// Runs one equivalence query in a child process (src/util/subprocess.h, runForked).
 //
 // Note [Solver isolation]
 // Debian's Z3 4.8.12 can die with SIGFPE on large nonlinear real queries, and
@@ -9,19 +9,17 @@
 // TORCHTV_SOLVER_FAULT=sigfpe makes the child raise SIGFPE before solving
 // (fault injection for the tests). The child's memory is capped (Note [Solver
 // memory cap] in query.h).
-#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 
 #include "src/smt/encode.h"
+#include "src/util/subprocess.h"
 
 namespace torchtv::smt {
 
@@ -171,65 +169,26 @@ QueryResult parse(const std::string &text) {
 
 QueryResult proveEqual(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Arith arith,
                        const QueryOptions &options) {
-  int fds[2];
-  if (pipe(fds) != 0) return {Answer::Unknown, "cannot create a pipe for the solver", {}, 0, 0};
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return {Answer::Unknown, "cannot fork the solver process", {}, 0, 0};
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    const char *fault = std::getenv("TORCHTV_SOLVER_FAULT");
-    if (fault && std::strcmp(fault, "sigfpe") == 0) raise(SIGFPE);
-    capMemory(options.memoryMB);
-    std::string answer = solve(tc, a, b, arith, options);
-    size_t off = 0;
-    while (off < answer.size()) {
-      ssize_t n = write(fds[1], answer.data() + off, answer.size() - off);
-      if (n <= 0) break;
-      off += static_cast<size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.deadlineSeconds);
-  bool timedOut = false;
-  char buf[4096];
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      timedOut = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int pr = poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (pr < 0) break;
-    if (pr == 0) continue;
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  if (timedOut) kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (timedOut) return {Answer::Unknown, "the solver ran past the time limit", {}, 0, 0};
+  ProcessResult child = runForked(
+      [&](int fd) {
+        const char *fault = std::getenv("TORCHTV_SOLVER_FAULT");
+        if (fault && std::strcmp(fault, "sigfpe") == 0) raise(SIGFPE);
+        capMemory(options.memoryMB);
+        writeAll(fd, solve(tc, a, b, arith, options));
+      },
+      options.deadlineSeconds);
+  if (!child.started) return {Answer::Unknown, "cannot fork the solver process", {}, 0, 0};
+  if (child.timedOut) return {Answer::Unknown, "the solver ran past the time limit", {}, 0, 0};
   // A child that dies under a memory cap may have died of it (an allocation
   // that failed outside Z3's own accounting): say so.
   std::string capNote = options.memoryMB ? " (under its memory cap of " + std::to_string(options.memoryMB) + " MiB)" : "";
-  if (WIFSIGNALED(status))
+  if (child.signal)
     return {Answer::Crash,
-            std::string("the solver process died with signal ") + strsignal(WTERMSIG(status)) +
-                (WTERMSIG(status) == SIGFPE ? "" : capNote),
+            std::string("the solver process died with signal ") + strsignal(child.signal) +
+                (child.signal == SIGFPE ? "" : capNote),
             {}, 0, 0};
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return {Answer::Crash, "the solver process exited abnormally" + capNote, {}, 0, 0};
-  return parse(text);
+  if (child.exitCode != 0) return {Answer::Crash, "the solver process exited abnormally" + capNote, {}, 0, 0};
+  return parse(child.out);
 }
 
 }  // namespace torchtv::smt

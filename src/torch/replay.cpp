@@ -4,6 +4,7 @@
 #include "src/torch/torch_impl.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "src/torch/torch_dtype.h"
@@ -166,8 +167,10 @@ bool canReplay(const OpSchema &s) {
   return true;
 }
 
+void setThreads(int n) { at::set_num_threads(n); }
+
 std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
-                                        std::map<const Value *, ConcreteTensor> *trace) {
+                                        std::map<const Value *, ConcreteTensor> *trace, const ReplayObserver *observer) {
   if (inputs.size() != g.inputs().size())
     throw ReplayError("graph @" + g.name() + " takes " + std::to_string(g.inputs().size()) + " inputs, got " +
                       std::to_string(inputs.size()));
@@ -195,6 +198,7 @@ std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<Concre
   for (const auto &node : g.nodes()) {
     const Node &n = *node;
     std::vector<at::Tensor> outs;
+    if (observer) (*observer)(g, n);
     try {
       if (n.op == "prim::constant") {
         outs.push_back(constantTensor(n));

@@ -31,6 +31,9 @@ bool canReplay(const OpSchema &schema);
 
 // What src/replay/replay.h's replayGraph says.
 std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
-                                        std::map<const Value *, ConcreteTensor> *trace);
+                                        std::map<const Value *, ConcreteTensor> *trace, const ReplayObserver *observer);
+
+// What src/replay/replay.h's setReplayThreads says.
+void setThreads(int n);
 
 }  // namespace torchtv::torch_impl

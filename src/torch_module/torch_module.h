@@ -21,6 +21,9 @@
 //   the module and why; a counterexample that cannot be replayed leaves its
 //   output unknown (Note [Replaying counterexamples]): never not_equivalent
 //   without replay evidence.
+// - Replay runs in forked children that inherit the module loaded here (Note
+//   [Replay isolation] in src/verify/replay_confirm.h): a crash inside
+//   LibTorch ends a child, not torchtv.
 // - It is never unloaded: Modules it built hold pointers into its code.
 #pragma once
 
@@ -36,7 +39,7 @@
 namespace torchtv {
 
 // Bumped whenever TorchModuleApi or a type it passes changes.
-constexpr int kTorchModuleAbi = 2;
+constexpr int kTorchModuleAbi = 3;
 
 struct TorchModuleApi {
   int abi = kTorchModuleAbi;
@@ -46,7 +49,10 @@ struct TorchModuleApi {
   bool (*canReplay)(const OpSchema &schema);
   // src/replay/replay.h, replayGraph.
   std::vector<ConcreteTensor> (*replayGraph)(const Graph &g, const std::vector<ConcreteTensor> &inputs,
-                                             std::map<const Value *, ConcreteTensor> *trace);
+                                             std::map<const Value *, ConcreteTensor> *trace,
+                                             const ReplayObserver *observer);
+  // src/replay/replay.h, setReplayThreads.
+  void (*setThreads)(int n);
 };
 
 // The module's one exported symbol: extern "C" const TorchModuleApi *torchtv_torch_module();

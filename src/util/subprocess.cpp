@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,6 +147,79 @@ ProcessResult runProcess(const std::vector<std::string> &args, const ProcessOpti
   if (inFd >= 0) ::close(inFd);
   if (outFd >= 0) ::close(outFd);
   if (errFd >= 0) ::close(errFd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) r.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+bool writeAll(int fd, const std::string &text) {
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+ProcessResult runForked(const std::function<void(int fd)> &work, double timeoutSeconds) {
+  ProcessResult r;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  std::fflush(nullptr);  // or the child's exit would write the parent's buffered output again
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    r.error = std::string("fork: ") + std::strerror(errno);
+    closeBoth(fds);
+    return r;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(71);  // the parent died before prctl
+    rlimit noCore{0, 0};
+    ::setrlimit(RLIMIT_CORE, &noCore);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+    ::signal(SIGPIPE, SIG_IGN);
+    int code = 0;
+    try {
+      work(fds[1]);
+    } catch (...) {
+      code = 70;
+    }
+    ::close(fds[1]);
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  r.started = true;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<long long>(timeoutSeconds * 1000));
+  char buf[65536];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      r.timedOut = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    int ready = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    ssize_t got = ::read(fds[0], buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    r.out.append(buf, static_cast<size_t>(got));
+  }
+  ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -74,6 +74,28 @@ const char *unexpandedCustomOp(const FusionLibrary &lib, const std::string &op, 
                                                     : reasons::kDefinitionNotExpanded;
 }
 
+// Why ops in the cones of `outs` stayed uninterpreted although they have a
+// definition: it does not fit their call (FusionLibrary::instantiate). One
+// " (op...: why)" per op, in name order.
+std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map<std::string, std::string> &misfits) {
+  if (misfits.empty()) return "";
+  std::set<std::string> found;
+  std::set<const Node *> seen;
+  std::vector<const Node *> work;
+  for (const Value *out : outs) work.push_back(out->producer);
+  while (!work.empty()) {
+    const Node *n = work.back();
+    work.pop_back();
+    if (!n || !seen.insert(n).second) continue;
+    if (misfits.count(n->op)) found.insert(n->op);
+    for (const Value *in : n->inputs)
+      if (in) work.push_back(in->producer);
+  }
+  std::string text;
+  for (const std::string &op : found) text += " (" + op + reasons::kDefinitionMisfit + misfits.at(op) + ")";
+  return text;
+}
+
 std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
   std::map<std::string, int> out;
   for (const Value *v : g.inputs()) out[v->name] = vn.number(v);
@@ -120,7 +142,7 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
     return false;
   }
-  if (replay.kind == ReplayOutcome::Kind::Unavailable) {
+  if (replay.kind == ReplayOutcome::Kind::Unavailable || replay.kind == ReplayOutcome::Kind::Crashed) {
     out.reason += std::string("; ") + reasons::kReplayUnavailable + " (" + replay.detail + ")";
     return false;
   }
@@ -304,7 +326,11 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       if (p) out.productionSite = siteOf(*p);
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
                           (p->loc.known() ? " at " + p->loc.str() : "");
-      if (p && !lookupOp(p->op)) out.reason += " (" + p->op + unexpandedCustomOp(lib, p->op, options) + ")";
+      std::map<std::string, std::string> misfits = refNorm.misfitDefinitions;
+      misfits.insert(prodNorm.misfitDefinitions.begin(), prodNorm.misfitDefinitions.end());
+      if (p && !lookupOp(p->op) && !misfits.count(p->op))
+        out.reason += " (" + p->op + unexpandedCustomOp(lib, p->op, options) + ")";
+      out.reason += misfitsInCone({a, b}, misfits);
       pending.push_back(i);
     }
     result.outputs.push_back(std::move(out));

@@ -1,8 +1,15 @@
 #include "src/verify/replay_confirm.h"
 
+#include <csignal>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <sstream>
 
 #include "src/replay/replay.h"
+#include "src/util/subprocess.h"
+#include "src/verify/verdict.h"
 
 namespace torchtv {
 
@@ -29,17 +36,15 @@ size_t flatten(const Shape &shape, const std::vector<long long> &index) {
   return flat;
 }
 
-}  // namespace
-
-ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
-                                const std::vector<eval::EvalTensor> &inputs, size_t output,
-                                const std::vector<long long> &preferredIndex) {
+// The replay itself, in the child (Note [Replay isolation]).
+ReplayOutcome replayHere(const Graph &reference, const Graph &production, const std::vector<eval::EvalTensor> &inputs,
+                         size_t output, const std::vector<long long> &preferredIndex, const ReplayObserver *observer) {
   ReplayOutcome r;
   std::vector<ConcreteTensor> ref, prod;
   try {
     auto concrete = toConcrete(inputs);
-    ref = replayGraph(reference, concrete);
-    prod = replayGraph(production, concrete);
+    ref = replayGraph(reference, concrete, nullptr, observer);
+    prod = replayGraph(production, concrete, nullptr, observer);
   } catch (const ReplayUnavailable &e) {
     r.kind = ReplayOutcome::Kind::Unavailable;
     r.detail = e.what();
@@ -67,6 +72,108 @@ ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
   r.kind = ReplayOutcome::Kind::DidNotReplay;
   r.detail = "LibTorch computes equal values for this output on these inputs";
   return r;
+}
+
+// The child's answer: lines "at <node>" as it goes, then the outcome.
+// Doubles as C99 hex floats (exact; strtod reads them, and inf and nan).
+std::string hexDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+std::string serialize(const ReplayOutcome &r) {
+  std::ostringstream out;
+  out << "outcome " << static_cast<int>(r.kind) << "\nindex";
+  for (long long i : r.index) out << " " << i;
+  out << "\nvalues " << hexDouble(r.referenceValue) << " " << hexDouble(r.productionValue) << "\ndetail ";
+  for (char c : r.detail) out << (c == '\n' ? ' ' : c);
+  out << "\n";
+  return out.str();
+}
+
+std::string where(const Graph &g, const Node &n) {
+  return n.op + (n.outputs.empty() ? "" : " (result %" + n.outputs[0]->name + ")") + " of @" + g.name();
+}
+
+ReplayOutcome crashed(const std::string &why) {
+  ReplayOutcome r;
+  r.kind = ReplayOutcome::Kind::Crashed;
+  r.detail = why;
+  return r;
+}
+
+// The parent's reading of a child's run.
+ReplayOutcome readChild(const ProcessResult &p) {
+  if (!p.started) return crashed("the replay process could not be started: " + p.error);
+  std::istringstream in(p.out);
+  std::string line, at;
+  std::optional<ReplayOutcome> r;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "at") {
+      at = line.substr(3);
+    } else if (tag == "outcome") {
+      int kind = -1;
+      ls >> kind;
+      if (kind < 0 || kind > static_cast<int>(ReplayOutcome::Kind::Crashed)) break;  // garbled: no outcome
+      r = ReplayOutcome{};
+      r->kind = static_cast<ReplayOutcome::Kind>(kind);
+    } else if (tag == "index" && r) {
+      long long i;
+      while (ls >> i) r->index.push_back(i);
+    } else if (tag == "values" && r) {
+      std::string a, b;
+      ls >> a >> b;
+      r->referenceValue = std::strtod(a.c_str(), nullptr);
+      r->productionValue = std::strtod(b.c_str(), nullptr);
+    } else if (tag == "detail" && r) {
+      r->detail = line.size() > 7 ? line.substr(7) : "";
+    }
+  }
+  std::string during = at.empty() ? " before replaying any node" : " while replaying " + at;
+  if (p.timedOut) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", kReplayTimeoutSeconds);
+    return crashed(std::string(reasons::kReplayHung) + " " + secs + " s (stopped" + during + ")");
+  }
+  if (p.signal) {
+    const char *abbrev = ::sigabbrev_np(p.signal);
+    return crashed(std::string(reasons::kReplayCrashed) + " (" + (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(p.signal)) + ")" + during);
+  }
+  if (p.exitCode != 0 || !r)
+    return crashed(std::string(reasons::kReplayDied) + " (exit " + std::to_string(p.exitCode) + ")" + during);
+  return *r;
+}
+
+}  // namespace
+
+ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
+                                const std::vector<eval::EvalTensor> &inputs, size_t output,
+                                const std::vector<long long> &preferredIndex) {
+  try {
+    loadReplay();  // here, once, so that the children inherit the module
+  } catch (const ReplayUnavailable &e) {
+    ReplayOutcome r;
+    r.kind = ReplayOutcome::Kind::Unavailable;
+    r.detail = e.what();
+    return r;
+  }
+  const char *fault = std::getenv("TORCHTV_REPLAY_FAULT");
+  bool injectCrash = fault && std::strcmp(fault, "sigsegv") == 0;
+  ProcessResult p = runForked(
+      [&](int fd) {
+        setReplayThreads(1);
+        ReplayObserver observe = [&](const Graph &g, const Node &n) {
+          writeAll(fd, "at " + where(g, n) + "\n");
+          if (injectCrash) std::raise(SIGSEGV);
+        };
+        writeAll(fd, serialize(replayHere(reference, production, inputs, output, preferredIndex, &observe)));
+      },
+      kReplayTimeoutSeconds);
+  return readChild(p);
 }
 
 }  // namespace torchtv

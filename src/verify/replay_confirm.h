@@ -12,6 +12,24 @@
 // the evaluator's confirmation, and the note says so. When LibTorch itself
 // cannot be loaded (Note [LibTorch module]) nothing replays and the output is
 // `unknown`: not_equivalent needs the replay to have been possible.
+//
+// Note [Replay isolation]
+// LibTorch can crash on a graph it is handed (1.13 overflows its stack on
+// `ones_like {memory_format=4}`), and a crash must not take the verdict with
+// it. Each replay therefore runs in a forked child (src/util/subprocess.h,
+// runForked), as solver queries do (Note [Solver isolation]). The parent loads
+// the LibTorch module first and the child inherits it, so no child pays for
+// loading it (about a second); the parent itself never runs a LibTorch op to
+// replay. The child sets LibTorch's intra-op threads to 1 before running
+// anything: OpenMP (libgomp) state inherited through fork() can deadlock a
+// child that starts a parallel region (a .pt import may have run ops in the
+// parent), and replay inputs are small. Before each node the child writes
+// which node it is at; the outcome comes back as text. A child killed by a
+// signal, past kReplayTimeoutSeconds, or ending abnormally is Kind::Crashed,
+// with the reason and node ("LibTorch crashed (SIGSEGV) while replaying
+// aten::ones_like (result %y) of @reference"): the output stays unknown, as
+// when LibTorch is unavailable. TORCHTV_REPLAY_FAULT=sigsegv makes the child
+// raise SIGSEGV at the first node it replays (fault injection for the tests).
 #pragma once
 
 #include <string>
@@ -23,12 +41,15 @@
 namespace torchtv {
 
 struct ReplayOutcome {
-  enum class Kind { Replayed, DidNotReplay, NotReplayable, Unavailable };
+  enum class Kind { Replayed, DidNotReplay, NotReplayable, Unavailable, Crashed };
   Kind kind = Kind::NotReplayable;
   std::vector<long long> index;  // Replayed: where the outputs differ
   double referenceValue = 0, productionValue = 0;
-  std::string detail;  // NotReplayable, Unavailable: why; DidNotReplay: what LibTorch showed
+  std::string detail;  // NotReplayable, Unavailable, Crashed: why; DidNotReplay: what LibTorch showed
 };
+
+// Note [Replay isolation]: a replay child taking longer is killed.
+constexpr double kReplayTimeoutSeconds = 120;
 
 ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
                                 const std::vector<eval::EvalTensor> &inputs, size_t output,

@@ -14,6 +14,9 @@ const char *const kDefinitionNotMatched =
     " has a definition, but none matches this call (a definition captured from FUSIONS holds only for the "
     "shapes and constant arguments of the call it was captured at): not expanded, an uninterpreted function, "
     "equal only on equal arguments";
+const char *const kDefinitionMisfit =
+    " has a definition that does not fit this call, so the call is not expanded (an uninterpreted function, equal "
+    "only on equal arguments): ";
 const char *const kDefinitionNotExpanded = " has a definition, which --no-normalize does not expand";
 const char *const kNoStructuralMatch = "not proven: the graphs differ structurally";
 const char *const kTypeMismatch = "output types differ";
@@ -37,6 +40,9 @@ const char *const kDidNotReplay = "counterexample did not replay";
 const char *const kReplayUnavailable = "counterexample found but not replayed, so not reported as not_equivalent";
 const char *const kReplayedByLibTorch = "replayed through LibTorch on the original graphs";
 const char *const kNotReplayableByLibTorch = "confirmed by torchtv's evaluator; LibTorch cannot replay it: ";
+const char *const kReplayCrashed = "LibTorch crashed";
+const char *const kReplayHung = "LibTorch did not finish replaying within";
+const char *const kReplayDied = "the replay process ended abnormally";
 const char *const kMonolithicPrefix = "monolithic baseline: ";
 const char *const kTimeLimit = "the time limit (--timeout) was reached";
 const char *const kRealAssumptionPrefix = "level real assumes ";

@@ -122,6 +122,7 @@ extern const char *const kThroughCutPoints;
 extern const char *const kUninterpretedOp;
 // A custom op the fusion library defines, left unexpanded.
 extern const char *const kDefinitionNotMatched;
+extern const char *const kDefinitionMisfit;
 extern const char *const kDefinitionNotExpanded;
 extern const char *const kNoStructuralMatch;
 extern const char *const kTypeMismatch;
@@ -144,6 +145,10 @@ extern const char *const kDidNotReplay;
 extern const char *const kReplayUnavailable;
 extern const char *const kReplayedByLibTorch;
 extern const char *const kNotReplayableByLibTorch;
+// Note [Replay isolation]: why a replay child gave no outcome.
+extern const char *const kReplayCrashed;
+extern const char *const kReplayHung;
+extern const char *const kReplayDied;
 extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;

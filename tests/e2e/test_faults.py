@@ -101,6 +101,16 @@ with tempfile.TemporaryDirectory() as d:
     expect("solver SIGFPE", [tv, "check", crash_pair], 2, ["died with signal"],
            env={"TORCHTV_SOLVER_FAULT": "sigfpe"})
 
+    # LibTorch crashes while replaying a counterexample (Note [Replay isolation]): the pair that is
+    # refuted with replay evidence ends unknown, naming the crash and the node, and never 139.
+    expect("replay SIGSEGV", [tv, "check", differing_pair], 2,
+           ["not replayed, so not reported as not_equivalent",
+            "LibTorch crashed (SIGSEGV) while replaying aten::add.Tensor"],
+           env={"TORCHTV_REPLAY_FAULT": "sigsegv"})
+    for fmt in ("json", "sarif"):
+        expect("replay SIGSEGV, --format " + fmt, [tv, "check", differing_pair, "--format", fmt], 2,
+               ["LibTorch crashed (SIGSEGV)"], env={"TORCHTV_REPLAY_FAULT": "sigsegv"})
+
     # The capture process is killed: error, naming the signal.
     killer = os.path.join(d, "killed_python")
     with open(killer, "w") as f:

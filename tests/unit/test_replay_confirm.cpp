@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include "ir/text_format.h"
 #include "src/verify/replay_confirm.h"
 
@@ -48,4 +50,32 @@ graph @custom(%x: f32[3]) -> (f32[3]) {
   ReplayOutcome custom = replayOnOriginals(ref, *m.find("custom"), inputs, 0, {0});
   CHECK(custom.kind == ReplayOutcome::Kind::NotReplayable);
   CHECK(custom.detail.find("my::opaque") != std::string::npos);
+}
+
+// Note [Replay isolation]: a crash inside LibTorch ends the replay child, not
+// torchtv; the outcome names the signal and the node.
+TEST_CASE("a replay that crashes is Crashed, naming the signal and the node, and the caller lives") {
+  Module m = parseModule(R"(graph @reference(%x: f32[3]) -> (f32[3]) {
+  %y: f32[3] = aten::mul.Scalar(%x) {other=2.0}
+  return %y
+}
+graph @production(%x: f32[3]) -> (f32[3]) {
+  %y: f32[3] = aten::add.Scalar(%x) {other=1.0}
+  return %y
+}
+)",
+                         "t.tvir");
+  const Graph &ref = *m.find("reference");
+  auto inputs = inputsOf(ref, {1.0L, -2.0L, 0.5L});
+  setenv("TORCHTV_REPLAY_FAULT", "sigsegv", 1);
+  ReplayOutcome crashed = replayOnOriginals(ref, *m.find("production"), inputs, 0, {0});
+  unsetenv("TORCHTV_REPLAY_FAULT");
+  CHECK(crashed.kind == ReplayOutcome::Kind::Crashed);
+  CHECK(crashed.detail == "LibTorch crashed (SIGSEGV) while replaying aten::mul.Scalar (result %y) of @reference");
+  // The same replay without the fault: the values come back exactly (hex floats).
+  ReplayOutcome fine = replayOnOriginals(ref, *m.find("production"), inputs, 0, {1});
+  CHECK(fine.kind == ReplayOutcome::Kind::Replayed);
+  CHECK(fine.index == std::vector<long long>{1});
+  CHECK(fine.referenceValue == -4.0);
+  CHECK(fine.productionValue == -1.0);
 }
