@@ -1,10 +1,12 @@
 // torchtv's command line: parses arguments and hands over to one subcommand.
 #include <cstdio>
+#include <cstdlib>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "src/cli/commands.h"
+#include "src/torch_module/torch_module.h"
 
 namespace torchtv::cli {
 namespace {
@@ -48,7 +50,15 @@ int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   try {
-    return torchtv::cli::run(argc, argv);
+    int rc = torchtv::cli::run(argc, argv);
+    // LibTorch's static destructors take about a second at exit (more once
+    // replay children have forked from this process: copy-on-write of every
+    // page they touch). Everything is written by now: skip them.
+    if (torchtv::torchModuleLoaded()) {
+      std::fflush(nullptr);
+      std::_Exit(rc);
+    }
+    return rc;
   } catch (const std::exception &e) {
     // An internal failure is an error verdict, never a pass.
     std::fprintf(stderr, "torchtv: internal error: %s\n", e.what());

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -58,12 +59,21 @@ Loaded load() {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> moduleLoaded{false};
+}  // namespace
+
 const TorchModuleApi &torchModule() {
   static std::once_flag once;
   static Loaded loaded;
-  std::call_once(once, [] { loaded = load(); });
+  std::call_once(once, [] {
+    loaded = load();
+    moduleLoaded = loaded.api != nullptr;
+  });
   if (!loaded.api) throw TorchModuleUnavailable(loaded.error);
   return *loaded.api;
 }
+
+bool torchModuleLoaded() { return moduleLoaded; }
 
 }  // namespace torchtv

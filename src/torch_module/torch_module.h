@@ -69,4 +69,7 @@ public:
 // throw the same error). Thread-safe.
 const TorchModuleApi &torchModule();
 
+// Whether torchModule() has loaded the module in this process.
+bool torchModuleLoaded();
+
 }  // namespace torchtv

@@ -10,8 +10,12 @@ namespace {
 
 std::string howTheyDiffer(const EagerOutputCheck &c) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%lld element%s differ by up to %g ulp", c.elementsDiffer,
-                c.elementsDiffer == 1 ? "" : "s", c.maxUlp);
+  if (c.maxUlp > 0)
+    std::snprintf(buf, sizeof buf, "%lld element%s differ by up to %g ulp", c.elementsDiffer,
+                  c.elementsDiffer == 1 ? "" : "s", c.maxUlp);
+  else  // signed zeros, or runs that measure no ulps (--self-check)
+    std::snprintf(buf, sizeof buf, "%lld element%s differ in their bits", c.elementsDiffer,
+                  c.elementsDiffer == 1 ? "" : "s");
   std::string s = buf;
   if (!c.firstDifference.empty()) s += " (" + c.firstDifference + ")";
   return s;

@@ -176,4 +176,56 @@ ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
   return readChild(p);
 }
 
+ReplayedOutputs replayBoth(const Graph &reference, const Graph &production,
+                           const std::vector<eval::EvalTensor> &inputs) {
+  ReplayedOutputs r;
+  try {
+    loadReplay();
+  } catch (const ReplayUnavailable &e) {
+    r.why = e.what();
+    return r;
+  }
+  // The child writes one line per output, "R" or "P" then its values as hex
+  // floats, or one line "error WHY".
+  ProcessResult p = runForked(
+      [&](int fd) {
+        setReplayThreads(1);
+        try {
+          auto concrete = toConcrete(inputs);
+          for (auto [tag, graph] : {std::pair<char, const Graph *>{'R', &reference}, {'P', &production}}) {
+            for (const ConcreteTensor &t : replayGraph(*graph, concrete)) {
+              std::string line(1, tag);
+              for (double v : t.values) line += " " + hexDouble(v);
+              writeAll(fd, line + "\n");
+            }
+          }
+        } catch (const ReplayError &e) {
+          std::string why = e.what();
+          for (char &c : why)
+            if (c == '\n') c = ' ';
+          writeAll(fd, "error " + why + "\n");
+        }
+      },
+      kReplayTimeoutSeconds);
+  if (!p.started || p.timedOut || p.signal || p.exitCode != 0) {
+    r.why = readChild(p).detail;
+    return r;
+  }
+  std::istringstream in(p.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("error ", 0) == 0) {
+      r.why = line.substr(6);
+      return r;
+    }
+    std::istringstream ls(line);
+    char tag = 0;
+    ls >> tag;
+    std::vector<double> values;
+    for (std::string v; ls >> v;) values.push_back(std::strtod(v.c_str(), nullptr));
+    (tag == 'R' ? r.reference : r.production).push_back(std::move(values));
+  }
+  return r;
+}
+
 }  // namespace torchtv

@@ -55,4 +55,14 @@ ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
                                 const std::vector<eval::EvalTensor> &inputs, size_t output,
                                 const std::vector<long long> &preferredIndex);
 
+// Both original graphs run through LibTorch on `inputs`, isolated as above
+// (for --self-check, Note [Self-check]): every output's values, or why not
+// (unavailable, not replayable, crashed) in `why`.
+struct ReplayedOutputs {
+  std::vector<std::vector<double>> reference, production;
+  std::string why;  // empty when both ran
+};
+ReplayedOutputs replayBoth(const Graph &reference, const Graph &production,
+                           const std::vector<eval::EvalTensor> &inputs);
+
 }  // namespace torchtv

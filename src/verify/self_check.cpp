@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "src/eval/concrete.h"
-#include "src/replay/replay.h"
 #include "src/verify/refute.h"
+#include "src/verify/replay_confirm.h"
 
 namespace torchtv {
 
@@ -35,12 +35,6 @@ void noteBitDifference(EagerOutputCheck &c, const std::string &where, long doubl
     std::snprintf(buf, sizeof buf, "%s: reference %.17Lg, production %.17Lg", where.c_str(), a, b);
     c.firstDifference = buf;
   }
-}
-
-std::vector<ConcreteTensor> concrete(const std::vector<eval::EvalTensor> &inputs) {
-  std::vector<ConcreteTensor> out;
-  for (const auto &t : inputs) out.push_back({t.type, std::vector<double>(t.values.begin(), t.values.end())});
-  return out;
 }
 
 }  // namespace
@@ -84,19 +78,18 @@ SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &re
       ++sc.runs;
       std::string label = "seed " + std::to_string(seed) + ", input kind " + std::to_string(kind);
       // LibTorch's kernels on the original graphs, for bitwise claims (once per input kind, seed 0).
-      std::vector<ConcreteTensor> rt, pt;
+      std::vector<std::vector<double>> rt, pt;
       bool anyBitwise = std::any_of(result.outputs.begin(), result.outputs.end(), [](const OutputResult &o) {
         return o.verdict == Verdict::Equivalent && o.level == Level::Bitwise;
       });
       if (anyBitwise && seed == 0 && replayProblem.empty()) {
-        try {
-          rt = replayGraph(origRef, concrete(inputs));
-          pt = replayGraph(origProd, concrete(inputs));
+        ReplayedOutputs run = replayBoth(origRef, origProd, inputs);
+        if (run.why.empty()) {
+          rt = std::move(run.reference);
+          pt = std::move(run.production);
           replayed = true;
-        } catch (const ReplayError &e) {
-          if (kind != 5) replayProblem = e.what();
-          rt.clear();
-          pt.clear();
+        } else if (kind != 5) {
+          replayProblem = run.why;
         }
       }
       for (size_t o = 0; o < result.outputs.size(); ++o) {
@@ -124,12 +117,11 @@ SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &re
             }
           }
         }
-        if (bitwise && o < rt.size() && o < pt.size() && rt[o].values.size() == pt[o].values.size())
-          for (size_t i = 0; i < rt[o].values.size(); ++i)
-            if (!bitEqual(rt[o].values[i], pt[o].values[i])) {
-              note(describe("LibTorch's kernels", out.name, i, label, rt[o].values[i], pt[o].values[i]));
-              noteBitDifference(c, "LibTorch, " + label + ", element " + std::to_string(i), rt[o].values[i],
-                                pt[o].values[i]);
+        if (bitwise && o < rt.size() && o < pt.size() && rt[o].size() == pt[o].size())
+          for (size_t i = 0; i < rt[o].size(); ++i)
+            if (!bitEqual(rt[o][i], pt[o][i])) {
+              note(describe("LibTorch's kernels", out.name, i, label, rt[o][i], pt[o][i]));
+              noteBitDifference(c, "LibTorch, " + label + ", element " + std::to_string(i), rt[o][i], pt[o][i]);
             }
       }
     }
