@@ -9,7 +9,10 @@ namespace {
 // a + alpha * b: ATen's CPU kernel computes it with one fused multiply-add, so
 // alpha * b never overflows or underflows on its own (a = inf, b = -max f32,
 // alpha = 2: ATen inf, the unfused formula NaN). Exact only for alpha = +-1.
+bool floatingResult(const Node &n) { return !n.outputs.empty() && isFloating(n.outputs[0]->type.dtype); }
+
 bool alphaNotUnit(const Node &n) {
+  if (!floatingResult(n)) return false;  // integers wrap: a + alpha * b is exact
   auto it = n.attrs.find("alpha");
   if (it == n.attrs.end() || !it->second.isScalar()) return false;
   double a = it->second.asDouble();
@@ -48,9 +51,11 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
        "differs from it in the last bits"},
       {"aten::tanh_backward", "ATen's kernel computes 1 - y*y with a fused multiply-add (one rounding, not two)"},
       {"aten::maximum",
-       "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first"},
+       "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first",
+       floatingResult},
       {"aten::minimum",
-       "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first"},
+       "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first",
+       floatingResult},
       {"aten::add.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::sub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::rsub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},

@@ -412,8 +412,9 @@ std::string agreement(const Result &r) {
   if (r.mode == Mode::Formula && r.kind.empty()) return "bitwise";
   if (r.kind.empty() || r.kind == "formula-around-atom") {
     if (r.bitEqual == r.elements) return "bitwise";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "within %g ulp", r.maxUlp);
+    char buf[96];
+    if (r.maxUlp <= kUlps) std::snprintf(buf, sizeof buf, "within %g ulp", r.maxUlp);
+    else std::snprintf(buf, sizeof buf, "within %g eps of the inputs' scale (max %g ulp)", kEpsilons, r.maxUlp);
     return buf;
   }
   return "DISAGREE (" + r.kind + ")";
