@@ -12,8 +12,10 @@ namespace {
 // Note [PyTorch NaN and zero rules]
 //   relu(x) = clamp_min(x, 0) = x < 0 ? 0 : x      relu(-0.0) = -0.0, relu(NaN) = NaN
 //   clamp_max(x, M) = x > M ? M : x                 NaN passes through
-//   maximum(a, b) = NaN if either is NaN, else (a < b ? b : a)   maximum(-0.0, 0.0) = -0.0
+//   maximum(a, b) = NaN if either is NaN, else (a < b ? b : a)
 //   minimum(a, b) = NaN if either is NaN, else (b < a ? b : a)
+//     (the sign of a +0/-0 tie depends on the element's position: ATen's scalar loop
+//     returns a, its vectorized loop b; ir/bitwise_faithful.cpp marks both real-only)
 //   threshold_backward(g, x, t) = x <= t ? 0 : g    (x = NaN keeps g)
 //   threshold(x, t, v) = x <= t ? v : x
 //   leaky_relu(x, s) = x > 0 ? x : x * s            leaky_relu(-0.0) = -0.0
@@ -22,6 +24,15 @@ namespace {
 // interpreter sees the same rule.
 
 DType outDType(OpEnv &e) { return e.outType().dtype; }
+
+// Note [bf16 computes in float]
+// ATen's vectorized CPU kernels compute bf16 in float and round once at the
+// end (f16 has no vectorized kernels in torch 1.13: its scalar loop rounds
+// every operation to f16). For one IEEE operation that is the same as
+// computing in the dtype; for a formula of several (sigmoid_backward,
+// leaky_relu's x * slope with the slope as a float) it is not, so such a term
+// computes bf16 in float and casts at the end (measured by the semantics audit).
+DType kernelDType(DType d) { return d == DType::BF16 ? DType::F32 : d; }
 
 TermPtr unaryFn(OpEnv &e, TOp op) {
   DType d = outDType(e);
@@ -135,11 +146,11 @@ void addElementwise(HandlerTable &t) {
     DType d = outDType(e);
     return clampMax(e.tc, clampMin(e.tc, e.operand(0, d), e.scalar("min_val", d)), e.scalar("max_val", d));
   };
-  t["aten::leaky_relu"] = [](OpEnv &e) {
-    DType d = outDType(e);
-    TermPtr x = e.operand(0, d);
-    TermPtr pos = e.tc.make(TOp::Gt, {x, e.tc.constant(0, d)}, d);
-    return e.tc.select(pos, x, e.tc.make(TOp::Mul, {x, e.scalar("negative_slope", d)}, d));
+  t["aten::leaky_relu"] = [](OpEnv &e) {  // Note [bf16 computes in float]
+    DType d = outDType(e), c = kernelDType(d);
+    TermPtr x = e.operand(0, c);
+    TermPtr pos = e.tc.make(TOp::Gt, {x, e.tc.constant(0, c)}, c);
+    return e.tc.cast(e.tc.select(pos, x, e.tc.make(TOp::Mul, {x, e.scalar("negative_slope", c)}, c)), d);
   };
   t["aten::threshold"] = [](OpEnv &e) {
     DType d = outDType(e);
@@ -152,11 +163,11 @@ void addElementwise(HandlerTable &t) {
     return e.tc.select(e.tc.make(TOp::Le, {x, e.scalar("threshold", d)}, d), e.tc.constant(0, d),
                        e.operand(0, d));
   };
-  t["aten::sigmoid_backward"] = [](OpEnv &e) {  // grad * (1 - y) * y
-    DType d = outDType(e);
-    TermPtr y = e.operand(1, d);
-    TermPtr omy = e.tc.make(TOp::Sub, {e.tc.constant(1, d), y}, d);
-    return e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.operand(0, d), omy}, d), y}, d);
+  t["aten::sigmoid_backward"] = [](OpEnv &e) {  // grad * (1 - y) * y, Note [bf16 computes in float]
+    DType d = outDType(e), c = kernelDType(d);
+    TermPtr y = e.operand(1, c);
+    TermPtr omy = e.tc.make(TOp::Sub, {e.tc.constant(1, c), y}, c);
+    return e.tc.cast(e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.operand(0, c), omy}, c), y}, c), d);
   };
   t["aten::tanh_backward"] = [](OpEnv &e) {  // grad * (1 - y * y)
     DType d = outDType(e);
@@ -208,7 +219,15 @@ void addElementwise(HandlerTable &t) {
   t["aten::pow.Tensor_Scalar"] = [](OpEnv &e) {
     DType d = outDType(e);
     if (!isFloating(d)) e.unsupported("integral pow");
-    return e.tc.make(TOp::PowC, {e.operand(0, d)}, d, e.node.attr("exponent").asDouble());
+    double c = e.node.attr("exponent").asDouble();
+    // ATen's f16 kernel is std::pow in float, rounded once: x**3 is not (x*x rounded)*x, and
+    // pow(-inf, 0.5) is inf where sqrt gives NaN. x**0, x**1, x**2 and x**-1 are exact
+    // either way (measured by the semantics audit).
+    if (d == DType::F16 && c != 0 && c != 1 && c != 2 && c != -1) {
+      TermPtr x = e.operand(0, DType::F32);
+      return e.tc.cast(e.tc.make(TOp::PowT, {x, e.tc.constant(c, DType::F32)}, DType::F32), d);
+    }
+    return e.tc.make(TOp::PowC, {e.operand(0, d)}, d, c);
   };
   for (auto [name, op] : std::vector<std::pair<const char *, TOp>>{
            {"eq", TOp::Eq}, {"ne", TOp::Ne}, {"lt", TOp::Lt}, {"le", TOp::Le}, {"gt", TOp::Gt}, {"ge", TOp::Ge}}) {

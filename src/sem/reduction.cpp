@@ -23,11 +23,13 @@ TermPtr sumOf(OpEnv &e, const std::vector<int64_t> &dims, bool keepdim, DType ou
   return s;
 }
 
+// ATen (CPU, torch 1.13) computes mean as sum(x).div_(n): the sum is rounded to
+// the result's dtype before the division, so a f16 mean overflows where its sum
+// does (found by the semantics audit: torchtv 10936, ATen inf).
 TermPtr meanOf(OpEnv &e, const std::vector<int64_t> &dims, bool keepdim, DType out) {
-  DType acc = accDType(out);
-  TermPtr s = sumOf(e, dims, keepdim, out);
+  TermPtr s = e.tc.cast(sumOf(e, dims, keepdim, out), out);
   int64_t n = countOf(e.inType(0).shape, dims, e);
-  return e.tc.cast(e.tc.make(TOp::Div, {s, e.tc.intConstant(n, acc)}, acc), out);
+  return e.tc.make(TOp::Div, {s, e.tc.intConstant(n, out)}, out);
 }
 
 TermPtr varOf(OpEnv &e, const std::vector<int64_t> &dims, bool keepdim, int64_t correction) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "ir/bitwise_faithful.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv {
@@ -88,7 +89,9 @@ public:
       if (!operand) throw sem::Unsupported(n.op + ": operand " + std::to_string(k) + " is None");
       return termOf(operand, at, false);
     });
-    if (m_ == RegionMode::Bitwise && t->height > 0) t = tc_.read(number, idx, v->type.dtype);
+    // Note [Bitwise regions]; Note [Bitwise-faithful semantics] in ir/bitwise_faithful.h.
+    if (m_ == RegionMode::Bitwise && (t->height > 0 || !bitwiseFaithful(n)))
+      t = tc_.read(number, idx, v->type.dtype);
     // A widened region of a deep model can grow past what the normal form and
     // memory bear (Note [Widening the frontier]): give up on it, saying so.
     if (maxTerms_ && tc_.size() > maxTerms_)

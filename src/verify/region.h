@@ -58,7 +58,9 @@ enum class Frontier { Matched, MatmulOutputs, ThroughProducts, ThroughViews, Inp
 // another order). So for the bitwise query every value produced by an op whose
 // semantics contains a reduction (sum, mean, mm, softmax, ...) is an opaque
 // tensor named by its value number: equal only to itself, which is exactly
-// what value numbering proves about deterministic ops.
+// what value numbering proves about deterministic ops. So is every value of an
+// op whose semantics is not bit-exact against ATen's kernel (Note
+// [Bitwise-faithful semantics] in ir/bitwise_faithful.h).
 enum class RegionMode { Real, Bitwise };
 
 struct Region {

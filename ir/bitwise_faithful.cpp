@@ -1,0 +1,86 @@
+#include "ir/bitwise_faithful.h"
+
+#include "ir/graph.h"
+
+namespace torchtv {
+
+namespace {
+
+// a + alpha * b: ATen's CPU kernel computes it with one fused multiply-add, so
+// alpha * b never overflows or underflows on its own (a = inf, b = -max f32,
+// alpha = 2: ATen inf, the unfused formula NaN). Exact only for alpha = +-1.
+bool floatingResult(const Node &n) { return !n.outputs.empty() && isFloating(n.outputs[0]->type.dtype); }
+
+bool alphaNotUnit(const Node &n) {
+  if (!floatingResult(n)) return false;  // integers wrap: a + alpha * b is exact
+  auto it = n.attrs.find("alpha");
+  if (it == n.attrs.end() || !it->second.isScalar()) return false;
+  double a = it->second.asDouble();
+  return a != 1.0 && a != -1.0;
+}
+
+// pow(x, c) is arithmetic at level bitwise only for c in {0, 1, 2, 3, 0.5, -1}
+// (src/smt/encode.cpp and TermContext::make); any other exponent is an atom, and ATen's vectorized
+// pow rounds differently from its scalar loop.
+bool powAtom(const Node &n) {
+  auto it = n.attrs.find("exponent");
+  if (it == n.attrs.end() || !it->second.isScalar()) return true;
+  double c = it->second.asDouble();
+  return c != 0 && c != 1 && c != 2 && c != 3 && c != 0.5 && c != -1;
+}
+
+constexpr const char *kPositional =
+    "ATen's vectorized loop and its scalar loop (the tail, or a tensor shorter than a vector) round "
+    "differently: an element's bits depend on its position in the tensor";
+
+constexpr const char *kNeighbours =
+    "ATen's vectorized kernel (Sleef) reduces every lane of a vector the slow way when one lane is huge: an "
+    "element's bits depend on its neighbours in the tensor";
+
+}  // namespace
+
+// Measured by the semantics audit against LibTorch 1.13 (CPU, AVX2):
+// bench/results/semantics_audit.txt has an example of each.
+const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
+  static const std::vector<BitwiseUnfaithfulOp> ops = {
+      {"aten::silu_backward",
+       "ATen's kernel computes the sigmoid inline, not as aten::sigmoid: g * s * (1 + x * (1 - s)) with "
+       "s = aten::sigmoid(x) differs from it in the last bit"},
+      {"aten::gelu_backward",
+       "ATen's kernel evaluates erf, exp and tanh inline: the formula over aten::erf, aten::exp and aten::tanh "
+       "differs from it in the last bits"},
+      {"aten::tanh_backward", "ATen's kernel computes 1 - y*y with a fused multiply-add (one rounding, not two)"},
+      {"aten::maximum",
+       "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first",
+       floatingResult},
+      {"aten::minimum",
+       "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first",
+       floatingResult},
+      {"aten::add.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
+      {"aten::sub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
+      {"aten::rsub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
+      {"aten::add.Scalar", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
+      {"aten::sub.Scalar", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
+      {"aten::rsub.Scalar", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
+      {"aten::pow.Tensor_Scalar", kPositional, powAtom},
+      {"aten::sigmoid", kPositional},
+      {"aten::silu", kPositional},
+      {"aten::gelu", kPositional},
+      {"aten::rsqrt", kPositional},
+      {"aten::cos", kNeighbours},
+      {"aten::sin", kNeighbours},
+      {"aten::atan2", kPositional},
+      {"aten::pow.Tensor_Tensor", kPositional},
+  };
+  return ops;
+}
+
+const char *bitwiseUnfaithfulReason(const Node &n) {
+  for (const BitwiseUnfaithfulOp &e : bitwiseUnfaithfulOps())
+    if (n.op == e.op && (!e.applies || e.applies(n))) return e.reason;
+  return nullptr;
+}
+
+bool bitwiseFaithful(const Node &n) { return bitwiseUnfaithfulReason(n) == nullptr; }
+
+}  // namespace torchtv

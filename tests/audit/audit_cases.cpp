@@ -1,0 +1,247 @@
+// The audit's cases: every op with semantics in src/sem at the dtypes its
+// semantics claim, with empty, size-1, 0-dim and broadcast shapes.
+#include "tests/audit/audit_cases.h"
+
+namespace torchtv::audit {
+
+namespace {
+
+using Dtypes = std::vector<std::string>;
+const Dtypes kF = {"f32", "f64", "f16", "bf16"};
+const Dtypes kFI = {"f32", "f64", "f16", "bf16", "i32", "i64"};
+const Dtypes kFIB = {"f32", "f64", "f16", "bf16", "i32", "i64", "bool"};
+const Dtypes kF32 = {"f32", "f64"};
+// [2,37]: ATen's vectorized loop and its scalar tail; [1], [0,3], []: size-1, empty, 0-dim.
+const std::vector<std::string> kShapes = {"[2,37]", "[1]", "[0,3]", "[]"};
+
+std::string attrs(const std::string &a) { return a.empty() ? "" : " {" + a + "}"; }
+
+AuditCase unary(const std::string &op, const Dtypes &d, const std::string &a = "", const std::string &out = "$T") {
+  return {op, d,
+          "(%x: $T$S) -> (" + out + "$S) {\n  %y: " + out + "$S = " + op + "(%x)" + attrs(a) + "\n  return %y\n}",
+          kShapes, true};
+}
+
+AuditCase binary(const std::string &op, const Dtypes &d, const std::string &a = "", const std::string &out = "$T") {
+  return {op, d,
+          "(%a: $T$S, %b: $T$S) -> (" + out + "$S) {\n  %y: " + out + "$S = " + op + "(%a, %b)" + attrs(a) +
+              "\n  return %y\n}",
+          kShapes, true};
+}
+
+// Broadcasting: [3,1,5] against [4,1] gives [3,4,5].
+AuditCase broadcast(const std::string &op, const Dtypes &d, const std::string &a = "", const std::string &out = "$T") {
+  return {op, d,
+          "(%a: $T[3,1,5], %b: $T[4,1]) -> (" + out + "[3,4,5]) {\n  %y: " + out + "[3,4,5] = " + op + "(%a, %b)" +
+              attrs(a) + "\n  return %y\n}",
+          {""}, false};
+}
+
+AuditCase fixed(const std::string &op, const Dtypes &d, const std::string &graph) { return {op, d, graph, {""}, false}; }
+
+std::vector<AuditCase> build() {
+  std::vector<AuditCase> c;
+  // ---- elementwise, unary
+  for (const char *op : {"aten::abs", "aten::neg", "aten::relu", "aten::sign"}) c.push_back(unary(op, kFI));
+  for (const char *op : {"aten::exp", "aten::log", "aten::log1p", "aten::expm1", "aten::sqrt", "aten::rsqrt",
+                         "aten::tanh", "aten::sigmoid", "aten::sin", "aten::cos", "aten::erf", "aten::reciprocal",
+                         "aten::silu"})
+    c.push_back(unary(op, kF));
+  for (const char *op : {"aten::floor", "aten::ceil", "aten::round"}) c.push_back(unary(op, kFI));
+  c.push_back(unary("aten::gelu", kF, "approximate=\"none\""));
+  c.push_back(unary("aten::gelu", kF, "approximate=\"tanh\""));
+  for (const char *op : {"aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy", "aten::contiguous"})
+    c.push_back(unary(op, kFIB));
+  c.push_back(unary("aten::logical_not", kFIB, "", "bool"));
+  c.push_back(unary("aten::isnan", kFI, "", "bool"));
+  c.push_back(unary("aten::bitwise_not", {"i32", "i64", "bool"}));
+  c.push_back(unary("aten::clamp", kFI, "min=-1, max=2"));
+  c.push_back(unary("aten::clamp", kF, "min=-0.5, max=none"));
+  c.push_back(unary("aten::clamp_min", kFI, "min=0"));
+  c.push_back(unary("aten::clamp_max", kFI, "max=1"));
+  c.push_back(unary("aten::leaky_relu", kF, "negative_slope=0.01"));
+  c.push_back(unary("aten::hardtanh", kF, "min_val=-1, max_val=1"));
+  c.push_back(unary("aten::threshold", kFI, "threshold=1, value=-2"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=0"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=1"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=2"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=3"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=0.5"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=-1"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=-2"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=-0.5"));
+  c.push_back(unary("aten::pow.Tensor_Scalar", kF, "exponent=2.5"));
+  for (const char *op : {"aten::add.Scalar", "aten::sub.Scalar", "aten::mul.Scalar", "aten::rsub.Scalar"}) {
+    c.push_back(unary(op, kFI, "other=3"));
+    c.push_back(unary(op, kF, "other=0.1"));
+  }
+  c.push_back(unary("aten::add.Scalar", kF, "other=0.1, alpha=2"));
+  c.push_back(unary("aten::div.Scalar", kF, "other=3"));
+  c.push_back(unary("aten::div.Scalar", kF, "other=0.1"));
+  for (const char *op : {"aten::eq.Scalar", "aten::ne.Scalar", "aten::lt.Scalar", "aten::le.Scalar", "aten::gt.Scalar",
+                         "aten::ge.Scalar"}) {
+    c.push_back(unary(op, kFI, "other=1", "bool"));
+    c.push_back(unary(op, kF, "other=0.1", "bool"));
+  }
+  c.push_back(unary("aten::fill.Scalar", kFI, "value=3"));
+  c.push_back(unary("aten::fill.Scalar", kF, "value=0.1"));
+  c.push_back(unary("aten::ones_like", kFIB));
+  c.push_back(unary("aten::zeros_like", kFIB));
+  c.push_back(unary("aten::full_like", kF, "fill_value=0.1"));
+  c.push_back(unary("aten::_to_copy", kFIB, "dtype=f32", "f32"));
+  c.push_back(unary("aten::_to_copy", kF, "dtype=f16", "f16"));
+  c.push_back(unary("aten::_to_copy", kF, "dtype=bf16", "bf16"));
+  c.push_back(unary("aten::_to_copy", kF, "dtype=i64", "i64"));
+  c.push_back(unary("aten::_to_copy", kFI, "dtype=bool", "bool"));
+  c.push_back(unary("aten::to.dtype", kFI, "dtype=f64", "f64"));
+  c.push_back(unary("prims::convert_element_type", kFI, "dtype=f32", "f32"));
+  // ---- elementwise, binary
+  for (const char *op : {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::maximum",
+                         "aten::minimum", "aten::rsub.Tensor"}) {
+    c.push_back(binary(op, kFI));
+    c.push_back(broadcast(op, kFI));
+  }
+  c.push_back(binary("aten::mul.Tensor", {"bool"}));
+  c.push_back(binary("aten::add.Tensor", kF, "alpha=2"));
+  c.push_back(binary("aten::sub.Tensor", kFI, "alpha=-1"));
+  c.push_back(binary("aten::div.Tensor", kF));
+  c.push_back(broadcast("aten::div.Tensor", kF));
+  c.push_back(binary("aten::div.Tensor_mode", kF, "rounding_mode=none"));
+  c.push_back(binary("aten::pow.Tensor_Tensor", kF));
+  c.push_back(binary("aten::atan2", kF));
+  for (const char *op : {"aten::eq.Tensor", "aten::ne.Tensor", "aten::lt.Tensor", "aten::le.Tensor", "aten::gt.Tensor",
+                         "aten::ge.Tensor"}) {
+    c.push_back(binary(op, kFIB, "", "bool"));
+    c.push_back(broadcast(op, kFI, "", "bool"));
+  }
+  for (const char *op : {"aten::logical_and", "aten::logical_or", "aten::logical_xor"})
+    c.push_back(binary(op, kFIB, "", "bool"));
+  c.push_back(binary("aten::sigmoid_backward", kF));
+  c.push_back(binary("aten::tanh_backward", kF));
+  c.push_back(binary("aten::silu_backward", kF));
+  c.push_back(binary("aten::gelu_backward", kF, "approximate=\"none\""));
+  c.push_back(binary("aten::gelu_backward", kF, "approximate=\"tanh\""));
+  c.push_back(binary("aten::threshold_backward", kF, "threshold=0"));
+  c.push_back({"aten::mse_loss_backward", kF,
+               "(%g: $T$S, %a: $T$S, %b: $T$S) -> ($T$S) {\n  %y: $T$S = aten::mse_loss_backward(%g, %a, %b) "
+               "{reduction=0}\n  return %y\n}",
+               kShapes, true});
+  c.push_back(fixed("aten::mse_loss_backward", kF,
+                    "(%g: $T[], %a: $T[3,5], %b: $T[3,5]) -> ($T[3,5]) {\n"
+                    "  %y: $T[3,5] = aten::mse_loss_backward(%g, %a, %b) {reduction=1}\n  return %y\n}"));
+  c.push_back(binary("aten::mse_loss", kF, "reduction=0"));
+  c.push_back(fixed("aten::mse_loss", kF,
+                    "(%a: $T[3,5], %b: $T[3,5]) -> ($T[]) {\n  %y: $T[] = aten::mse_loss(%a, %b) {reduction=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::where.self", kFIB,
+                    "(%m: bool[3,1,5], %a: $T[4,1], %b: $T[5]) -> ($T[3,4,5]) {\n"
+                    "  %y: $T[3,4,5] = aten::where.self(%m, %a, %b)\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_fill.Scalar", kFI,
+                    "(%x: $T[3,5], %m: bool[5]) -> ($T[3,5]) {\n"
+                    "  %y: $T[3,5] = aten::masked_fill.Scalar(%x, %m) {value=-2}\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_fill.Tensor", kF,
+                    "(%x: $T[3,5], %m: bool[3,5], %v: $T[]) -> ($T[3,5]) {\n"
+                    "  %y: $T[3,5] = aten::masked_fill.Tensor(%x, %m, %v)\n  return %y\n}"));
+  // ---- factories
+  c.push_back(fixed("aten::full", kFI, "() -> ($T[2,3]) {\n  %y: $T[2,3] = aten::full() {size=[2,3], fill_value=-0.0, dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::zeros", kFIB, "() -> ($T[0,3]) {\n  %y: $T[0,3] = aten::zeros() {size=[0,3], dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::ones", kFIB, "() -> ($T[4]) {\n  %y: $T[4] = aten::ones() {size=[4], dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::new_full", kF, "(%x: $T[2]) -> ($T[3]) {\n  %y: $T[3] = aten::new_full(%x) {size=[3], fill_value=0.1}\n  return %y\n}"));
+  c.push_back(fixed("aten::new_zeros", kFI, "(%x: $T[2]) -> ($T[3]) {\n  %y: $T[3] = aten::new_zeros(%x) {size=[3]}\n  return %y\n}"));
+  c.push_back(fixed("aten::scalar_tensor", kF, "() -> ($T[]) {\n  %y: $T[] = aten::scalar_tensor() {s=0.1, dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("prim::constant", kF, "() -> ($T[3]) {\n  %y: $T[3] = prim::constant() {data=[0.1, -0.0, inf]}\n  return %y\n}"));
+  c.push_back(fixed("prims::iota", {"i64", "i32"}, "() -> ($T[4]) {\n  %y: $T[4] = prims::iota() {length=4, start=3, step=-2, dtype=$T, device=\"cpu\", requires_grad=false}\n  return %y\n}"));
+  // ---- reductions
+  const std::string red = "(%x: $T[4,6]) -> ($T[4]) {\n  %y: $T[4] = OP(%x) {dim=[1], keepdim=false}\n  return %y\n}";
+  auto reduce = [&](const std::string &op, const Dtypes &d, std::string text) {
+    text.replace(text.find("OP"), 2, op);
+    c.push_back(fixed(op, d, text));
+  };
+  reduce("aten::sum.dim_IntList", kF, red);
+  reduce("aten::sum.dim_IntList", {"i64"}, red);
+  reduce("aten::mean.dim", kF, red);
+  reduce("aten::amax", kFI, red);
+  reduce("aten::amin", kFI, red);
+  reduce("aten::logsumexp", kF, red);
+  reduce("aten::var.dim", kF, "(%x: $T[4,6]) -> ($T[4,1]) {\n  %y: $T[4,1] = OP(%x) {dim=[1], unbiased=true, keepdim=true}\n  return %y\n}");
+  reduce("aten::var.correction", kF, "(%x: $T[4,6]) -> ($T[]) {\n  %y: $T[] = OP(%x) {dim=none, correction=0}\n  return %y\n}");
+  reduce("aten::sum", kF, "(%x: $T[0,3]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
+  reduce("aten::sum", kF, "(%x: $T[40]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
+  reduce("aten::mean", kF, "(%x: $T[3,40]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
+  reduce("aten::max.dim", kF, "(%x: $T[4,6]) -> ($T[4], i64[4]) {\n  %y: $T[4], %i: i64[4] = OP(%x) {dim=1}\n  return %y, %i\n}");
+  reduce("aten::min.dim", kF, "(%x: $T[4,6]) -> ($T[4], i64[4]) {\n  %y: $T[4], %i: i64[4] = OP(%x) {dim=1}\n  return %y, %i\n}");
+  // ---- matrix products
+  c.push_back(fixed("aten::mm", kF, "(%a: $T[3,5], %b: $T[5,4]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::mm(%a, %b)\n  return %y\n}"));
+  c.push_back(fixed("aten::bmm", kF, "(%a: $T[2,3,5], %b: $T[2,5,4]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::bmm(%a, %b)\n  return %y\n}"));
+  c.push_back(fixed("aten::matmul", kF, "(%a: $T[2,3,5], %b: $T[5]) -> ($T[2,3]) {\n  %y: $T[2,3] = aten::matmul(%a, %b)\n  return %y\n}"));
+  c.push_back(fixed("aten::dot", kF, "(%a: $T[7], %b: $T[7]) -> ($T[]) {\n  %y: $T[] = aten::dot(%a, %b)\n  return %y\n}"));
+  c.push_back(fixed("aten::addmm", kF, "(%c: $T[4], %a: $T[3,5], %b: $T[5,4]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::addmm(%c, %a, %b)\n  return %y\n}"));
+  c.push_back(fixed("aten::linear", kF, "(%x: $T[2,3,5], %w: $T[4,5], %c: $T[4]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::linear(%x, %w, %c)\n  return %y\n}"));
+  // ---- layout
+  auto layout = [&](const std::string &op, const std::string &in, const std::string &out, const std::string &a) {
+    c.push_back(fixed(op, kFIB, "(%x: $T" + in + ") -> ($T" + out + ") {\n  %y: $T" + out + " = " + op + "(%x)" +
+                                     attrs(a) + "\n  return %y\n}"));
+  };
+  layout("aten::t", "[3,5]", "[5,3]", "");
+  layout("aten::view", "[3,4]", "[2,6]", "size=[2,-1]");
+  layout("aten::reshape", "[3,4]", "[12]", "shape=[-1]");
+  layout("aten::_unsafe_view", "[3,4]", "[4,3]", "size=[4,3]");
+  layout("aten::_reshape_alias", "[3,4]", "[2,6]", "size=[2,6], stride=[6,1]");
+  layout("aten::expand", "[3,1]", "[2,3,4]", "size=[2,-1,4]");
+  layout("aten::permute", "[2,3,4]", "[4,2,3]", "dims=[2,0,1]");
+  layout("aten::transpose.int", "[2,3,4]", "[2,4,3]", "dim0=1, dim1=-1");
+  layout("aten::unsqueeze", "[3,4]", "[3,1,4]", "dim=1");
+  layout("aten::squeeze", "[3,1,4,1]", "[3,4]", "");
+  layout("aten::squeeze.dim", "[3,1,4]", "[3,4]", "dim=1");
+  layout("aten::squeeze.dims", "[3,1,4,1]", "[3,4]", "dim=[1,3]");
+  layout("aten::slice.Tensor", "[7,3]", "[2,3]", "dim=0, start=1, end=-2, step=2");
+  layout("aten::select.int", "[7,3]", "[7]", "dim=1, index=-1");
+  layout("aten::flip", "[3,4]", "[3,4]", "dims=[0,1]");
+  layout("aten::tril", "[4,5]", "[4,5]", "diagonal=1");
+  layout("aten::triu", "[4,5]", "[4,5]", "diagonal=-1");
+  c.push_back(fixed("aten::cat", kFIB, "(%a: $T[2,3], %b: $T[2,0], %c: $T[2,4]) -> ($T[2,7]) {\n  %y: $T[2,7] = aten::cat(%a, %b, %c) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::stack", kFIB, "(%a: $T[2,3], %b: $T[2,3]) -> ($T[2,2,3]) {\n  %y: $T[2,2,3] = aten::stack(%a, %b) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::slice_scatter", kFIB, "(%x: $T[4,8], %s: $T[4,3]) -> ($T[4,8]) {\n  %y: $T[4,8] = aten::slice_scatter(%x, %s) {dim=1, start=2, end=-3, step=1}\n  return %y\n}"));
+  // ---- composites
+  c.push_back(fixed("aten::_softmax", kF, "(%x: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::_softmax(%x) {dim=1, half_to_float=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::_log_softmax", kF, "(%x: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::_log_softmax(%x) {dim=-1, half_to_float=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::_safe_softmax", kF, "(%x: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::_safe_softmax(%x) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::_softmax_backward_data", kF, "(%g: $T[3,7], %o: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::_softmax_backward_data(%g, %o) {dim=1, input_dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::_log_softmax_backward_data", kF, "(%g: $T[3,7], %o: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::_log_softmax_backward_data(%g, %o) {dim=1, input_dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::native_layer_norm", kF32,
+                    "(%x: $T[3,8], %w: $T[8], %b: $T[8]) -> ($T[3,8], $T[3,1], $T[3,1]) {\n"
+                    "  %y: $T[3,8], %m: $T[3,1], %r: $T[3,1] = aten::native_layer_norm(%x, %w, %b) {normalized_shape=[8], eps=1e-05}\n"
+                    "  return %y, %m, %r\n}"));
+  c.push_back(fixed("aten::native_layer_norm_backward", kF32,
+                    "(%g: $T[3,8], %x: $T[3,8], %m: $T[3,1], %r: $T[3,1], %w: $T[8], %b: $T[8]) -> ($T[3,8], $T[8], $T[8]) {\n"
+                    "  %dx: $T[3,8], %dw: $T[8], %db: $T[8] = aten::native_layer_norm_backward(%g, %x, %m, %r, %w, %b) "
+                    "{normalized_shape=[8], output_mask=[true, true, true]}\n  return %dx, %dw, %db\n}"));
+  // ---- index ops
+  c.push_back(fixed("aten::gather", kFIB, "(%x: $T[3,5], %i5: i64[3,2]) -> ($T[3,2]) {\n  %y: $T[3,2] = aten::gather(%x, %i5) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::index_select", kFIB, "(%x: $T[4,3], %i4: i64[6]) -> ($T[6,3]) {\n  %y: $T[6,3] = aten::index_select(%x, %i4) {dim=0}\n  return %y\n}"));
+  c.push_back(fixed("aten::embedding", kF, "(%w: $T[5,3], %i5: i64[2,4]) -> ($T[2,4,3]) {\n  %y: $T[2,4,3] = aten::embedding(%w, %i5)\n  return %y\n}"));
+  c.push_back(fixed("aten::embedding_dense_backward", kF32, "(%g: $T[2,4,3], %i5: i64[2,4]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::embedding_dense_backward(%g, %i5) {num_weights=5, padding_idx=-1, scale_grad_by_freq=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::one_hot", {"i64"}, "(%i4: $T[3,2]) -> (i64[3,2,4]) {\n  %y: i64[3,2,4] = aten::one_hot(%i4) {num_classes=4}\n  return %y\n}"));
+  c.push_back(fixed("aten::scatter.value", kFI, "(%x: $T[3,5], %i5: i64[3,2]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter.value(%x, %i5) {dim=1, value=-1}\n  return %y\n}"));
+  c.push_back(fixed("aten::scatter.src", kFI, "(%x: $T[3,5], %i5: i64[3,1], %s: $T[3,2]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter.src(%x, %i5, %s) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::index_put", kFI, "(%x: $T[5,3], %i5: i64[4], %v: $T[4,3]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::index_put(%x, %i5, %v) {accumulate=true}\n  return %y\n}"));
+  c.push_back(fixed("aten::index_put", kFI, "(%x: $T[5,3], %i5: i64[1], %v: $T[1,3]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::index_put(%x, %i5, %v) {accumulate=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::nll_loss_forward", kF32,
+                    "(%x: $T[4,5], %i5: i64[4]) -> ($T[], $T[]) {\n"
+                    "  %y: $T[], %w: $T[] = aten::nll_loss_forward(%x, %i5, none) {reduction=1, ignore_index=2}\n  return %y, %w\n}"));
+  c.push_back(fixed("aten::nll_loss_backward", kF32,
+                    "(%g: $T[], %x: $T[4,5], %i5: i64[4], %tw: $T[]) -> ($T[4,5]) {\n"
+                    "  %y: $T[4,5] = aten::nll_loss_backward(%g, %x, %i5, none, %tw) {reduction=2, ignore_index=-100}\n  return %y\n}"));
+  c.push_back(fixed("aten::scaled_dot_product_attention", kF32,
+                    "(%q: $T[2,3,4], %k: $T[2,5,4], %v: $T[2,5,4]) -> ($T[2,3,4]) {\n"
+                    "  %y: $T[2,3,4] = aten::scaled_dot_product_attention(%q, %k, %v, none)\n  return %y\n}"));
+  return c;
+}
+
+}  // namespace
+
+const std::vector<AuditCase> &auditCases() {
+  static const std::vector<AuditCase> cases = build();
+  return cases;
+}
+
+}  // namespace torchtv::audit
