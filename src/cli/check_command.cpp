@@ -9,6 +9,7 @@
 #include "ir/diagnostic.h"
 #include "ir/rewrite.h"
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
 #include "src/cli/watchdog.h"
 #include "src/import/load.h"
 #include "src/normalize/normalize.h"
@@ -21,12 +22,14 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
                "Match the graphs as written (no normalization, no expansion)");
   cmd.add_option("--timeout", options.timeout,
                  "Global time limit in seconds (0: none); what is left undecided is unknown")
-      ->check(CLI::NonNegativeNumber);
+      ->check(atLeast(0, "seconds", "0: no limit"));
   cmd.add_option("--rlimit", options.rlimit, "Z3 resource limit per query (deterministic)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(atLeast(0, "Z3 resource units", "0: no limit", true));
   cmd.add_option("--solver-memory", options.solverMemoryMB,
                  "Memory cap in MiB of each Z3 query (0: none); past it the query is unknown")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(atLeast(0, "MiB", "0: no limit", true));
   cmd.add_flag("--self-check", options.selfCheck,
                "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
   cmd.add_flag("--monolithic", options.monolithic,
@@ -58,8 +61,10 @@ LoadedPair loadPair(const ModuleLoader &load, const ReportContext &ctx) {
 }  // namespace
 
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
-                  const OutputOptions &options) {
+                  const OutputOptions &given) {
   ctx.version = versionString();
+  OutputOptions options = given;
+  options.selfCheckAsked = engine.selfCheck;
   CheckResult result;
   LoadedPair pair;
   try {
@@ -115,7 +120,9 @@ struct CheckArgs {
 
 // --stop-after read|normalize: reads both graphs (every node checked against its
 // schema and shape rule), normalizes copies of them when asked, prints their
-// sizes and exits 0; bad input is reported as by a decision.
+// sizes and exits 2, the exit code of unknown: nothing was decided, and a gate
+// that runs this by mistake must not pass a pair it never compared (exit 0
+// would read as equivalent). Bad input is reported as by a decision (exit 3).
 int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args) {
   ctx.version = versionString();
   try {
@@ -131,10 +138,10 @@ int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args
       refNodes = ref->nodes().size();
       prodNodes = prod->nodes().size();
     }
-    std::printf("torchtv: @%s (%zu nodes) and @%s (%zu nodes); stopped after %s\n", pair.ref->name().c_str(),
-                refNodes, pair.prod->name().c_str(), prodNodes,
+    std::printf("torchtv: @%s (%zu nodes) and @%s (%zu nodes); stopped after %s: nothing was decided (exit 2)\n",
+                pair.ref->name().c_str(), refNodes, pair.prod->name().c_str(), prodNodes,
                 args.stopAfter == StopAfter::Normalize ? "normalize" : "read");
-    return 0;
+    return exitCode(Verdict::Unknown);
   } catch (const InputError &e) {
     return emitResult(errorResult(e.message(), e.pos().str()), ctx, args.output);
   }
@@ -151,11 +158,10 @@ Command addCheckCommand(CLI::App &app) {
   addInputsOption(*cmd, args->inputs);
   addEngineOptions(*cmd, args->engine);
   addOutputOptions(*cmd, args->output);
-  std::map<std::string, StopAfter> stops{
-      {"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}};
-  cmd->add_option("--stop-after", args->stopAfter,
-                  "Stop after this stage: read, normalize (for timing the floor) or decide")
-      ->transform(CLI::CheckedTransformer(stops, CLI::ignore_case));
+  addChoiceOption<StopAfter>(*cmd, "--stop-after", args->stopAfter,
+                             {{"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}},
+                             "stage", "Stop after this stage: read, normalize (for timing the floor; exits 2: nothing is "
+                             "decided) or decide");
   return {cmd, [args] {
             ReportContext ctx;
             ctx.referencePath = args->files.at(0);

@@ -10,6 +10,7 @@
 
 #include "src/cli/ci_manifest.h"
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
 #include "src/util/atomic_file.h"
 #include "src/util/subprocess.h"
 
@@ -221,12 +222,11 @@ Command addCiCommand(CLI::App &app) {
   args->root = &app;
   auto *cmd = app.add_subcommand("ci", "Decide every pair of a manifest and write CI reports (exit: worst verdict)");
   cmd->add_option("manifest", args->manifest, "TOML manifest listing the pairs")->required();
-  cmd->add_option("-j,--jobs", args->jobs, "Pairs checked in parallel")->check(CLI::PositiveNumber);
+  cmd->add_option("-j,--jobs", args->jobs, "Pairs checked in parallel")->check(atLeast(1, "pairs in parallel", "", true));
   cmd->add_option("--out", args->outDir, "Folder for the reports (default torchtv-reports)");
-  std::map<std::string, ColorChoice> modes{
-      {"auto", ColorChoice::Auto}, {"bar", ColorChoice::Always}, {"lines", ColorChoice::Never}};
-  cmd->add_option("--progress", args->progress, "auto (a bar on a terminal), bar, or lines")
-      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
+  addChoiceOption<ColorChoice>(*cmd, "--progress", args->progress,
+                               {{"auto", ColorChoice::Auto}, {"bar", ColorChoice::Always}, {"lines", ColorChoice::Never}},
+                               "progress mode", "auto (a bar on a terminal), bar, or lines");
   return {cmd, [args] { return runCi(*args); }};
 }
 

@@ -1,6 +1,7 @@
 // torchtv verify PAIR.py: capture a pair file's two functions and decide them.
 // Note: this runs the user's Python code (the pair file); `check` never does.
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
 #include "src/import/pair_file.h"
 
 namespace torchtv::cli {
@@ -17,8 +18,10 @@ struct VerifyArgs {
 void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture) {
   cmd.add_option("--python", capture.python,
                  "Python interpreter with torch (default: $TORCHTV_PYTHON, else /usr/bin/python3)");
-  cmd.add_option("--capture-timeout", capture.timeoutSeconds, "Seconds the capture may take")
-      ->capture_default_str();
+  cmd.add_option("--capture-timeout", capture.timeoutSeconds,
+                 "Seconds the capture may take (also bounded by what is left of --timeout)")
+      ->capture_default_str()
+      ->check(atLeast(0.001, "seconds"));
 }
 
 Command addVerifyCommand(CLI::App &app) {
