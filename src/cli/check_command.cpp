@@ -60,11 +60,29 @@ LoadedPair loadPair(const ModuleLoader &load, const ReportContext &ctx) {
 }
 }  // namespace
 
+// Note [Time budget]
+// --timeout bounds everything before the verdict: reading (for `verify`, the
+// capture, whose own limit is at most --timeout) and deciding, which gets what
+// the loading left. Reports are drawn after the verdict, under their own
+// bound (Note [Drawing budget]). Running out while loading is unknown with
+// that reason, not an error: the input may be fine.
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
                   const OutputOptions &given) {
   ctx.version = versionString();
   OutputOptions options = given;
   options.selfCheckAsked = engine.selfCheck;
+  auto started = std::chrono::steady_clock::now();
+  auto elapsed = [started] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  auto outOfTime = [&](const std::string &when) {
+    CheckResult late;
+    late.verdict = Verdict::Unknown;
+    late.reason = "the global time limit of " + fmt::format("{:g}", engine.timeout) + " s ran out " + when +
+                  " (Note [Watchdog])";
+    late.stats.seconds = elapsed();
+    return late;
+  };
   CheckResult result;
   LoadedPair pair;
   try {
@@ -72,35 +90,39 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     const Graph &ref = *pair.ref, &prod = *pair.prod;
     spdlog::info("checking @{} ({} nodes) against @{} ({} nodes)", ref.name(), ref.nodes().size(),
                  prod.name(), prod.nodes().size());
+    double left = engine.timeout > 0 ? engine.timeout - elapsed() : 0;  // 0: no limit
+    if (engine.timeout > 0 && left <= 0) {
+      result = outOfTime("while reading the graphs, before the decision started");
+      result.stats.referenceNodes = ref.nodes().size();
+      result.stats.productionNodes = prod.nodes().size();
+      return emitResult(result, ctx, options);
+    }
     FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir);
     CheckOptions checkOptions;
     checkOptions.require = options.require;
     checkOptions.fusions = &fusions;
     checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
-    checkOptions.timeoutSeconds = engine.timeout;
+    checkOptions.timeoutSeconds = left;
     checkOptions.rlimit = engine.rlimit;
     checkOptions.solverMemoryMB = engine.solverMemoryMB;
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
     checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
     {
-      auto started = std::chrono::steady_clock::now();
-      Watchdog watchdog(engine.timeout, [&] {
+      Watchdog watchdog(left, [&] {
         // Only the loaded graphs are read here: the engine works on copies of them.
-        CheckResult late;
-        late.verdict = Verdict::Unknown;
-        late.reason = "the global time limit of " + fmt::format("{:g}", engine.timeout) +
-                      " s ran out before the decision finished (Note [Watchdog])";
+        CheckResult late = outOfTime("before the decision finished");
         late.stats.referenceNodes = ref.nodes().size();
         late.stats.productionNodes = prod.nodes().size();
-        late.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return emitResult(late, ctx, options);
       });
       result = checkGraphs(ref, prod, checkOptions);
     }
     ctx.useGraphsOf(result, ref, prod);
   } catch (const InputError &e) {
-    result = errorResult(e.message(), e.pos().str());
+    // A capture stopped by the global limit (verify gives it at most --timeout).
+    if (engine.timeout > 0 && elapsed() >= engine.timeout) result = outOfTime("while capturing or reading the graphs");
+    else result = errorResult(e.message(), e.pos().str());
   }
   return emitResult(result, ctx, options);
 }

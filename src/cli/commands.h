@@ -38,6 +38,7 @@ struct OutputOptions {
   OutputFormat format = OutputFormat::Text;
   RequiredLevel require = RequiredLevel::Real;
   std::string reportPath;  // --report: the HTML diff report, written atomically
+  ReportWhen reportWhen = ReportWhen::Always;  // --report-when
   bool explain = false;    // --explain: side-by-side diff of diverging regions
   ColorChoice color = ColorChoice::Auto;
   bool selfCheckAsked = false;  // set from --self-check, for the text summary

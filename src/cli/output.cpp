@@ -39,6 +39,9 @@ void addOutputOptions(CLI::App &cmd, OutputOptions &options) {
                                  {{"real", RequiredLevel::Real}, {"bitwise", RequiredLevel::Bitwise}}, "level",
                                  "Weakest level that counts as equivalent (bitwise: a real-only proof exits 2)");
   cmd.add_option("--report", options.reportPath, "Also write the HTML diff report to this file");
+  addChoiceOption<ReportWhen>(cmd, "--report-when", options.reportWhen,
+                              {{"always", ReportWhen::Always}, {"failures", ReportWhen::Failures}},
+                              "report policy", "Write --report always, or only when the pair is not equivalent");
   addSourceRootOption(cmd, options.sourceRoot);
   cmd.add_flag("--explain", options.explain,
                "Print the diverging regions side by side (on stderr when --format is not text)");
@@ -128,7 +131,9 @@ int emitResult(const CheckResult &result, const ReportContext &given, const Outp
     std::fprintf(stderr, "torchtv: error: cannot write the result to standard output: %s\n", std::strerror(errno));
     return exitCode(Verdict::Error);
   }
-  if (!options.reportPath.empty()) {
+  bool wanted = options.reportWhen == ReportWhen::Always ||
+                (options.reportWhen == ReportWhen::Failures && result.verdict != Verdict::Equivalent);
+  if (!options.reportPath.empty() && wanted) {
     try {
       HtmlOptions html;
       html.dotPath = defaultDotPath();

@@ -1,5 +1,7 @@
 // torchtv verify PAIR.py: capture a pair file's two functions and decide them.
 // Note: this runs the user's Python code (the pair file); `check` never does.
+#include <algorithm>
+
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
 #include "src/import/pair_file.h"
@@ -34,8 +36,11 @@ Command addVerifyCommand(CLI::App &app) {
   return {cmd, [args] {
             ReportContext ctx;
             ctx.referencePath = ctx.productionPath = args->pair;
+            // The capture comes first, so what is left of --timeout is all of it (Note [Time budget]).
+            CaptureOptions capture = args->capture;
+            if (args->engine.timeout > 0) capture.timeoutSeconds = std::min(capture.timeoutSeconds, args->engine.timeout);
             auto load = [&] {
-              return std::make_pair(capturePairFile(args->pair, args->capture), std::unique_ptr<Module>());
+              return std::make_pair(capturePairFile(args->pair, capture), std::unique_ptr<Module>());
             };
             return decideAndEmit(load, ctx, args->engine, args->output);
           }};

@@ -62,9 +62,13 @@ enum class ColorMode { Never, Always };
 // Side-by-side text diff of each diverging region, with source lines.
 std::string renderExplain(const CheckResult &r, const ReportContext &ctx, ColorMode color);
 
+// Which pairs get an HTML report: every one, those that are not equivalent, none.
+enum class ReportWhen { Always, Failures, Never };
+
 struct HtmlOptions {
   // Graphviz's dot; empty: the page shows tables instead of drawn graphs.
   std::string dotPath;
+  // Seconds all of the page's drawings may take together (Note [Drawing budget]).
   double dotTimeoutSeconds = 30;
   // Graphs with more nodes than this first show the neighbourhood of the
   // divergence only (Note [Collapsed view]).
