@@ -10,6 +10,7 @@
 #include "ir/rewrite.h"
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
+#include "src/cli/progress_line.h"
 #include "src/cli/watchdog.h"
 #include "src/import/load.h"
 #include "src/normalize/normalize.h"
@@ -85,6 +86,9 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
   };
   CheckResult result;
   LoadedPair pair;
+  bool pairFile = ctx.referencePath.size() > 3 && ctx.referencePath.rfind(".py") == ctx.referencePath.size() - 3;
+  ProgressLine progress(spdlog::should_log(spdlog::level::warn),  // off with -q
+                        pairFile ? "capturing the pair file" : "reading the graphs");
   try {
     pair = loadPair(load, ctx);
     const Graph &ref = *pair.ref, &prod = *pair.prod;
@@ -95,6 +99,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
       result = outOfTime("while reading the graphs, before the decision started");
       result.stats.referenceNodes = ref.nodes().size();
       result.stats.productionNodes = prod.nodes().size();
+      progress.stop();
       return emitResult(result, ctx, options);
     }
     FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir);
@@ -108,9 +113,13 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
     checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
+    checkOptions.progress = [&progress](const char *stage, size_t decided, size_t total) {
+      progress.update(stage, decided, total);
+    };
     {
       Watchdog watchdog(left, [&] {
         // Only the loaded graphs are read here: the engine works on copies of them.
+        progress.stop();
         CheckResult late = outOfTime("before the decision finished");
         late.stats.referenceNodes = ref.nodes().size();
         late.stats.productionNodes = prod.nodes().size();
@@ -124,6 +133,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     if (engine.timeout > 0 && elapsed() >= engine.timeout) result = outOfTime("while capturing or reading the graphs");
     else result = errorResult(e.message(), e.pos().str());
   }
+  progress.stop();
   return emitResult(result, ctx, options);
 }
 

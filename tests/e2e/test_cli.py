@@ -86,4 +86,32 @@ with tempfile.TemporaryDirectory() as d:
                 f"verify --timeout 3 on a slow capture: exit {p.returncode}\n{p.stdout[:600]}{p.stderr[-600:]}")
     except Exception as e:  # the capture was not bounded
         c.check(False, f"verify --timeout 3 did not bound the capture: {e}")
+
+    # Progress on a terminal only (Note [Progress line]): a pair whose capture sleeps
+    # past the line's first second shows the stage on a terminal, nothing on a pipe.
+    napping = os.path.join(d, "napping_pair.py")
+    with open(napping, "w") as f:
+        f.write("import time\nimport torch\n\n\ndef example_inputs():\n    time.sleep(3)\n"
+                "    return (torch.randn(4),)\n\n\ndef reference(x):\n    return x * 2\n\n\n"
+                "def production(x):\n    return x + x\n")
+    import pty
+    import subprocess
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([tv, "verify", napping], stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = proc.communicate(timeout=120)[0]
+    os.close(master)
+    c.check(b"torchtv: capturing the pair file" in seen, f"no progress line on a terminal: {seen[-300:]!r}")
+    c.check(out.startswith("torchtv: "), f"the result is not on stdout: {out[:200]}")
+    p = run([tv, "verify", napping])
+    c.check("\r" not in p.stderr and "capturing" not in p.stderr, f"progress on a pipe: {p.stderr[-300:]!r}")
 c.done()
