@@ -1,4 +1,5 @@
 // torchtv check REF PROD: decide two graph files.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -94,14 +95,9 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     const Graph &ref = *pair.ref, &prod = *pair.prod;
     spdlog::info("checking @{} ({} nodes) against @{} ({} nodes)", ref.name(), ref.nodes().size(),
                  prod.name(), prod.nodes().size());
-    double left = engine.timeout > 0 ? engine.timeout - elapsed() : 0;  // 0: no limit
-    if (engine.timeout > 0 && left <= 0) {
-      result = outOfTime("while reading the graphs, before the decision started");
-      result.stats.referenceNodes = ref.nodes().size();
-      result.stats.productionNodes = prod.nodes().size();
-      progress.stop();
-      return emitResult(result, ctx, options);
-    }
+    // What the loading left; when it left nothing, the engine still gets a moment: what
+    // matches structurally needs no solver time, and the rest becomes unknown, naming the limit.
+    double left = engine.timeout > 0 ? std::max(engine.timeout - elapsed(), 1e-3) : 0;  // 0: no limit
     FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir);
     CheckOptions checkOptions;
     checkOptions.require = options.require;
