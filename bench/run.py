@@ -69,14 +69,16 @@ def decide(args, cap_dir):
 
 def _flag_missing(r, flag):
     """Did the CLI refuse an option it does not know (as opposed to failing on the input)?"""
-    return r.rc != 0 and flag in r.stderr and ("not expected" in r.stderr or "FAILED" in r.stderr)
+    return r.rc != 0 and flag in r.stderr and ("not expected" in r.stderr or "FAILED" in r.stderr
+                                               or "unknown option" in r.stderr)
 
 
 def floor(args, cap_dir, stage):
     cmd = [args.torchtv, "check", cap_dir, "--stop-after", stage]
     r = measure.best_of(cmd, args.repeat, args.timeout)
     return {"seconds": r.seconds, "peak_mb": r.peak_mb, "stage": stage,
-            "ok": r.rc == 0, "missing": _flag_missing(r, "--stop-after")}
+            # exit 2 since --stop-after says it decided nothing (0 before)
+            "ok": r.rc in (0, 2) and "stopped after" in r.stdout, "missing": _flag_missing(r, "--stop-after")}
 
 
 def floor_stage(args, cap_dir):

@@ -1,4 +1,5 @@
 // torchtv check REF PROD: decide two graph files.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,8 @@
 #include "ir/diagnostic.h"
 #include "ir/rewrite.h"
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
+#include "src/cli/progress_line.h"
 #include "src/cli/watchdog.h"
 #include "src/import/load.h"
 #include "src/normalize/normalize.h"
@@ -21,12 +24,14 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
                "Match the graphs as written (no normalization, no expansion)");
   cmd.add_option("--timeout", options.timeout,
                  "Global time limit in seconds (0: none); what is left undecided is unknown")
-      ->check(CLI::NonNegativeNumber);
+      ->check(atLeast(0, "seconds", "0: no limit"));
   cmd.add_option("--rlimit", options.rlimit, "Z3 resource limit per query (deterministic)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(atLeast(0, "Z3 resource units", "0: no limit", true));
   cmd.add_option("--solver-memory", options.solverMemoryMB,
                  "Memory cap in MiB of each Z3 query (0: none); past it the query is unknown")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(atLeast(0, "MiB", "0: no limit", true));
   cmd.add_flag("--self-check", options.selfCheck,
                "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
   cmd.add_flag("--monolithic", options.monolithic,
@@ -57,22 +62,48 @@ LoadedPair loadPair(const ModuleLoader &load, const ReportContext &ctx) {
 }
 }  // namespace
 
+// Note [Time budget]
+// --timeout bounds everything before the verdict: reading (for `verify`, the
+// capture, whose own limit is at most --timeout) and deciding, which gets what
+// the loading left. Reports are drawn after the verdict, under their own
+// bound (Note [Drawing budget]). Running out while loading is unknown with
+// that reason, not an error: the input may be fine.
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
-                  const OutputOptions &options) {
+                  const OutputOptions &given) {
   ctx.version = versionString();
+  OutputOptions options = given;
+  options.selfCheckAsked = engine.selfCheck;
+  auto started = std::chrono::steady_clock::now();
+  auto elapsed = [started] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  auto outOfTime = [&](const std::string &when) {
+    CheckResult late;
+    late.verdict = Verdict::Unknown;
+    late.reason = "the global time limit of " + fmt::format("{:g}", engine.timeout) + " s ran out " + when +
+                  " (Note [Watchdog])";
+    late.stats.seconds = elapsed();
+    return late;
+  };
   CheckResult result;
   LoadedPair pair;
+  bool pairFile = ctx.referencePath.size() > 3 && ctx.referencePath.rfind(".py") == ctx.referencePath.size() - 3;
+  ProgressLine progress(spdlog::should_log(spdlog::level::warn),  // off with -q
+                        pairFile ? "capturing the pair file" : "reading the graphs");
   try {
     pair = loadPair(load, ctx);
     const Graph &ref = *pair.ref, &prod = *pair.prod;
     spdlog::info("checking @{} ({} nodes) against @{} ({} nodes)", ref.name(), ref.nodes().size(),
                  prod.name(), prod.nodes().size());
+    // What the loading left; when it left nothing, the engine still gets a moment: what
+    // matches structurally needs no solver time, and the rest becomes unknown, naming the limit.
+    double left = engine.timeout > 0 ? std::max(engine.timeout - elapsed(), 1e-3) : 0;  // 0: no limit
     FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir);
     CheckOptions checkOptions;
     checkOptions.require = options.require;
     checkOptions.fusions = &fusions;
     checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
-    checkOptions.timeoutSeconds = engine.timeout;
+    checkOptions.timeoutSeconds = left;
     checkOptions.rlimit = engine.rlimit;
     checkOptions.solverMemoryMB = engine.solverMemoryMB;
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
@@ -80,25 +111,27 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
     for (const Module *m : {pair.refModule.get(), pair.prodModule.get()})
       if (m && m->capture) checkOptions.capture = &*m->capture;
+    checkOptions.progress = [&progress](const char *stage, size_t decided, size_t total) {
+      progress.update(stage, decided, total);
+    };
     {
-      auto started = std::chrono::steady_clock::now();
-      Watchdog watchdog(engine.timeout, [&] {
+      Watchdog watchdog(left, [&] {
         // Only the loaded graphs are read here: the engine works on copies of them.
-        CheckResult late;
-        late.verdict = Verdict::Unknown;
-        late.reason = "the global time limit of " + fmt::format("{:g}", engine.timeout) +
-                      " s ran out before the decision finished (Note [Watchdog])";
+        progress.stop();
+        CheckResult late = outOfTime("before the decision finished");
         late.stats.referenceNodes = ref.nodes().size();
         late.stats.productionNodes = prod.nodes().size();
-        late.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return emitResult(late, ctx, options);
       });
       result = checkGraphs(ref, prod, checkOptions);
     }
     ctx.useGraphsOf(result, ref, prod);
   } catch (const InputError &e) {
-    result = errorResult(e.message(), e.pos().str());
+    // A capture stopped by the global limit (verify gives it at most --timeout).
+    if (engine.timeout > 0 && elapsed() >= engine.timeout) result = outOfTime("while capturing or reading the graphs");
+    else result = errorResult(e.message(), e.pos().str());
   }
+  progress.stop();
   return emitResult(result, ctx, options);
 }
 
@@ -117,7 +150,9 @@ struct CheckArgs {
 
 // --stop-after read|normalize: reads both graphs (every node checked against its
 // schema and shape rule), normalizes copies of them when asked, prints their
-// sizes and exits 0; bad input is reported as by a decision.
+// sizes and exits 2, the exit code of unknown: nothing was decided, and a gate
+// that runs this by mistake must not pass a pair it never compared (exit 0
+// would read as equivalent). Bad input is reported as by a decision (exit 3).
 int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args) {
   ctx.version = versionString();
   try {
@@ -133,10 +168,10 @@ int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args
       refNodes = ref->nodes().size();
       prodNodes = prod->nodes().size();
     }
-    std::printf("torchtv: @%s (%zu nodes) and @%s (%zu nodes); stopped after %s\n", pair.ref->name().c_str(),
-                refNodes, pair.prod->name().c_str(), prodNodes,
+    std::printf("torchtv: @%s (%zu nodes) and @%s (%zu nodes); stopped after %s: nothing was decided (exit 2)\n",
+                pair.ref->name().c_str(), refNodes, pair.prod->name().c_str(), prodNodes,
                 args.stopAfter == StopAfter::Normalize ? "normalize" : "read");
-    return 0;
+    return exitCode(Verdict::Unknown);
   } catch (const InputError &e) {
     return emitResult(errorResult(e.message(), e.pos().str()), ctx, args.output);
   }
@@ -153,11 +188,10 @@ Command addCheckCommand(CLI::App &app) {
   addInputsOption(*cmd, args->inputs);
   addEngineOptions(*cmd, args->engine);
   addOutputOptions(*cmd, args->output);
-  std::map<std::string, StopAfter> stops{
-      {"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}};
-  cmd->add_option("--stop-after", args->stopAfter,
-                  "Stop after this stage: read, normalize (for timing the floor) or decide")
-      ->transform(CLI::CheckedTransformer(stops, CLI::ignore_case));
+  addChoiceOption<StopAfter>(*cmd, "--stop-after", args->stopAfter,
+                             {{"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}},
+                             "stage", "Stop after this stage: read, normalize (for timing the floor; exits 2: nothing is "
+                             "decided) or decide");
   return {cmd, [args] {
             ReportContext ctx;
             ctx.referencePath = args->files.at(0);

@@ -1,5 +1,6 @@
 // torchtv ci MANIFEST: decide every pair of a manifest, in parallel, and write
 // the reports a CI job gates on. Exit code: the worst verdict.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -8,8 +9,11 @@
 #include <thread>
 #include <unistd.h>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "src/cli/ci_manifest.h"
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
 #include "src/util/atomic_file.h"
 #include "src/util/subprocess.h"
 
@@ -19,11 +23,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Seconds a child gets past its --timeout: its start, the watchdog's grace and
+// the HTML report (whose drawings have their own budget, Note [Drawing budget]).
+const double kAfterVerdictSeconds = 15 + 5 + HtmlOptions{}.dotTimeoutSeconds;
+
 struct CiArgs {
   std::string manifest;
   int jobs = 1;
   std::string outDir = "torchtv-reports";
   ColorChoice progress = ColorChoice::Auto;  // Auto: a bar on a terminal, lines otherwise
+  bool noReport = false;                     // --no-report: no HTML for any pair
+  std::string sourceRoot;                    // --source-root, resolved (Note [Source root])
   CLI::App *root = nullptr;
 };
 
@@ -56,7 +66,11 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
   ctx.version = versionString();
   ctx.referencePath = e.files.at(0);
   ctx.productionPath = e.files.back();
+  ctx.sourceRoot = args.sourceRoot;
   std::string html = (fs::path(args.outDir) / (e.name + ".html")).string();
+  ReportWhen report = args.noReport ? ReportWhen::Never : e.report;
+  std::error_code ec;
+  if (fs::is_regular_file(html, ec)) fs::remove(html, ec);  // an earlier run's page must not pass for this run's
   auto start = std::chrono::steady_clock::now();
   CheckResult r;
   if (e.kind == PairKind::PairFile && !hasSubcommand(args.root, "verify")) {
@@ -64,13 +78,21 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
   } else {
     std::vector<std::string> argv = {selfPath(), "-q", e.kind == PairKind::PairFile ? "verify" : "check"};
     argv.insert(argv.end(), e.files.begin(), e.files.end());
-    argv.insert(argv.end(), {"--format", "json", "--report", html});
+    argv.insert(argv.end(), {"--format", "json"});
+    if (report != ReportWhen::Never)
+      argv.insert(argv.end(), {"--report", html, "--report-when", report == ReportWhen::Always ? "always" : "failures"});
     if (!e.require.empty()) argv.insert(argv.end(), {"--require", e.require});
+    // Note [Pair time budget]: the pair's timeout bounds the child's capture and
+    // decision (its --timeout, Note [Time budget]); the process gets more for its
+    // start, the watchdog's grace and the report, drawn after the verdict.
+    bool ownTimeout = std::any_of(e.args.begin(), e.args.end(),
+                                  [](const std::string &a) { return a.rfind("--timeout", 0) == 0; });
+    if (!ownTimeout) argv.insert(argv.end(), {"--timeout", fmt::format("{:g}", e.timeoutSeconds)});
     argv.insert(argv.end(), e.args.begin(), e.args.end());
     ProcessOptions options;
-    options.timeoutSeconds = e.timeoutSeconds;
+    options.timeoutSeconds = e.timeoutSeconds + kAfterVerdictSeconds;
     ProcessResult p = runProcess(argv, options);
-    std::string how = describeExit(p, e.timeoutSeconds);
+    std::string how = describeExit(p, options.timeoutSeconds);
     if (p.timedOut) {
       r.verdict = Verdict::Unknown;
       r.reason = std::string(reasons::kCiTimedOut) + " (" + how + ")";
@@ -101,7 +123,7 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
     r.stats.seconds = out.wallSeconds;
     out.json = renderJson(r, ctx);
     HtmlOptions options;
-    writeFileAtomic(html, renderHtml(r, ctx, options));
+    if (report != ReportWhen::Never) writeFileAtomic(html, renderHtml(r, ctx, options));
   }
   writeFileAtomic((fs::path(args.outDir) / (e.name + ".json")).string(), out.json);
   out.result.result = std::move(r);
@@ -158,7 +180,7 @@ std::string summaryTable(const std::vector<Outcome> &outcomes, const std::string
     out += line;
   }
   out += "worst: " + std::string(verdictName(worst)) + " (exit " + std::to_string(exitCode(worst)) + "); reports in " +
-         outDir + "/ (junit.xml, results.sarif, one .html and .json per pair)\n";
+         outDir + "/ (junit.xml, results.sarif, one .json per pair, .html as the report policy says)\n";
   return out;
 }
 
@@ -203,7 +225,8 @@ int runCi(const CiArgs &args) {
   }
   try {
     writeFileAtomic((fs::path(args.outDir) / "junit.xml").string(), renderJunit(all));
-    writeFileAtomic((fs::path(args.outDir) / "results.sarif").string(), renderSarif(all, versionString()));
+    writeFileAtomic((fs::path(args.outDir) / "results.sarif").string(),
+                    renderSarif(all, versionString(), args.sourceRoot));
   } catch (const InputError &e) {
     std::fprintf(stderr, "torchtv: error: %s\n", e.what());
     worst = Verdict::Error;
@@ -221,13 +244,19 @@ Command addCiCommand(CLI::App &app) {
   args->root = &app;
   auto *cmd = app.add_subcommand("ci", "Decide every pair of a manifest and write CI reports (exit: worst verdict)");
   cmd->add_option("manifest", args->manifest, "TOML manifest listing the pairs")->required();
-  cmd->add_option("-j,--jobs", args->jobs, "Pairs checked in parallel")->check(CLI::PositiveNumber);
+  cmd->add_option("-j,--jobs", args->jobs, "Pairs checked in parallel")->check(atLeast(1, "pairs in parallel", "", true));
   cmd->add_option("--out", args->outDir, "Folder for the reports (default torchtv-reports)");
-  std::map<std::string, ColorChoice> modes{
-      {"auto", ColorChoice::Auto}, {"bar", ColorChoice::Always}, {"lines", ColorChoice::Never}};
-  cmd->add_option("--progress", args->progress, "auto (a bar on a terminal), bar, or lines")
-      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
-  return {cmd, [args] { return runCi(*args); }};
+  cmd->add_flag("--no-report", args->noReport,
+                "No HTML report for any pair (the manifest's report = \"failures\" by default draws one for each "
+                "pair that is not equivalent)");
+  addSourceRootOption(*cmd, args->sourceRoot);
+  addChoiceOption<ColorChoice>(*cmd, "--progress", args->progress,
+                               {{"auto", ColorChoice::Auto}, {"bar", ColorChoice::Always}, {"lines", ColorChoice::Never}},
+                               "progress mode", "auto (a bar on a terminal), bar, or lines");
+  return {cmd, [args] {
+            args->sourceRoot = sourceRootOf(args->sourceRoot);
+            return runCi(*args);
+          }};
 }
 
 }  // namespace torchtv::cli

@@ -17,10 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::set<std::string> kPairKeys = {"name",    "reference", "production", "graphs",
-                                         "pair",    "require",   "timeout",    "args"};
-const std::set<std::string> kDefaultKeys = {"require", "timeout"};
+                                         "pair",    "require",   "timeout",    "args", "report"};
+const std::set<std::string> kDefaultKeys = {"require", "timeout", "report"};
 const double kMaxTimeoutSeconds = 7 * 24 * 3600;
-const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args";
+const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args, report";
 
 SourcePos posOf(const std::string &path, const toml::value &v) {
   toml::source_location loc = v.location();
@@ -54,6 +54,15 @@ struct Reader {
     std::string s = string(v, entry, "require");
     if (s != "real" && s != "bitwise") fail(v, entry, "\"require\" must be \"real\" or \"bitwise\", not \"" + s + "\"");
     return s;
+  }
+
+  ReportWhen reportWhen(const toml::value &v, const std::string &entry) const {
+    std::string s = string(v, entry, "report");
+    if (s == "always") return ReportWhen::Always;
+    if (s == "failures") return ReportWhen::Failures;
+    if (s == "never") return ReportWhen::Never;
+    fail(v, entry, "\"report\" must be \"always\", \"failures\" or \"never\", not \"" + s + "\"");
+    return ReportWhen::Failures;
   }
 
   std::string file(const toml::value &v, const std::string &entry, const std::string &key) const {
@@ -137,9 +146,10 @@ Manifest readManifestText(const std::string &text, const std::string &path) {
     const toml::value &d = root.at("defaults");
     if (!d.is_table()) r.fail(d, "", "\"defaults\" must be a table");
     for (const auto &[key, value] : d.as_table()) {
-      if (!kDefaultKeys.count(key)) r.fail(value, "", "unknown key \"" + key + "\" in [defaults] (expected require, timeout)");
+      if (!kDefaultKeys.count(key)) r.fail(value, "", "unknown key \"" + key + "\" in [defaults] (expected require, timeout, report)");
       if (key == "require") defaults.require = r.level(value, "");
       if (key == "timeout") defaults.timeoutSeconds = r.timeout(value, "");
+      if (key == "report") defaults.report = r.reportWhen(value, "");
     }
   }
   if (!root.contains("pair") || !root.at("pair").is_array() || root.at("pair").as_array().empty())
@@ -177,6 +187,7 @@ Manifest readManifestText(const std::string &text, const std::string &path) {
     }
     if (p.contains("require")) e.require = r.level(p.at("require"), e.name);
     if (p.contains("timeout")) e.timeoutSeconds = r.timeout(p.at("timeout"), e.name);
+    if (p.contains("report")) e.report = r.reportWhen(p.at("report"), e.name);
     if (p.contains("args")) {
       const toml::value &a = p.at("args");
       if (!a.is_array()) r.fail(a, e.name, "\"args\" must be a list of strings");

@@ -2,7 +2,8 @@
 //
 //   [defaults]                 # optional, for every pair
 //   require = "real"           # or "bitwise"
-//   timeout = 600              # seconds per pair
+//   timeout = 600              # seconds per pair: capture and decision
+//   report = "failures"        # HTML reports: "failures" (pairs not equivalent), "always", "never"
 //
 //   [[pair]]
 //   name = "rmsnorm"           # unique; names the report files
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "ir/diagnostic.h"
+#include "src/report/report.h"
 
 namespace torchtv::cli {
 
@@ -36,6 +38,7 @@ struct CiEntry {
   std::vector<std::string> files;  // resolved paths: 2, 1 or 1 by kind
   std::string require;             // "", "real" or "bitwise"
   double timeoutSeconds = 600;
+  ReportWhen report = ReportWhen::Failures;
   std::vector<std::string> args;
   SourcePos pos;                   // where the entry is, for messages
 };

@@ -38,13 +38,26 @@ struct OutputOptions {
   OutputFormat format = OutputFormat::Text;
   RequiredLevel require = RequiredLevel::Real;
   std::string reportPath;  // --report: the HTML diff report, written atomically
+  ReportWhen reportWhen = ReportWhen::Always;  // --report-when
   bool explain = false;    // --explain: side-by-side diff of diverging regions
   ColorChoice color = ColorChoice::Auto;
+  bool selfCheckAsked = false;  // set from --self-check, for the text summary
+  std::string sourceRoot;       // --source-root; empty: defaultSourceRoot()
 };
+
+// The global -v count, set once the arguments are parsed: the text summary
+// lists every proven output from -v on.
+void setVerbosity(int verbosity);
+int verbosity();
 
 void addOutputOptions(CLI::App &cmd, OutputOptions &options);
 // --python and --capture-timeout, for commands that capture pair files.
 void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture);
+
+// --source-root DIR (Note [Source root]); sourceRootOf gives the absolute root
+// to use: DIR, else the default.
+void addSourceRootOption(CLI::App &cmd, std::string &root);
+std::string sourceRootOf(const std::string &given);
 
 // --inputs TYPES: the input types of .pt (TorchScript) files, e.g. 'f32[3,5],f32[5]'.
 void addInputsOption(CLI::App &cmd, std::string &inputs);

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
 #include "src/torch_module/torch_module.h"
 
 namespace torchtv::cli {
@@ -36,10 +37,10 @@ int run(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : exitCode(Verdict::Error);
+    return reportUsageError(app, e, argc, argv);
   }
   setUpLogging(verbosity, quiet);
+  setVerbosity(quiet ? 0 : verbosity);
   for (const Command &c : commands)
     if (c.app->parsed()) return c.run();
   return exitCode(Verdict::Error);

@@ -2,12 +2,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <unistd.h>
 
 #include "ir/diagnostic.h"
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
 #include "src/normalize/normalize.h"
+#include "src/report/source_paths.h"
 #include "src/util/atomic_file.h"
 
 #ifndef TORCHTV_VERSION
@@ -18,25 +21,48 @@ namespace torchtv::cli {
 
 std::string versionString() { return TORCHTV_VERSION; }
 
+namespace {
+int gVerbosity = 0;
+}  // namespace
+void setVerbosity(int v) { gVerbosity = v; }
+int verbosity() { return gVerbosity; }
+
 void addOutputOptions(CLI::App &cmd, OutputOptions &options) {
-  std::map<std::string, OutputFormat> formats{{"text", OutputFormat::Text},
-                                              {"json", OutputFormat::Json},
-                                              {"sarif", OutputFormat::Sarif},
-                                              {"junit", OutputFormat::Junit},
-                                              {"github", OutputFormat::Github}};
-  cmd.add_option("--format", options.format, "Output format on stdout: text, json, sarif, junit or github")
-      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case));
-  std::map<std::string, RequiredLevel> levels{{"real", RequiredLevel::Real}, {"bitwise", RequiredLevel::Bitwise}};
-  cmd.add_option("--require", options.require,
-                 "Weakest level that counts as equivalent (bitwise: a real-only proof exits 2)")
-      ->transform(CLI::CheckedTransformer(levels, CLI::ignore_case));
+  addChoiceOption<OutputFormat>(cmd, "--format", options.format,
+                                {{"text", OutputFormat::Text},
+                                 {"json", OutputFormat::Json},
+                                 {"sarif", OutputFormat::Sarif},
+                                 {"junit", OutputFormat::Junit},
+                                 {"github", OutputFormat::Github}},
+                                "format", "Output format on stdout: text, json, sarif, junit or github");
+  addChoiceOption<RequiredLevel>(cmd, "--require", options.require,
+                                 {{"real", RequiredLevel::Real}, {"bitwise", RequiredLevel::Bitwise}}, "level",
+                                 "Weakest level that counts as equivalent (bitwise: a real-only proof exits 2)");
   cmd.add_option("--report", options.reportPath, "Also write the HTML diff report to this file");
+  addChoiceOption<ReportWhen>(cmd, "--report-when", options.reportWhen,
+                              {{"always", ReportWhen::Always}, {"failures", ReportWhen::Failures}},
+                              "report policy", "Write --report always, or only when the pair is not equivalent");
+  addSourceRootOption(cmd, options.sourceRoot);
   cmd.add_flag("--explain", options.explain,
                "Print the diverging regions side by side (on stderr when --format is not text)");
-  std::map<std::string, ColorChoice> colors{
-      {"auto", ColorChoice::Auto}, {"always", ColorChoice::Always}, {"never", ColorChoice::Never}};
-  cmd.add_option("--color", options.color, "Colours in --explain: auto (on a terminal, unless NO_COLOR), always, never")
-      ->transform(CLI::CheckedTransformer(colors, CLI::ignore_case));
+  addChoiceOption<ColorChoice>(cmd, "--color", options.color,
+                               {{"auto", ColorChoice::Auto}, {"always", ColorChoice::Always}, {"never", ColorChoice::Never}},
+                               "colour mode", "Colours in --explain: auto (on a terminal, unless NO_COLOR), always, never");
+}
+
+void addSourceRootOption(CLI::App &cmd, std::string &root) {
+  cmd.add_option("--source-root", root,
+                 "SARIF and GitHub annotations name files relative to this folder (default: the git work tree of "
+                 "the current directory, else the current directory)")
+      ->check(CLI::ExistingDirectory);
+}
+
+std::string sourceRootOf(const std::string &given) {
+  if (given.empty()) return defaultSourceRoot();
+  std::error_code ec;
+  std::string absolute = std::filesystem::absolute(given, ec).lexically_normal().string();
+  while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  return ec ? given : absolute;
 }
 
 void addInputsOption(CLI::App &cmd, std::string &inputs) {
@@ -62,15 +88,18 @@ FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::s
 
 namespace {
 
-std::string render(const CheckResult &result, const ReportContext &ctx, OutputFormat format) {
-  switch (format) {
+std::string render(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options) {
+  switch (options.format) {
   case OutputFormat::Json: return renderJson(result, ctx);
-  case OutputFormat::Sarif: return renderSarif({NamedResult{"", result, ctx}}, ctx.version);
+  case OutputFormat::Sarif: return renderSarif({NamedResult{"", result, ctx}}, ctx.version, ctx.sourceRoot);
   case OutputFormat::Junit: return renderJunit({NamedResult{"", result, ctx}});
   case OutputFormat::Github: return renderGithub(result, ctx);
   case OutputFormat::Text: break;
   }
-  return renderText(result, ctx);
+  TextOptions text;
+  text.verbose = verbosity() >= 1;
+  text.selfCheckAsked = options.selfCheckAsked;
+  return renderText(result, ctx, text);
 }
 
 ColorMode colorFor(ColorChoice choice, int fd) {
@@ -88,8 +117,10 @@ bool writeAll(FILE *f, const std::string &s) {
 
 }  // namespace
 
-int emitResult(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options) {
-  bool written = writeAll(stdout, render(result, ctx, options.format));
+int emitResult(const CheckResult &result, const ReportContext &given, const OutputOptions &options) {
+  ReportContext ctx = given;
+  if (ctx.sourceRoot.empty()) ctx.sourceRoot = sourceRootOf(options.sourceRoot);
+  bool written = writeAll(stdout, render(result, ctx, options));
   if (options.explain) {
     // Machine-readable stdout stays parseable: the explanation goes to stderr.
     bool toStdout = options.format == OutputFormat::Text;
@@ -100,7 +131,9 @@ int emitResult(const CheckResult &result, const ReportContext &ctx, const Output
     std::fprintf(stderr, "torchtv: error: cannot write the result to standard output: %s\n", std::strerror(errno));
     return exitCode(Verdict::Error);
   }
-  if (!options.reportPath.empty()) {
+  bool wanted = options.reportWhen == ReportWhen::Always ||
+                (options.reportWhen == ReportWhen::Failures && result.verdict != Verdict::Equivalent);
+  if (!options.reportPath.empty() && wanted) {
     try {
       HtmlOptions html;
       html.dotPath = defaultDotPath();

@@ -38,6 +38,13 @@ int runShow(const ShowArgs &args) {
     std::cerr << "torchtv: error: show needs a FILE\n";
     return exitCode(Verdict::Error);
   }
+  if (args.path.size() > 3 && args.path.compare(args.path.size() - 3, 3, ".py") == 0) {
+    // A pair file is Python code, which `show` never runs (only capture and verify do).
+    std::cerr << "torchtv: error: " << args.path << " is a pair file (Python code, which show does not run): "
+              << "capture it with 'torchtv capture " << args.path << " -o DIR', then 'torchtv show DIR'; "
+              << "or decide it with 'torchtv verify " << args.path << "'\n";
+    return exitCode(Verdict::Error);
+  }
   try {
     LoadOptions load;
     if (!args.inputs.empty()) load.inputs = parseInputTypes(args.inputs);

@@ -1,6 +1,9 @@
 // torchtv verify PAIR.py: capture a pair file's two functions and decide them.
 // Note: this runs the user's Python code (the pair file); `check` never does.
+#include <algorithm>
+
 #include "src/cli/commands.h"
+#include "src/cli/usage.h"
 #include "src/import/pair_file.h"
 
 namespace torchtv::cli {
@@ -17,8 +20,10 @@ struct VerifyArgs {
 void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture) {
   cmd.add_option("--python", capture.python,
                  "Python interpreter with torch (default: $TORCHTV_PYTHON, else /usr/bin/python3)");
-  cmd.add_option("--capture-timeout", capture.timeoutSeconds, "Seconds the capture may take")
-      ->capture_default_str();
+  cmd.add_option("--capture-timeout", capture.timeoutSeconds,
+                 "Seconds the capture may take (also bounded by what is left of --timeout)")
+      ->capture_default_str()
+      ->check(atLeast(0.001, "seconds"));
 }
 
 Command addVerifyCommand(CLI::App &app) {
@@ -31,8 +36,11 @@ Command addVerifyCommand(CLI::App &app) {
   return {cmd, [args] {
             ReportContext ctx;
             ctx.referencePath = ctx.productionPath = args->pair;
+            // The capture comes first, so what is left of --timeout is all of it (Note [Time budget]).
+            CaptureOptions capture = args->capture;
+            if (args->engine.timeout > 0) capture.timeoutSeconds = std::min(capture.timeoutSeconds, args->engine.timeout);
             auto load = [&] {
-              return std::make_pair(capturePairFile(args->pair, args->capture), std::unique_ptr<Module>());
+              return std::make_pair(capturePairFile(args->pair, capture), std::unique_ptr<Module>());
             };
             return decideAndEmit(load, ctx, args->engine, args->output);
           }};

@@ -2,6 +2,7 @@
 // on the production source line (or the graph file) in the pull request.
 #include "src/report/describe.h"
 #include "src/report/report.h"
+#include "src/report/source_paths.h"
 
 namespace torchtv {
 
@@ -30,9 +31,11 @@ std::string escapeProperty(const std::string &s) {
   return out;
 }
 
-std::string annotation(const char *kind, const FileLine &where, const std::string &title, const std::string &msg) {
+// `file=` is relative to the repository root, as GitHub expects (Note [Source root]).
+std::string annotation(const char *kind, const FileLine &where, const std::string &root, const std::string &title,
+                       const std::string &msg) {
   std::string props;
-  if (!where.file.empty()) props += "file=" + escapeProperty(where.file);
+  if (!where.file.empty()) props += "file=" + escapeProperty(relativeToRoot(where.file, root));
   if (where.line > 0) props += ",line=" + std::to_string(where.line);
   if (where.col > 0) props += ",col=" + std::to_string(where.col);
   props += std::string(props.empty() ? "" : ",") + "title=" + escapeProperty(title);
@@ -47,7 +50,13 @@ std::string renderGithub(const CheckResult &r, const ReportContext &ctx) {
   if (r.verdict == Verdict::Error) {
     FileLine where = parseFileLine(r.errorLocation);
     if (where.file.empty()) where.file = ctx.productionPath;
-    return out + annotation("error", where, "torchtv: error", r.reason);
+    return out + annotation("error", where, ctx.sourceRoot, "torchtv: error", r.reason);
+  }
+  if (r.outputs.empty() && r.verdict != Verdict::Equivalent) {
+    // Undecided as a whole (the time limit ran out): the gate fails, so it says so here too.
+    FileLine where;
+    where.file = ctx.productionPath;
+    return out + annotation("error", where, ctx.sourceRoot, "torchtv: " + std::string(verdictName(r.verdict)), r.reason);
   }
   for (const OutputResult &o : r.outputs) {
     if (o.verdict == Verdict::Equivalent) continue;
@@ -59,7 +68,7 @@ std::string renderGithub(const CheckResult &r, const ReportContext &ctx) {
     if (o.productionSite) msg += "\nproduction diverges at " + siteText(*o.productionSite);
     if (r.counterexample && r.counterexample->output == o.name) msg += "\n" + counterexampleText(*r.counterexample);
     // unknown fails the gate too (exit 2), so it is an error, not a warning.
-    out += annotation("error", where, "torchtv: output " + o.name + " " + std::string(verdictName(o.verdict)), msg);
+    out += annotation("error", where, ctx.sourceRoot, "torchtv: output " + o.name + " " + std::string(verdictName(o.verdict)), msg);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 // The HTML diff report: one self-contained page with both graphs side by side.
+#include <chrono>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -94,14 +95,51 @@ std::string pairsJson(const DiffView &view) {
   return out;
 }
 
+// Note [Drawing budget]
+// The report is drawn after the verdict, and its drawings share one time
+// budget (HtmlOptions::dotTimeoutSeconds): dot is superlinear on big graphs,
+// and a page must not take longer than the decision it shows. Once a drawing
+// fails or the budget is spent, the rest are tables, and the page says which
+// of those happened (not "install Graphviz" when it is installed).
+struct Drawing {
+  const HtmlOptions &options;
+  std::chrono::steady_clock::time_point deadline;
+  std::string problem;  // why a drawing is missing; empty: all drawn
+
+  explicit Drawing(const HtmlOptions &o)
+      : options(o), deadline(std::chrono::steady_clock::now() +
+                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(o.dotTimeoutSeconds))) {}
+
+  double secondsLeft() const {
+    return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  }
+
+  std::string noticeHtml() const {
+    std::string html = xmlEscape(problem) + ": the graphs are shown as tables.";
+    if (options.dotPath.empty()) html += " Install Debian's <code>graphviz</code> for drawings.";
+    return html;
+  }
+};
+
 std::string drawSide(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
-                     const std::vector<bool> &visible, const std::string &prefix, const HtmlOptions &options,
-                     std::string &problem) {
-  SvgResult svg = layoutWithDot(sideToDot(side, sideName, outputs, visible, prefix), options.dotPath,
-                                options.dotTimeoutSeconds);
+                     const std::vector<bool> &visible, const std::string &prefix, Drawing &drawing) {
+  auto fallback = [&] { return prefix.empty() ? sideToTable(side, sideName, outputs) : ""; };
+  if (!drawing.problem.empty()) return fallback();
+  double left = drawing.secondsLeft();
+  char budget[32];
+  std::snprintf(budget, sizeof budget, "%g", drawing.options.dotTimeoutSeconds);
+  if (left <= 0.05) {
+    drawing.problem = "Graphviz's dot did not finish the drawings within the report's " + std::string(budget) + " s";
+    return fallback();
+  }
+  SvgResult svg = layoutWithDot(sideToDot(side, sideName, outputs, visible, prefix), drawing.options.dotPath, left);
   if (svg.svg) return *svg.svg;
-  problem = svg.error;
-  return prefix.empty() ? sideToTable(side, sideName, outputs) : "";
+  drawing.problem = svg.error;
+  if (drawing.secondsLeft() <= 0.05)
+    drawing.problem = "Graphviz's dot did not finish drawing the " + std::string(sideName == "ref" ? "reference" : "production") +
+                      " graph (" + std::to_string(side.nodes.size()) + " nodes) within the report's " + budget + " s";
+  return fallback();
 }
 
 std::string graphsSection(const CheckResult &r, const DiffView &view, const HtmlOptions &options) {
@@ -122,19 +160,20 @@ std::string graphsSection(const CheckResult &r, const DiffView &view, const Html
     html += "<p class=\"notice\" id=\"collapsed-notice\">Large graphs: showing the neighbourhood of the divergence "
             "(" + std::to_string(options.neighbourhoodRadius) + " edges around it); matched regions are folded.</p>\n";
   }
-  std::string problem;
-  std::string ref = drawSide(view.reference, "ref", r.outputs, refVisible, "", options, problem);
-  std::string prod = drawSide(view.production, "prod", r.outputs, prodVisible, "", options, problem);
-  if (!problem.empty())
-    html += "<p class=\"notice\" id=\"no-graphviz\">" + xmlEscape(problem) +
-            ": the graphs are shown as tables. Install Debian's <code>graphviz</code> for drawings.</p>\n";
+  Drawing drawing(options);
+  std::string ref = drawSide(view.reference, "ref", r.outputs, refVisible, "", drawing);
+  std::string prod = drawSide(view.production, "prod", r.outputs, prodVisible, "", drawing);
+  // The reference may be drawn and the production not: both become tables, so that they compare.
+  if (!drawing.problem.empty() && ref.rfind("<table", 0) != 0) ref = sideToTable(view.reference, "ref", r.outputs);
+  if (!drawing.problem.empty())
+    html += "<p class=\"notice\" id=\"no-graphviz\">" + drawing.noticeHtml() + "</p>\n";
   html += "<div class=\"sides\"><div class=\"side\" id=\"side-reference\"><h3>reference</h3>\n" + ref +
           "</div>\n<div class=\"side\" id=\"side-production\"><h3>production</h3>\n" + prod + "</div></div>\n";
   size_t biggest = std::max(view.reference.nodes.size(), view.production.nodes.size());
-  if (collapse && problem.empty() && biggest <= options.fullGraphLimit) {
-    std::string fullRef = drawSide(view.reference, "ref", r.outputs, {}, "full-", options, problem);
-    std::string fullProd = drawSide(view.production, "prod", r.outputs, {}, "full-", options, problem);
-    if (problem.empty())
+  if (collapse && drawing.problem.empty() && biggest <= options.fullGraphLimit) {
+    std::string fullRef = drawSide(view.reference, "ref", r.outputs, {}, "full-", drawing);
+    std::string fullProd = drawSide(view.production, "prod", r.outputs, {}, "full-", drawing);
+    if (drawing.problem.empty())
       html += "<details id=\"full-graphs\"><summary>Full graphs</summary><div class=\"sides\"><div class=\"side\">" +
               fullRef + "</div><div class=\"side\">" + fullProd + "</div></div></details>\n";
   }

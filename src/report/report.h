@@ -13,6 +13,9 @@ struct ReportContext {
   std::string referencePath;
   std::string productionPath;
   std::string version;
+  // Files are named relative to it in SARIF and GitHub annotations (Note [Source
+  // root]); empty: as given.
+  std::string sourceRoot;
   // The graphs that were matched, for the views that draw them (HTML,
   // --explain); null when there are none (errors, results read back from JSON).
   const Graph *reference = nullptr;
@@ -33,8 +36,12 @@ struct NamedResult {
   ReportContext ctx;
 };
 
-// Human-readable summary for the terminal.
-std::string renderText(const CheckResult &r, const ReportContext &ctx);
+struct TextOptions {
+  bool verbose = false;         // -v: one line per proven output
+  bool selfCheckAsked = false;  // --self-check was given: say when it did not run
+};
+// Human-readable summary for the terminal (Note [Text at scale]).
+std::string renderText(const CheckResult &r, const ReportContext &ctx, const TextOptions &options = {});
 // Machine-readable result; schema in docs/json-output.md.
 std::string renderJson(const CheckResult &r, const ReportContext &ctx);
 // The inverse of renderJson for what it carries (not the graphs or the match
@@ -43,7 +50,9 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx);
 
 // SARIF 2.1.0: one run, one result per output that is not equivalent (and one
 // per errored pair). Rule ids are stable: see kSarifRules in sarif_report.cpp.
-std::string renderSarif(const std::vector<NamedResult> &results, const std::string &version);
+// Paths relative to `sourceRoot` carry the uriBaseId %SRCROOT% (Note [Source root]).
+std::string renderSarif(const std::vector<NamedResult> &results, const std::string &version,
+                        const std::string &sourceRoot = "");
 // JUnit XML: one testsuite per pair, one testcase per output.
 std::string renderJunit(const std::vector<NamedResult> &results);
 // GitHub Actions workflow commands: `::error file=...,line=...::message`.
@@ -53,9 +62,13 @@ enum class ColorMode { Never, Always };
 // Side-by-side text diff of each diverging region, with source lines.
 std::string renderExplain(const CheckResult &r, const ReportContext &ctx, ColorMode color);
 
+// Which pairs get an HTML report: every one, those that are not equivalent, none.
+enum class ReportWhen { Always, Failures, Never };
+
 struct HtmlOptions {
   // Graphviz's dot; empty: the page shows tables instead of drawn graphs.
   std::string dotPath;
+  // Seconds all of the page's drawings may take together (Note [Drawing budget]).
   double dotTimeoutSeconds = 30;
   // Graphs with more nodes than this first show the neighbourhood of the
   // divergence only (Note [Collapsed view]).

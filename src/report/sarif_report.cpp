@@ -6,6 +6,7 @@
 
 #include "src/report/describe.h"
 #include "src/report/report.h"
+#include "src/report/source_paths.h"
 
 namespace torchtv {
 
@@ -56,8 +57,19 @@ std::string uriOf(const std::string &path) {
   return out;
 }
 
-json physical(const std::string &file, int line, int col) {
-  json loc = {{"artifactLocation", {{"uri", uriOf(file)}}}};
+const char *const kSrcRoot = "%SRCROOT%";
+
+// Inside the source root: a relative URI against %SRCROOT%; outside: an
+// absolute file URI (SARIF 3.4.4: a relative uri needs a uriBaseId).
+json artifactLocation(const std::string &file, const std::string &root) {
+  std::string path = relativeToRoot(file, root);
+  if (isAbsolutePath(path)) return {{"uri", "file://" + uriOf(path)}};
+  if (root.empty()) return {{"uri", uriOf(path)}};
+  return {{"uri", uriOf(path)}, {"uriBaseId", kSrcRoot}};
+}
+
+json physical(const std::string &file, int line, int col, const std::string &root) {
+  json loc = {{"artifactLocation", artifactLocation(file, root)}};
   if (line > 0) {
     loc["region"] = {{"startLine", line}};
     if (col > 0) loc["region"]["startColumn"] = col;
@@ -65,9 +77,9 @@ json physical(const std::string &file, int line, int col) {
   return {{"physicalLocation", loc}};
 }
 
-json siteLocation(const Site &s) {
+json siteLocation(const Site &s, const std::string &root) {
   FileLine fl = parseFileLine(s.loc);
-  json loc = physical(fl.file, fl.line, 0);
+  json loc = physical(fl.file, fl.line, 0, root);
   loc["message"] = {{"text", siteText(s)}};
   return loc;
 }
@@ -84,18 +96,19 @@ json makeResult(const NamedResult &nr, Verdict verdict, const std::string &text,
 
 void addPair(const NamedResult &nr, json &results) {
   const CheckResult &r = nr.result;
+  const std::string &root = nr.ctx.sourceRoot;
   std::string prefix = nr.name.empty() ? "" : nr.name + ": ";
   if (r.verdict == Verdict::Error) {
     json res = makeResult(nr, Verdict::Error, prefix + "error: " + r.reason, "");
     FileLine fl = parseFileLine(r.errorLocation);
     std::string file = !fl.file.empty() ? fl.file : nr.ctx.productionPath;
-    res["locations"] = json::array({physical(file.empty() ? "." : file, fl.line, fl.col)});
+    res["locations"] = json::array({physical(file.empty() ? "." : file, fl.line, fl.col, root)});
     results.push_back(res);
     return;
   }
   if (r.outputs.empty() && r.verdict != Verdict::Equivalent) {  // undecided as a whole (time limit)
     json res = makeResult(nr, r.verdict, prefix + std::string(verdictName(r.verdict)) + ": " + r.reason, "");
-    res["locations"] = json::array({physical(nr.ctx.productionPath.empty() ? "." : nr.ctx.productionPath, 0, 0)});
+    res["locations"] = json::array({physical(nr.ctx.productionPath.empty() ? "." : nr.ctx.productionPath, 0, 0, root)});
     results.push_back(res);
     return;
   }
@@ -106,11 +119,11 @@ void addPair(const NamedResult &nr, json &results) {
     json res = makeResult(nr, o.verdict, text, o.name);
     // The production source line first (where a fix goes), then the graph file.
     json locations = json::array();
-    if (o.productionSite && !o.productionSite->loc.empty()) locations.push_back(siteLocation(*o.productionSite));
-    if (!nr.ctx.productionPath.empty()) locations.push_back(physical(nr.ctx.productionPath, 0, 0));
+    if (o.productionSite && !o.productionSite->loc.empty()) locations.push_back(siteLocation(*o.productionSite, root));
+    if (!nr.ctx.productionPath.empty()) locations.push_back(physical(nr.ctx.productionPath, 0, 0, root));
     res["locations"] = locations;
     if (o.referenceSite && !o.referenceSite->loc.empty()) {
-      json related = siteLocation(*o.referenceSite);
+      json related = siteLocation(*o.referenceSite, root);
       related["id"] = 1;
       related["message"]["text"] = "reference: " + siteText(*o.referenceSite);
       res["relatedLocations"] = json::array({related});
@@ -121,7 +134,8 @@ void addPair(const NamedResult &nr, json &results) {
 
 }  // namespace
 
-std::string renderSarif(const std::vector<NamedResult> &pairs, const std::string &version) {
+std::string renderSarif(const std::vector<NamedResult> &pairs, const std::string &version,
+                        const std::string &sourceRoot) {
   json rules = json::array();
   for (const SarifRule &r : kSarifRules)
     rules.push_back({{"id", r.id},
@@ -137,6 +151,12 @@ std::string renderSarif(const std::vector<NamedResult> &pairs, const std::string
                   {"semanticVersion", version},
                   {"rules", rules}}}}},
               {"results", results}};
+  if (!sourceRoot.empty()) {
+    // The root's absolute URI ends with '/', so that relative URIs resolve under it.
+    std::string uri = "file://" + uriOf(sourceRoot);
+    if (uri.back() != '/') uri += '/';
+    run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", uri}}}};
+  }
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

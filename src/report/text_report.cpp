@@ -1,3 +1,8 @@
+// The terminal summary. Note [Text at scale]: a model has tens of outputs, and
+// a reader wants to know first how many failed and which: the counts come
+// first, then each output that is not proven (a divergence shared with the
+// previous output is not repeated), then one line for the proven ones (each
+// on its own line with -v).
 #include <cstdio>
 
 #include "src/report/describe.h"
@@ -5,24 +10,96 @@
 
 namespace torchtv {
 
-std::string renderText(const CheckResult &r, const ReportContext &ctx) {
+namespace {
+
+std::string countsLine(const CheckResult &r) {
+  size_t proven = 0, refuted = 0, unknown = 0;
+  for (const OutputResult &o : r.outputs) {
+    if (o.verdict == Verdict::Equivalent) ++proven;
+    else if (o.verdict == Verdict::NotEquivalent) ++refuted;
+    else ++unknown;
+  }
+  size_t n = r.outputs.size();
+  return "  " + std::to_string(n) + (n == 1 ? " output: " : " outputs: ") + std::to_string(proven) + " proven, " +
+         std::to_string(refuted) + " refuted, " + std::to_string(unknown) + " unknown\n";
+}
+
+std::string outputLine(const OutputResult &o) {
+  return "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
+}
+
+std::string sitesText(const OutputResult &o) {
+  return (o.referenceSite ? "    reference diverges at " + siteText(*o.referenceSite) + "\n" : "") +
+         (o.productionSite ? "    production diverges at " + siteText(*o.productionSite) + "\n" : "");
+}
+
+// Each output that is not proven, with where it diverges.
+std::string failingOutputs(const CheckResult &r) {
+  std::string out, lastSites, lastName;
+  for (const OutputResult &o : r.outputs) {
+    if (o.verdict == Verdict::Equivalent) continue;
+    out += outputLine(o);
+    std::string sites = sitesText(o);
+    if (sites.empty()) continue;
+    if (sites == lastSites) {
+      out += "    diverges where output " + lastName + " does\n";
+      continue;
+    }
+    out += sites;
+    lastSites = sites, lastName = o.name;
+  }
+  return out;
+}
+
+// The proven outputs: one line each when verbose, else one line for all.
+std::string provenOutputs(const CheckResult &r, bool verbose) {
+  std::vector<const OutputResult *> proven;
+  for (const OutputResult &o : r.outputs)
+    if (o.verdict == Verdict::Equivalent) proven.push_back(&o);
+  if (proven.empty()) return "";
+  if (verbose || proven.size() == 1) {
+    std::string out;
+    for (const OutputResult *o : proven) out += outputLine(*o);
+    return out;
+  }
+  const size_t kNamed = 8;
+  std::string names;
+  for (size_t i = 0; i < proven.size() && i < kNamed; ++i)
+    names += (i ? ", " : "") + proven[i]->name + (proven[i]->level == Level::Real ? " (real)" : "");
+  if (proven.size() > kNamed) names += ", ... (" + std::to_string(proven.size() - kNamed) + " more)";
+  return "  proven equivalent: " + names + " (-v: one line each, with the reason)\n";
+}
+
+std::string selfCheckLine(const CheckResult &r, bool asked) {
+  if (r.selfCheck) {
+    const SelfCheck &sc = *r.selfCheck;
+    if (!sc.ran) return "  self-check: not run - " + sc.detail + "\n";
+    if (!sc.agreed) return "  self-check: DISAGREES with the proof - " + sc.detail + "\n";
+    return "  self-check: " + sc.detail + "\n";
+  }
+  if (asked) return "  self-check: not run (it re-checks equivalent verdicts only)\n";
+  return "";
+}
+
+}  // namespace
+
+std::string renderText(const CheckResult &r, const ReportContext &ctx, const TextOptions &options) {
   std::string out = "torchtv: " + verdictWithLevel(r.verdict, r.level) + "\n";
   if (r.verdict == Verdict::Error) {
     out += "  error: " + (r.errorLocation.empty() ? "" : r.errorLocation + ": ") + r.reason + "\n";
     return out;
   }
+  if (!r.outputs.empty()) out += countsLine(r);
   out += "  reason: " + r.reason + "\n";
   if (!ctx.referencePath.empty())
     out += "  reference:  " + ctx.referencePath + " (" + std::to_string(r.stats.referenceNodes) + " nodes)\n";
   if (!ctx.productionPath.empty())
     out += "  production: " + ctx.productionPath + " (" + std::to_string(r.stats.productionNodes) + " nodes)\n";
-  for (const OutputResult &o : r.outputs) {
-    out += "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
-    if (o.referenceSite) out += "    reference diverges at " + siteText(*o.referenceSite) + "\n";
-    if (o.productionSite) out += "    production diverges at " + siteText(*o.productionSite) + "\n";
-  }
+  out += failingOutputs(r);
+  out += provenOutputs(r, options.verbose);
   if (r.counterexample) out += "  " + counterexampleText(*r.counterexample);
   for (const std::string &a : r.assumptions) out += "  assumes: " + a + "\n";
+  out += selfCheckLine(r, options.selfCheckAsked);
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.3f", r.stats.seconds);
   out += "  time: " + std::string(secs) + " s\n";

@@ -166,7 +166,12 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
 
 void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                      const std::vector<size_t> &pending, Prover &prover, CheckResult &result,
-                     std::set<std::string> &assumptions) {
+                     std::set<std::string> &assumptions, const CheckOptions &options) {
+  size_t decided = result.outputs.size() - pending.size();
+  auto report = [&](const char *stage) {
+    if (options.progress) options.progress(stage, decided, result.outputs.size());
+  };
+  report("searching for counterexamples");
   auto confirmer = makeEvaluatorConfirmer();
   // One evaluation of both graphs per input distribution serves every output
   // still open (per output, it made deciding quadratic in depth); each search
@@ -181,11 +186,15 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
     if (it == open.end()) break;  // not one asked about: a confirmer bug, stop searching
     open.erase(it);
     recordRefutation(origRef, origProd, ref, *refuted, i, result);
+    ++decided;
   }
+  report("proving");
   for (size_t i : pending) {
     OutputResult &out = result.outputs[i];
     if (out.verdict == Verdict::NotEquivalent) continue;
     ProofOutcome p = prover.prove(ref.outputs()[i], prod.outputs()[i]);
+    ++decided;
+    report("proving");
     if (p.proven) {
       out.verdict = Verdict::Equivalent;
       out.level = p.level;
@@ -238,7 +247,11 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   std::shared_ptr<Graph> refCopy, prodCopy;
   NormalizeResult refNorm, prodNorm;
   const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+  auto stage = [&](const char *name, size_t decided) {
+    if (options.progress) options.progress(name, decided, origRef.outputs().size());
+  };
   if (options.normalization == Normalization::On) {
+    stage("normalizing", 0);
     NormalizeOptions no;
     no.rules = &bundledRules();
     refCopy = cloneGraph(origRef);
@@ -267,6 +280,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   CutPoints cuts;
   if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
       someOutputDiffers(ref, prod, vn)) {
+    stage("merging proven-equal intermediates (cut points)", 0);
     cuts = findCutPoints(ref, prod, limits);
     vn = std::move(cuts.numbering);
   }
@@ -352,7 +366,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   if (options.strategy == Strategy::Monolithic)
     monolithicQueries = decideAllMonolithic(origRef, origProd, ref, prod, vn, pending, options, limits.deadline, result);
   else if (!pending.empty())
-    decideDiffering(origRef, origProd, ref, prod, pending, prover, result, assumptions);
+    decideDiffering(origRef, origProd, ref, prod, pending, prover, result, assumptions, options);
   // A bit-for-bit proof about the normalized graphs says nothing bit for bit
   // about an ATen composite expanded at level real (Note [Levels of rewrites]).
   for (size_t i : pending) {
@@ -374,6 +388,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
     for (const std::string &a : assumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
   }
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
+    stage("self-check", result.outputs.size());
     EagerEvidence runs;
     result.selfCheck = selfCheck(origRef, origProd, ref, prod, result, runs);
     applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits);

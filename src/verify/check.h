@@ -1,6 +1,8 @@
 // Decides whether two graphs compute the same outputs (the engine's entry point).
 #pragma once
 
+#include <functional>
+
 #include "ir/capture_evidence.h"
 #include "ir/graph.h"
 #include "src/verify/verdict.h"
@@ -32,6 +34,9 @@ struct CheckOptions {
   // What the capture learnt by running the user's functions (verify; Note [Cross-checks]);
   // null: a graph file, nothing ran.
   const CaptureEvidence *capture = nullptr;
+  // Called as the check moves on (the CLI's progress line on a terminal): the
+  // stage, and how many of the outputs are decided so far. Null: none.
+  std::function<void(const char *stage, size_t decided, size_t total)> progress;
 };
 
 // Compares reference and production output by output. Throws InputError when

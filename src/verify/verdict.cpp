@@ -109,8 +109,17 @@ void summarize(CheckResult &r) {
 }
 
 void applyRequirement(CheckResult &r, RequiredLevel required) {
-  if (required != RequiredLevel::Bitwise || r.verdict != Verdict::Equivalent || r.level != Level::Real)
-    return;
+  if (required != RequiredLevel::Bitwise) return;
+  // Each real-only output misses the requirement too, so that every format
+  // (JUnit cases, SARIF results, annotations) fails the same outputs the exit
+  // code fails; the proof's reason stays after the requirement's.
+  for (OutputResult &o : r.outputs) {
+    if (o.verdict != Verdict::Equivalent || o.level != Level::Real) continue;
+    o.verdict = Verdict::Unknown;
+    o.level = Level::None;
+    o.reason = std::string(reasons::kRealOnlyButBitwiseRequired) + " (" + o.reason + ")";
+  }
+  if (r.verdict != Verdict::Equivalent || r.level != Level::Real) return;
   r.verdict = Verdict::Unknown;
   r.level = Level::None;
   r.reason = reasons::kRealOnlyButBitwiseRequired;

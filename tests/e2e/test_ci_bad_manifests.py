@@ -17,6 +17,7 @@ cases = {
     "bad key": (good + '\n[[pair]]\nname = "typo"\ngraph = "x.tvir"\n', ['pair "typo"', 'unknown key "graph"']),
     "duplicate name": (good + "\n" + good, ['pair "ok"', "duplicate name", "manifest.toml:7"]),
     "bad require": (good + 'require = "exact"\n', ['pair "ok"', '"require" must be']),
+    "bad report policy": (good + 'report = "sometimes"\n', ['pair "ok"', '"report" must be "always", "failures" or "never"']),
     "two kinds": (good + 'graphs = "x.tvir"\n', ['pair "ok"', "exactly one of"]),
     "no pairs": ("[defaults]\ntimeout = 5\n", ["lists no pairs"]),
     "toml syntax": ('[[pair]]\nname = "x\n', ["not a valid TOML manifest", "manifest.toml:2"]),

@@ -81,3 +81,30 @@ def test_keep_capture_writes_a_capture_directory(tmp_path):
     torchtv.verify(scale_relu, scale_relu_commuted, example(), keep_capture=str(out))
     assert (out / "capture.json").is_file()
     assert (out / "reference.json").is_file()
+
+
+def test_failure_message_is_a_summary_with_the_differing_element_and_report(tmp_path):
+    report = tmp_path / "diff.html"
+    with pytest.raises(AssertionError) as info:
+        torchtv.assert_equivalent(scale_relu, scale_relu_wrong, example(), report=str(report))
+    text = str(info.value)
+    result = torchtv.verify(scale_relu, scale_relu_wrong, example())
+    assert "1 output: " in text
+    assert "report: " + str(report) in text
+    assert result.verdict != "not_equivalent" or result.counterexample
+    if result.counterexample:
+        cex = result.counterexample
+        assert "differs at %s[" % cex["output"] in text
+        # the inputs are named with their types, not dumped value by value
+        assert "x: f32[4,8]" in text
+        assert repr(cex["inputs"][0]["values"][0]) not in text
+        assert len(text) < 2000
+
+
+def test_verify_writes_the_report(tmp_path):
+    report = tmp_path / "r.html"
+    result = torchtv.verify(scale_relu, scale_relu_wrong, example(), report=str(report))
+    page = report.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "v-" + result.verdict in page
+    assert result.report_path == str(report)

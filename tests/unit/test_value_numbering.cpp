@@ -72,6 +72,10 @@ TEST_CASE("verdicts combine to the worst; --require bitwise rejects real-only pr
   applyRequirement(r, RequiredLevel::Bitwise);
   CHECK(r.verdict == Verdict::Unknown);
   CHECK(exitCode(r.verdict) == 2);
+  // The outputs say so too (every format reports outputs, not only the total).
+  CHECK(r.outputs[0].verdict == Verdict::Equivalent);
+  CHECK(r.outputs[1].verdict == Verdict::Unknown);
+  CHECK(r.outputs[1].reason.find("--require bitwise") != std::string::npos);
 
   CheckResult s;
   s.outputs = {{"a", Verdict::Unknown, Level::None, "", {}, {}},

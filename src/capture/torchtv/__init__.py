@@ -42,20 +42,45 @@ class Result:
         return self.verdict == "equivalent"
 
     def summary(self):
+        """What a failing test should say: the verdict and the counts, each output that is not
+        proven with where the two sides start to differ, the differing element and the report.
+        The inputs' values stay in `self.counterexample` (and the report), not in the message."""
         head = "torchtv: %s%s - %s" % (self.verdict, " (%s)" % self.level if self.level else "",
                                         self.reason)
         lines = [head]
+        if self.outputs:
+            count = lambda v: sum(1 for o in self.outputs if o["verdict"] == v)
+            n = len(self.outputs)
+            lines.append("  %d output%s: %d proven, %d refuted, %d unknown" % (
+                n, "" if n == 1 else "s", count("equivalent"), count("not_equivalent"),
+                n - count("equivalent") - count("not_equivalent")))
+        proven = []
         for o in self.outputs:
-            line = "  %s: %s%s" % (o["name"], o["verdict"], " (%s)" % o["level"] if o["level"] else "")
-            if o["verdict"] != "equivalent":
-                line += " - " + o["reason"]
-                site = o.get("production_site")
+            if o["verdict"] == "equivalent":
+                proven.append(o["name"])
+                continue
+            lines.append("  output %s: %s - %s" % (o["name"], o["verdict"], o["reason"]))
+            for side in ("reference", "production"):
+                site = o.get(side + "_site")
                 if site:
-                    line += "\n    production diverges at %%%s = %s%s" % (
-                        site["value"], site["op"], " (%s)" % site["loc"] if site.get("loc") else "")
-            lines.append(line)
-        if self.counterexample:
-            lines.append("  counterexample: " + json.dumps(self.counterexample))
+                    lines.append("    %s diverges at %%%s = %s%s" % (
+                        side, site["value"], site["op"], " (%s)" % site["loc"] if site.get("loc") else ""))
+        if proven:
+            lines.append("  proven equivalent: " + ", ".join(proven))
+        cex = self.counterexample
+        if cex:
+            index = "[%s]" % ", ".join(str(i) for i in cex.get("index") or [])
+            lines.append("  differs at %s%s: reference %r, production %r" % (
+                cex.get("output"), index, cex.get("reference_value"), cex.get("production_value")))
+            inputs = ", ".join("%s: %s" % (i["name"], i["type"]) for i in cex.get("inputs") or [])
+            if inputs:
+                lines.append("    on inputs %s (values in result.counterexample%s)" % (
+                    inputs, " and the report" if self.report_path else ""))
+            if cex.get("note"):
+                lines.append("    " + cex["note"])
+        error = self.data.get("error") or {}
+        if self.verdict == "error" and error.get("location"):
+            lines.append("  at " + error["location"])
         if self.report_path:
             lines.append("  report: " + self.report_path)
         return "\n".join(lines)
@@ -79,12 +104,12 @@ def _find_binary():
 
 
 def verify(reference, production, example_inputs, mode="forward", fusions=None,
-           require="real", timeout=600, keep_capture=None):
+           require="real", timeout=600, keep_capture=None, report=None):
     """Captures `reference` and `production` at `example_inputs` (a tuple of tensors, or a
     function returning one) and decides them. `mode` and `fusions` mean what MODE and FUSIONS
     mean in a pair file. Returns a Result; a capture problem comes back as verdict "error"
     with the reason, as from the CLI. `keep_capture`, a directory path, keeps the captured
-    graphs there."""
+    graphs there; `report`, a file path, gets the HTML diff report (as `--report`)."""
     from torchtv_capture.capture import capture_loaded_pair
     from torchtv_capture.cli import write_dir
     from torchtv_capture.errors import CaptureError
@@ -102,7 +127,8 @@ def verify(reference, production, example_inputs, mode="forward", fusions=None,
             return Result({"verdict": "error", "level": None, "reason": "capture failed: " + e.message,
                            "outputs": [], "counterexample": None,
                            "error": {"message": e.message, "location": where or None}})
-        return check_dir(binary, capture_dir, require, timeout)
+        return check_dir(binary, capture_dir, require, timeout,
+                         report_path=os.path.abspath(report) if report else None)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -134,7 +160,8 @@ def check_dir(binary, capture_dir, require="real", timeout=600, report_path=None
 
 
 def assert_equivalent(reference, production, example_inputs, **kwargs):
-    """torchtv.verify, raising AssertionError with the diff summary unless equivalent."""
+    """torchtv.verify, raising AssertionError with the diff summary (Result.summary) unless
+    equivalent. `report="x.html"` writes the HTML report, and the message names it."""
     result = verify(reference, production, example_inputs, **kwargs)
     if not result.equivalent:
         raise AssertionError(result.summary())
