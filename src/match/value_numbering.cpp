@@ -2,15 +2,20 @@
 
 #include <algorithm>
 
+#include "ir/op_registry.h"
+
 namespace torchtv {
 
 bool isBitwiseCommutative(const Node &n) {
-  if (n.op == "aten::add.Tensor") {
+  switch (opProps(n.op).commutes) {
+  case Commutes::No: return false;
+  case Commutes::Always: return true;
+  case Commutes::UnitAlpha: {
     const Attribute &alpha = n.attr("alpha");
     return alpha.isInt() && alpha.asInt() == 1;
   }
-  return n.op == "aten::mul.Tensor" || n.op == "aten::eq.Tensor" || n.op == "aten::ne.Tensor" ||
-         n.op == "aten::logical_and" || n.op == "aten::logical_or" || n.op == "aten::logical_xor";
+  }
+  return false;
 }
 
 void ValueNumbering::bindInputs(const Graph &g) {
@@ -28,6 +33,8 @@ void ValueNumbering::numberNode(const Node &node) {
   key += "){";
   for (const auto &[name, attr] : node.attrs) key += name + "=" + attr.str() + ";";
   key += "}";
+  // Note [Random calls]: a call that draws random numbers equals no other call.
+  if (isRandomCall(node.op, node.attrs)) key += "@random" + std::to_string(randomCalls_++);
   for (const Value *out : node.outputs) {
     std::string outKey = key + "#" + std::to_string(out->outputIndex) + ":" + out->type.str();
     auto [it, inserted] = table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));
