@@ -189,3 +189,25 @@ TEST_CASE(".pt2: any op reads with the archive's types; unknown and custom ops g
   CHECK(split->outputs.size() == 2);
   CHECK(g.outputs()[0] == split->outputs[1]);
 }
+
+TEST_CASE("shape rules: var_mean (built by normalization without declared types), pieces of split/chunk") {
+  Graph g("g");
+  Value *x = g.addInput("x", TensorType{DType::F32, {4, 8}});
+  OpResolver ops;
+  NodeSpec vm;
+  vm.op = "aten::var_mean.correction";
+  vm.inputs = {x};
+  vm.attrs = {{"dim", std::vector<int64_t>{1}}, {"keepdim", true}};
+  Node *n = buildNode(g, ops, vm);
+  REQUIRE(n->outputs.size() == 2);
+  CHECK(n->outputs[0]->type.str() == "f32[4,1]");
+  CHECK(n->outputs[1]->type.str() == "f32[4,1]");
+  NodeSpec chunk{"aten::chunk", {x}, {{"chunks", int64_t(3)}, {"dim", int64_t(1)}}, {}, {}, {}};
+  Node *c = buildNode(g, ops, chunk);
+  REQUIRE(c->outputs.size() == 3);  // ceil(8 / 3) = 3: pieces 3, 3, 2
+  CHECK(c->outputs[2]->type.str() == "f32[4,2]");
+  NodeSpec four{"aten::chunk", {x}, {{"chunks", int64_t(3)}}, {}, {}, {}};
+  CHECK(buildNode(g, ops, four)->outputs.size() == 2);  // ceil(4 / 3) = 2: pieces 2, 2
+  NodeSpec bad{"aten::split_with_sizes", {x}, {{"split_sizes", std::vector<int64_t>{1, 2}}}, {}, {}, {}};
+  CHECK_THROWS_AS(buildNode(g, ops, bad), InputError);
+}
