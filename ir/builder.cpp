@@ -74,7 +74,6 @@ Node *buildNode(Graph &g, const OpResolver &ops, NodeSpec spec) {
   if (!resolved) fail(op, "unknown op (not in the op registry and not declared)");
   const OpSchema &schema = *resolved->schema;
   if (schema.mutatesInput()) fail(op, "in-place and out= ops are not supported");
-  if (schema.returnsList) fail(op, "ops returning a list of tensors are not supported");
   // Note [Input limits]: every reader and the fusion expansion build nodes here.
   if (g.nodes().size() >= limits().maxNodesPerGraph)
     fail(op, "graph @" + g.name() + " " + limitMessage("max_nodes_per_graph", limits().maxNodesPerGraph));
@@ -123,9 +122,15 @@ Node *buildNode(Graph &g, const OpResolver &ops, NodeSpec spec) {
   std::vector<const TensorType *> inTypes;
   for (Value *v : spec.inputs) inTypes.push_back(v ? &v->type : nullptr);
   ShapeRule rule = resolved->builtin ? lookupOp(op)->rule : ShapeRule::Declared;
-  if (rule == ShapeRule::Declared && spec.declaredTypes.size() != static_cast<size_t>(schema.numReturns))
+  // An op returning a list of tensors (split, unbind) has one output per element;
+  // without a shape rule the input file says how many.
+  if (rule == ShapeRule::Declared && !schema.returnsList &&
+      spec.declaredTypes.size() != static_cast<size_t>(schema.numReturns))
     fail(op, "declares " + std::to_string(spec.declaredTypes.size()) + " result type(s), the schema returns " +
-                 std::to_string(schema.numReturns));
+                 std::to_string(schema.numReturns) +
+                 (spec.declaredTypes.empty() && lookupOp(op) ? " (the op has no shape rule: its result types "
+                                                               "must come from the input file)"
+                                                             : ""));
   std::vector<TensorType> types;
   try {
     types = inferOutputTypes(rule, ShapeQuery{schema, inTypes, attrs, spec.declaredTypes});

@@ -3,6 +3,7 @@
 #include "ir/op_registry.h"
 
 #include <map>
+#include <stdexcept>
 
 namespace torchtv {
 
@@ -171,7 +172,7 @@ const OpEntry kOps[] = {
     // fusions/inductor.tvir defines the composite ones). Declared: the graph file gives the types.
     {R"(aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a))", ShapeRule::SqueezeDim},
     {R"(aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor)", ShapeRule::Same},
-    {R"(aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))", ShapeRule::Declared},
+    {R"(aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))", ShapeRule::VarMean},
     {R"(prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor)", ShapeRule::ToDType},
     {R"(prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor)", ShapeRule::Broadcast},
     {R"(prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor)", ShapeRule::Declared},
@@ -195,19 +196,140 @@ const OpEntry kOps[] = {
     // Semantics: src/sem/attention.cpp.
     {R"(aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor)", ShapeRule::Attention},
     // ---- end of index ops
+    // Ops returning a list of tensors: one node output per piece.
+    {R"(aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[])", ShapeRule::Split},
+    {R"(aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[])", ShapeRule::Split},
+    {R"(aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[])", ShapeRule::Split},
+    {R"(aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[])", ShapeRule::Split},
+    {R"(aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a))", ShapeRule::ExpandAs},
+    {R"(aten::type_as(Tensor self, Tensor other) -> Tensor)", ShapeRule::TypeAs},
+    {R"(aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor)", ShapeRule::ConstantPadNd},
 };
 // clang-format on
+
+// Note [Declared ops]
+// Every functional aten/prims overload LibTorch 1.13 knows (its dispatcher's
+// schema list, written into aten_schemas.inc by scripts/gen_schemas.py) is a
+// known op. One without a hand-written entry above is "declared": its schema
+// is checked (arguments, kinds, defaults) but its result types are not
+// computed, so a reader takes them from the artifact (capture JSON, .pt2,
+// .tvir) and a pass cannot rebuild it. It has no semantics: an uninterpreted
+// function, equal only to an equal call on equal operands (or never, when
+// random). The hand-written schema wins where both exist (some are torch 2.x's).
+constexpr unsigned kSeeded = 1, kBitwiseNondeterministic = 2;
+struct GeneratedEntry {
+  const char *schema;
+  unsigned tags;
+};
+const GeneratedEntry kGenerated[] = {
+#include "ir/aten_schemas.inc"
+};
+
+// Ops whose elements move without arithmetic (Note [Op properties]).
+const std::map<std::string, ElementMap, std::less<>> kElementMaps = {
+    {"aten::detach", ElementMap::Identity},       {"aten::alias", ElementMap::Identity},
+    {"aten::clone", ElementMap::Identity},        {"aten::contiguous", ElementMap::Identity},
+    {"aten::lift_fresh_copy", ElementMap::Identity},
+    {"aten::view", ElementMap::Reshape},          {"aten::reshape", ElementMap::Reshape},
+    {"aten::_unsafe_view", ElementMap::Reshape},  {"aten::_reshape_alias", ElementMap::Reshape},
+    {"aten::expand", ElementMap::Reshape},        {"aten::expand_as", ElementMap::Reshape},
+    {"aten::unsqueeze", ElementMap::Reshape},     {"aten::squeeze", ElementMap::Reshape},
+    {"aten::squeeze.dim", ElementMap::Reshape},   {"aten::squeeze.dims", ElementMap::Reshape},
+    {"aten::permute", ElementMap::Reorder},       {"aten::transpose.int", ElementMap::Reorder},
+    {"aten::t", ElementMap::Reorder},             {"aten::slice.Tensor", ElementMap::Reorder},
+    {"aten::select.int", ElementMap::Reorder},    {"aten::flip", ElementMap::Reorder},
+    {"aten::split.Tensor", ElementMap::Reorder},  {"aten::split_with_sizes", ElementMap::Reorder},
+    {"aten::chunk", ElementMap::Reorder},         {"aten::unbind.int", ElementMap::Reorder},
+};
+
+// Bitwise-commutative ops (Note [Commutative ops] in src/match/value_numbering.h).
+const std::map<std::string, Commutes, std::less<>> kCommuting = {
+    {"aten::add.Tensor", Commutes::UnitAlpha}, {"aten::mul.Tensor", Commutes::Always},
+    {"aten::eq.Tensor", Commutes::Always},     {"aten::ne.Tensor", Commutes::Always},
+    {"aten::logical_and", Commutes::Always},   {"aten::logical_or", Commutes::Always},
+    {"aten::logical_xor", Commutes::Always},
+};
+
+const char *const kMatrixProducts[] = {"aten::mm", "aten::bmm", "aten::matmul", "aten::linear", "aten::addmm",
+                                       "aten::dot"};
+
+// Random ops that are the identity for some arguments (isIdentityCall).
+const char *const kDropouts[] = {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
+                                 "aten::feature_alpha_dropout", "aten::native_dropout"};
+
+// Uninitialized memory: values nobody wrote, not a function of the operands,
+// so they count as random (Note [Random calls]): two such calls never match,
+// and an output reading them is decided only where it does not depend on them
+// (`addmm(empty_like(a), x, y, beta=0)` ignores its first operand).
+const char *const kUninitialized[] = {"aten::empty.memory_format", "aten::empty_like",        "aten::new_empty",
+                                      "aten::empty_strided",       "aten::new_empty_strided", "prims::empty_strided",
+                                      "prims::empty"};
+
+// Random ops by name, for ops the registry does not know (Note [Op properties]).
+bool randomByName(std::string_view op) {
+  if (op.size() > 9 && op.substr(op.size() - 9) == "_backward") return false;
+  for (const char *word : {"rand", "dropout", "bernoulli", "normal", "multinomial", "uniform", "poisson",
+                           "exponential", "geometric", "cauchy"})
+    if (op.find(word) != std::string_view::npos) return true;
+  return false;
+}
 
 struct Registry {
   std::vector<OpInfo> ops;
   std::map<std::string, size_t, std::less<>> byName;
 
-  Registry() {
-    for (const OpEntry &e : kOps) {
-      auto schema = std::make_shared<const OpSchema>(parseSchema(e.schema));
+  // Returns the op's name.
+  std::string add(const char *text, ShapeRule rule, bool generated) {
+    auto schema = std::make_shared<const OpSchema>(parseSchema(text));
+    if (!byName.count(schema->name)) {  // the hand-written entry comes first and wins
       byName.emplace(schema->name, ops.size());
-      ops.push_back(OpInfo{schema, e.rule});
+      ops.push_back(OpInfo{schema, rule, {}, generated});
     }
+    return schema->name;
+  }
+
+  Registry() {
+    for (const OpEntry &e : kOps) add(e.schema, e.rule, false);
+    std::map<std::string, unsigned, std::less<>> tags;
+    for (const GeneratedEntry &e : kGenerated) tags[add(e.schema, ShapeRule::Declared, true)] |= e.tags;
+    ops.shrink_to_fit();
+    for (OpInfo &info : ops) {
+      const std::string &name = info.schema->name;
+      OpProps &p = info.props;
+      if (auto it = kElementMaps.find(name); it != kElementMaps.end()) p.elements = it->second;
+      if (auto it = kCommuting.find(name); it != kCommuting.end()) p.commutes = it->second;
+      for (const char *m : kMatrixProducts) p.matrixProduct = p.matrixProduct || name == m;
+      auto t = tags.find(name);
+      unsigned flags = t == tags.end() ? 0 : t->second;
+      p.random = (flags & kSeeded) != 0 || (t == tags.end() && randomByName(name));
+      for (const char *u : kUninitialized) p.random = p.random || name == u;
+      p.bitwiseNondeterministic = (flags & kBitwiseNondeterministic) != 0;
+      scalarTwin(info);
+    }
+  }
+
+  // `X.Tensor` -> `X.Scalar` when exactly one tensor argument of X.Tensor is a
+  // Scalar of the same name in X.Scalar and every other argument agrees.
+  void scalarTwin(OpInfo &info) const {
+    const std::string &name = info.schema->name;
+    const std::string suffix = ".Tensor";
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      return;
+    std::string alt = name.substr(0, name.size() - suffix.size()) + ".Scalar";
+    auto it = byName.find(alt);
+    if (it == byName.end()) return;
+    const OpSchema &a = *info.schema, &b = *ops[it->second].schema;
+    if (a.args.size() != b.args.size()) return;
+    std::string arg;
+    for (size_t i = 0; i < a.args.size(); ++i) {
+      if (a.args[i].name != b.args[i].name) return;
+      if (a.args[i].kind == b.args[i].kind) continue;
+      if (a.args[i].kind != ArgKind::Tensor || b.args[i].kind != ArgKind::Scalar || !arg.empty()) return;
+      arg = a.args[i].name;
+    }
+    if (arg.empty()) return;
+    info.props.scalarTwin = alt;
+    info.props.scalarArg = arg;
   }
 };
 
@@ -225,5 +347,34 @@ const OpInfo *lookupOp(std::string_view name) {
 }
 
 const std::vector<OpInfo> &allOps() { return registry().ops; }
+
+OpProps opProps(std::string_view name) {
+  if (const OpInfo *info = lookupOp(name)) return info->props;
+  OpProps p;
+  p.random = randomByName(name);
+  return p;
+}
+
+bool isIdentityCall(std::string_view op, const AttributeMap &attrs) {
+  bool dropout = false;
+  for (const char *d : kDropouts) dropout = dropout || op == d;
+  if (!dropout) return false;
+  auto p = attrs.find("p");
+  auto train = attrs.find("train");
+  bool noTraining = train != attrs.end() && train->second.isBool() && !train->second.asBool();
+  bool zeroP = p != attrs.end() && p->second.isScalar() && p->second.asDouble() == 0.0;
+  return noTraining || zeroP;
+}
+
+bool isRandomCall(std::string_view op, const AttributeMap &attrs) {
+  if (opProps(op).random) return !isIdentityCall(op, attrs);
+  auto nonzero = [&](const char *name) {
+    auto it = attrs.find(name);
+    return it != attrs.end() && (!it->second.isScalar() || it->second.asDouble() != 0.0);
+  };
+  auto train = attrs.find("train");
+  bool training = train == attrs.end() || !train->second.isBool() || train->second.asBool();
+  return nonzero("dropout_p") || (nonzero("dropout") && training);
+}
 
 }  // namespace torchtv

@@ -1,5 +1,7 @@
-// The op registry: every op torchtv knows, with its ATen schema and the rule
-// that computes its output types. Adding an op = one line in op_registry.cpp.
+// The op registry: every op torchtv knows, with its ATen schema, the rule that
+// computes its output types, and its properties (Note [Op properties]). Adding
+// a shape rule = one line in op_registry.cpp; every other ATen/prims overload
+// LibTorch knows is generated into ir/aten_schemas.inc (Note [Declared ops]).
 #pragma once
 
 #include <memory>
@@ -56,16 +58,73 @@ enum class ShapeRule {
   Scatter,         // like self; index of self's rank, i64, no longer than self (and src) per dim
   IndexPut,        // like self; index_put(self, indices..., values): values of self's dtype
   Attention,       // query [..., L, E], key [..., S, E], value [..., S, Ev] -> [..., L, Ev]
+  Split,           // split.Tensor/split_with_sizes/chunk/unbind: pieces of input 0 along `dim`
+  ExpandAs,        // dtype of input 0, shape of input 1
+  TypeAs,          // shape of input 0, dtype of input 1
+  ConstantPadNd,   // attr pad: (before, after) pairs from the last dim backwards
+  VarMean,         // (var, mean), each as Reduce
+};
+
+// Note [Op properties]
+// Facts about an op that passes act on, kept as columns of the registry (as
+// MLIR keeps traits on the op) so that every pass reads the same answer:
+//  - elements: how the result's elements come from operand 0's, when they do
+//    without arithmetic. Identity: the operand's values (alias, copy);
+//    Reshape: in row-major order, possibly repeated (view, expand, squeeze: the
+//    same type means the identity); Reorder: other positions (permute, slice,
+//    select, flip). Region widening walks through Reshape and Reorder ops;
+//    constant folding through all three; drop_no_ops removes Identity ops and
+//    Reshape ops of an unchanged type.
+//  - commutes: the operands can be swapped without changing a bit of the result
+//    (Note [Commutative ops] in src/match/value_numbering.h); add only with alpha=1.
+//  - random: results differ from call to call (PyTorch's nondeterministic_seeded
+//    tag), so two calls never match. Some random ops are the identity for some
+//    arguments (dropout with p=0 or train=False: isIdentityCall()).
+//  - scalarTwin: the overload that takes a number where this one takes a tensor
+//    (add.Tensor -> add.Scalar, argument `other`), found from the schemas.
+//  - matrixProduct: mm, bmm, matmul, linear, addmm, dot (the prover's frontiers
+//    stop at or expand them).
+// Which ops' semantics hold bit for bit is not a column: it depends on the call
+// (an alpha, a dtype), so it is one table of its own, ir/bitwise_faithful.h.
+enum class ElementMap { None, Identity, Reshape, Reorder };
+enum class Commutes { No, Always, UnitAlpha };
+
+struct OpProps {
+  ElementMap elements = ElementMap::None;
+  Commutes commutes = Commutes::No;
+  bool random = false;
+  bool bitwiseNondeterministic = false;  // PyTorch's tag (atomic adds on GPU); recorded, CPU is deterministic
+  bool matrixProduct = false;
+  std::string scalarTwin;  // "" when none
+  std::string scalarArg;   // the twin's Scalar argument replacing the tensor one
 };
 
 struct OpInfo {
   std::shared_ptr<const OpSchema> schema;
   ShapeRule rule = ShapeRule::Declared;
+  OpProps props;
+  bool generated = false;  // from ir/aten_schemas.inc only: no shape rule, no hand-written entry
+
+  bool hasShapeRule() const { return rule != ShapeRule::Declared; }
 };
 
-// The built-in op, or nullptr.
+// The known op (hand-written or generated), or nullptr.
 const OpInfo *lookupOp(std::string_view name);
 const std::vector<OpInfo> &allOps();
+
+// Properties of an op by name: the registry's, or for an op it does not know
+// (a custom op, an op newer than the LibTorch in use) conservative ones: random
+// when its name says so (rand, dropout, bernoulli, ...), nothing else.
+OpProps opProps(std::string_view name);
+
+// Whether a node of `op` with these attributes returns operand 0 unchanged
+// although the op is random (dropout with p=0 or train=False; Note [Op properties]).
+bool isIdentityCall(std::string_view op, const AttributeMap &attrs);
+
+// Whether a call draws random numbers: a random op that is not an identity
+// call, or any op with a nonzero `dropout_p` (attention) or a nonzero `dropout`
+// while training (rnn). Two such calls never compute the same values.
+bool isRandomCall(std::string_view op, const AttributeMap &attrs);
 
 // Inputs to a shape rule. `inputs` are the node's tensor operands (nullptr for
 // None); `attrs` holds every non-tensor argument, defaults filled in.

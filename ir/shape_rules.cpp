@@ -354,6 +354,41 @@ TensorType indexPutType(const ShapeQuery &q) {
   return x;
 }
 
+// The sizes of the pieces split/chunk/unbind cut dim `dim` of `in` into
+// (ATen's rules: the last piece of split takes the rest; chunk pieces are
+// ceil(size / chunks) long, so there may be fewer than `chunks`).
+std::vector<int64_t> splitSizes(const ShapeQuery &q, const TensorType &in, int64_t dim) {
+  const std::string &op = q.schema.name;
+  if (!in.shape[dim].isConcrete()) fail(op + " along a symbolic dim");
+  int64_t size = in.shape[dim].size();
+  if (op == "aten::unbind.int") return std::vector<int64_t>(static_cast<size_t>(size), 1);
+  if (op == "aten::split.Tensor" || op == "aten::chunk") {
+    int64_t piece;
+    if (op == "aten::chunk") {
+      int64_t chunks = intAttr(q, "chunks");
+      if (chunks <= 0) fail("chunk expects chunks > 0, got " + std::to_string(chunks));
+      piece = (size + chunks - 1) / chunks;
+      if (piece == 0) return std::vector<int64_t>(static_cast<size_t>(chunks), 0);
+    } else {
+      piece = intAttr(q, "split_size");
+      if (piece < 0 || (piece == 0 && size != 0)) fail("split expects split_size > 0, got " + std::to_string(piece));
+      if (piece == 0) return {0};
+    }
+    std::vector<int64_t> out;
+    for (int64_t at = 0; at < size || out.empty(); at += piece) out.push_back(std::min(piece, size - at));
+    return out;
+  }
+  std::vector<int64_t> sizes = intsAttr(q, "split_sizes");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) fail("split_with_sizes expects sizes >= 0");
+    total += s;
+  }
+  if (total != size) fail("split_with_sizes: the sizes sum to " + std::to_string(total) + ", dim " +
+                          std::to_string(dim) + " has " + std::to_string(size));
+  return sizes;
+}
+
 }  // namespace
 
 std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
@@ -462,6 +497,47 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     const TensorType &in = input(q, 0);
     std::string sizeArg = q.schema.findArg("size") ? "size" : "shape";
     return {{in.dtype, viewShape(in.shape, intsAttr(q, sizeArg))}};
+  }
+  case ShapeRule::Split: {
+    const TensorType &in = input(q, 0);
+    if (in.rank() == 0) fail(op + " of a 0-dim tensor");
+    int64_t d = wrap(intAttr(q, "dim"), in.rank());
+    std::vector<TensorType> out;
+    for (int64_t size : splitSizes(q, in, d)) {
+      TensorType piece = in;
+      if (op == "aten::unbind.int") piece.shape.erase(piece.shape.begin() + d);
+      else piece.shape[d] = size;
+      out.push_back(piece);
+    }
+    return out;
+  }
+  case ShapeRule::ExpandAs: {
+    std::vector<int64_t> size;
+    for (const Dim &d : input(q, 1).shape) {
+      if (!d.isConcrete()) fail("expand_as to a symbolic shape");
+      size.push_back(d.size());
+    }
+    return {{input(q, 0).dtype, expandShape(input(q, 0).shape, size)}};
+  }
+  case ShapeRule::TypeAs:
+    return {{input(q, 1).dtype, input(q, 0).shape}};
+  case ShapeRule::ConstantPadNd: {
+    TensorType out = input(q, 0);
+    std::vector<int64_t> pad = intsAttr(q, "pad");
+    if (pad.size() % 2 || static_cast<int64_t>(pad.size() / 2) > out.rank())
+      fail("constant_pad_nd: pad has " + std::to_string(pad.size()) + " entries for rank " + std::to_string(out.rank()));
+    for (size_t k = 0; k < pad.size() / 2; ++k) {
+      Dim &d = out.shape[out.rank() - 1 - static_cast<int64_t>(k)];
+      if (!d.isConcrete()) fail("constant_pad_nd of a symbolic dim");
+      int64_t size = d.size() + pad[2 * k] + pad[2 * k + 1];
+      if (size < 0) fail("constant_pad_nd: negative result size");
+      d = size;
+    }
+    return {out};
+  }
+  case ShapeRule::VarMean: {
+    std::vector<TensorType> var = inferOutputTypes(ShapeRule::Reduce, q);
+    return {var[0], var[0]};
   }
   case ShapeRule::Expand:
     return {{input(q, 0).dtype, expandShape(input(q, 0).shape, intsAttr(q, "size"))}};

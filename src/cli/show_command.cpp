@@ -22,13 +22,28 @@ struct ShowArgs {
   bool opCoverage = false;
 };
 
+// Whether normalization acts on an op through its registry properties (Note
+// [Op properties]): element moves (drop_no_ops, fold_constants), dropout's
+// identity calls, a scalar twin with shape rules on both sides (unify_overloads).
+bool normalizedByProperties(const OpInfo &op) {
+  const OpProps &p = op.props;
+  if (p.elements != ElementMap::None || isIdentityCall(op.schema->name, {{"p", 0.0}})) return true;
+  const OpInfo *twin = p.scalarTwin.empty() ? nullptr : lookupOp(p.scalarTwin);
+  if (twin && op.hasShapeRule() && twin->hasShapeRule()) return true;
+  for (const OpInfo &other : allOps())  // the Scalar side of such a pair
+    if (other.props.scalarTwin == op.schema->name && other.hasShapeRule() && op.hasShapeRule()) return true;
+  return false;
+}
+
 // One line per registry op: name, whether src/sem gives it semantics (the
-// prover and the evaluator read them), whether LibTorch can replay it. Read by
+// prover and the evaluator read them), whether LibTorch can replay it, whether
+// normalization acts on it through its registry properties. Read by
 // scripts/gen_ops_table.py to fill docs/ops.md.
 int printOpCoverage() {
   for (const OpInfo &op : allOps())
     std::cout << op.schema->name << "\t" << (sem::hasSemantics(op.schema->name) ? "smt" : "-") << "\t"
-              << (canReplay(*op.schema) ? "replay" : "-") << "\n";
+              << (canReplay(*op.schema) ? "replay" : "-") << "\t" << (normalizedByProperties(op) ? "normalize" : "-")
+              << "\n";
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "ir/limits.h"
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
+#include "src/import/import_util.h"
 
 namespace torchtv {
 
@@ -100,22 +101,22 @@ Attribute attributeOf(const json &arg, const Where &w) {
 // make_fx records `var + 1e-5` as aten::add.Tensor(var, 1e-05): a Python number
 // in a Tensor argument. PyTorch treats it as a "wrapped number", which
 // promotes exactly like the Scalar argument of the op's .Scalar overload, so
-// the node is read as that overload (add.Tensor(x, c) -> add.Scalar(x, c)).
-// Where no such overload exists the node is refused rather than guessed.
+// the node is read as that overload (add.Tensor(x, c) -> add.Scalar(x, c)):
+// the registry's scalar twin (Note [Op properties] in ir/op_registry.h).
 // A number in `self` (Inductor writes `1 - x` as aten::sub.Tensor(1, x)) is
 // read as the overload that takes the number second: the mirrored op for sub
 // (rsub.Scalar(x, 1, alpha) = 1 - alpha*x), the same op with its operands
-// swapped for add and mul (IEEE + and * commute bit for bit). Anything else
-// is refused.
-std::string scalarOverload(const std::string &op) {
-  auto dot = op.rfind('.');
-  if (dot == std::string::npos || op.substr(dot) != ".Tensor") return "";
-  return op.substr(0, dot) + ".Scalar";
+// swapped for add and mul (IEEE + and * commute bit for bit). Any other number
+// in a tensor slot (prims::where(c, 0.0, y), prims::div) becomes a 0-dim
+// constant (Note [Numbers in tensor slots] in src/import/import_util.h).
+std::string scalarOverload(const std::string &op, const std::string &arg) {
+  OpProps p = opProps(op);
+  return p.scalarArg == arg ? p.scalarTwin : "";
 }
 
 std::string scalarSelfOverload(const std::string &op) {
   if (op == "aten::sub.Tensor") return "aten::rsub.Scalar";
-  if (op == "aten::add.Tensor" || op == "aten::mul.Tensor") return scalarOverload(op);
+  if (op == "aten::add.Tensor" || op == "aten::mul.Tensor") return scalarOverload(op, "other");
   return "";
 }
 
@@ -127,15 +128,6 @@ std::string outOfPlace(const std::string &op) {
   std::string base = op.substr(0, dot);
   if (base.size() < 2 || base.back() != '_' || base[base.size() - 2] == '_') return op;
   return base.substr(0, base.size() - 1) + (dot == std::string::npos ? "" : op.substr(dot));
-}
-
-// Random ops break the "every op is deterministic" assumption of value
-// numbering: two calls with equal arguments need not agree.
-bool isRandomOp(const std::string &op) {
-  for (const char *word : {"rand", "dropout", "bernoulli", "normal", "multinomial", "uniform",
-                           "poisson", "exponential", "geometric", "cauchy"})
-    if (op.find(word) != std::string::npos) return true;
-  return false;
 }
 
 // Note [Captured fusions]
@@ -210,8 +202,14 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
     NodeSpec spec;
     spec.op = outOfPlace(stringField(n, "op", w));
     w.node += " (" + spec.op + ")";
-    if (isRandomOp(spec.op)) w.fail("random ops cannot be compared (their results differ from call to call)");
-    bool wrapped = false, wrappedSelf = false;
+    // Random ops are read: value numbering never matches them (Note [Random calls]).
+    if (isNoOpCheck(spec.op)) continue;
+    struct Wrapped {
+      size_t operand;
+      std::string name;
+      Attribute value;
+    };
+    std::vector<Wrapped> wrapped;  // numbers in tensor slots, with a placeholder operand
     for (const json &arg : field(n, "args", w)) {
       std::string name = stringField(arg, "name", w);
       if (arg.contains("value")) spec.inputs.push_back(lookup(arg["value"], w));
@@ -227,28 +225,33 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
             spec.inputs.push_back(nullptr);
             continue;
           }
-          wrapped = true;  // a number where the schema wants a tensor
-          if (name == "self") wrappedSelf = true;
+          wrapped.push_back({spec.inputs.size(), name, a});  // a number where the schema wants a tensor
+          spec.inputs.push_back(nullptr);
+          continue;
         }
         spec.attrs[name] = a;
       }
     }
-    if (wrappedSelf) {
-      std::string scalarOp = scalarSelfOverload(spec.op);
+    if (wrapped.size() == 1) {  // Note [Wrapped numbers]: the scalar twin, where there is one
+      const Wrapped &c = wrapped[0];
+      bool self = c.name == "self";
+      std::string scalarOp = self ? scalarSelfOverload(spec.op) : scalarOverload(spec.op, c.name);
       bool unitAlpha = !spec.attrs.count("alpha") || (spec.attrs.at("alpha").isScalar() &&
                                                       spec.attrs.at("alpha").asDouble() == 1.0);
-      if (spec.op == "aten::add.Tensor" && !unitAlpha) scalarOp.clear();  // c + a*x is not x + a*c
-      if (scalarOp.empty() || !ops.resolve(scalarOp) || spec.attrs.count("other") || spec.inputs.size() != 1)
-        w.fail("a plain number is passed as the op's first operand `self`; torchtv reads that only for "
-               "aten::add/sub/mul.Tensor with a tensor `other`");
-      spec.attrs["other"] = spec.attrs.at("self");
-      spec.attrs.erase("self");
-      spec.op = scalarOp;
-    } else if (wrapped) {
-      std::string scalarOp = scalarOverload(spec.op);
-      if (scalarOp.empty() || !ops.resolve(scalarOp))
-        w.fail("a plain number is passed where the op takes a tensor, and the op has no .Scalar overload");
-      spec.op = scalarOp;
+      if (self && spec.op == "aten::add.Tensor" && !unitAlpha) scalarOp.clear();  // c + a*x is not x + a*c
+      if (!scalarOp.empty() && ops.resolve(scalarOp) && (!self || spec.inputs.size() == 2)) {
+        spec.inputs.erase(spec.inputs.begin() + static_cast<std::ptrdiff_t>(c.operand));
+        spec.attrs[self ? "other" : c.name] = c.value;
+        spec.op = scalarOp;
+        wrapped.clear();
+      }
+    }
+    for (const Wrapped &c : wrapped) {
+      try {
+        spec.inputs[c.operand] = wrappedNumberTensor(*g, ops, c.value, spec.inputs, spec.loc);
+      } catch (const InputError &e) {
+        w.fail("argument '" + c.name + "': " + e.message());
+      }
     }
     std::vector<size_t> absent;
     const json &outs = field(n, "outputs", w);

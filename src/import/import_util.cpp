@@ -21,6 +21,19 @@ Value *addConstantTensor(Graph &g, const OpResolver &ops, const TensorType &type
   return buildNode(g, ops, std::move(spec))->output();
 }
 
+Value *wrappedNumberTensor(Graph &g, const OpResolver &ops, const Attribute &number,
+                           const std::vector<Value *> &operands, const SourceLoc &loc) {
+  if (!number.isScalar()) throw InputError("argument " + number.str() + " is given where the op takes a tensor");
+  if (number.isBool()) return addConstantTensor(g, ops, {DType::Bool, {}}, std::vector<int64_t>{number.asBool()}, "c", loc);
+  if (number.isInt()) return addConstantTensor(g, ops, {DType::I64, {}}, std::vector<int64_t>{number.asInt()}, "c", loc);
+  bool floatingOperand = false;
+  for (const Value *v : operands) floatingOperand = floatingOperand || (v && isFloating(v->type.dtype));
+  return addConstantTensor(g, ops, {floatingOperand ? DType::F64 : DType::F32, {}}, std::vector<double>{number.asFloat()},
+                           "c", loc);
+}
+
+bool isNoOpCheck(const std::string &op) { return op == "aten::_assert_tensor_metadata"; }
+
 InputError nodeError(const std::string &path, const std::string &op, const SourceLoc &loc,
                      const std::string &message) {
   std::string where = loc.known() ? " at " + loc.str() : "";

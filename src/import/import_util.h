@@ -19,6 +19,26 @@ constexpr int64_t kMaxConstantElements = 4096;
 Value *addConstantTensor(Graph &g, const OpResolver &ops, const TensorType &type, Attribute data,
                          const std::string &name, const SourceLoc &loc);
 
+// Note [Numbers in tensor slots]
+// A graph may pass a Python number where the schema takes a tensor
+// (`prims::where(c, 0.0, y)`, `aten::add.Tensor(x, 1e-06)`). ATen wraps the
+// number into a 0-dim "wrapped number" tensor: f64 for a float, i64 for an
+// int, bool for a bool, which promotes like a Scalar argument. Readers take
+// the op's scalar twin where it has one (add.Tensor -> add.Scalar, Note
+// [Wrapped numbers]), and otherwise this: a 0-dim constant of the wrapped
+// number's dtype, except that a float among only integral or bool tensor
+// operands is f32 (the default dtype a wrapped float promotes to; an f64
+// 0-dim tensor would make the result f64). Values are the wrapped number's.
+// Where every tensor operand is 0-dim, a real 0-dim tensor promotes unlike a
+// wrapped number; the types the artifact declares then disagree with the
+// shape rule, and the node is refused with both types named.
+Value *wrappedNumberTensor(Graph &g, const OpResolver &ops, const Attribute &number,
+                           const std::vector<Value *> &operands, const SourceLoc &loc);
+
+// Whether a node only checks its operands and returns nothing (torch.export's
+// aten::_assert_tensor_metadata before each cast): readers drop it.
+bool isNoOpCheck(const std::string &op);
+
 // An InputError about one node of a foreign graph: "<op> at <loc>: <message>".
 InputError nodeError(const std::string &path, const std::string &op, const SourceLoc &loc,
                      const std::string &message);

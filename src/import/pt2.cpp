@@ -32,6 +32,7 @@ public:
     for (const auto &[name, meta] : field(graph, "tensor_values").items()) metas_[name] = tensorMeta(meta, name);
     if (!a_.constantsConfigJson.empty()) constants_ = parse(a_.constantsConfigJson, "model_constants_config.json");
     bindInputs(field(graph, "inputs"), field(sig, "input_specs"), inputs);
+    declareArtifactSchemas(field(graph, "nodes"));
     for (const json &node : field(graph, "nodes")) importNode(node);
     bindOutputs(field(graph, "outputs"), field(sig, "output_specs"));
   }
@@ -224,26 +225,108 @@ private:
     return SourceLoc{trace.substr(at + 6, fileEnd - at - 6), std::atoi(trace.c_str() + line + 7)};
   }
 
-  // Note [Wrapped numbers]
-  // torch.export records `x + 1e-06` as aten.add.Tensor with a float in the
-  // tensor slot `other`: ATen wraps the number into a "wrapped number" tensor,
-  // which promotes exactly like a Scalar argument. The .Scalar overload (what
-  // TorchScript records) means the same, so such a node is read as that overload.
-  std::string scalarOverload(const std::string &op, const json &named, const OpInfo &info) const {
-    for (const ArgSpec &a : info.schema->args) {
-      if (a.kind != ArgKind::Tensor || !named.contains(a.name)) continue;
-      std::string tag = tagOf(named.at(a.name)).first;
-      if (tag != "as_int" && tag != "as_float" && tag != "as_bool") continue;
-      size_t dot = op.rfind('.');
-      std::string alt = (dot == std::string::npos ? op : op.substr(0, dot)) + ".Scalar";
-      const OpInfo *altInfo = lookupOp(alt);
-      const ArgSpec *altArg = altInfo ? altInfo->schema->findArg(a.name) : nullptr;
-      if (!altArg || altArg->kind != ArgKind::Scalar)
-        throw InputError("a number is given for tensor argument '" + a.name + "', and there is no " + alt +
-                         " overload to read it as");
-      return alt;
+  // "torch.ops.aten.add.Tensor" -> "aten::add.Tensor".
+  static std::string opNameOf(const std::string &target) {
+    const std::string prefix = "torch.ops.";
+    size_t first = target.find('.', prefix.size()), last = target.rfind('.');
+    if (target.rfind(prefix, 0) != 0 || first == std::string::npos || first == last)
+      throw InputError("target is not an ATen-style operator (torch.ops.NS.OP.OVERLOAD)");
+    return canonicalOpName(target.substr(prefix.size(), first - prefix.size()) + "::" +
+                               target.substr(first + 1, last - first - 1),
+                           target.substr(last + 1));
+  }
+
+  // The schema type an argument's encoding implies ("" for None: any type).
+  static std::string typeOfTag(const std::string &tag) {
+    static const std::map<std::string, std::string> types = {
+        {"as_tensor", "Tensor"},       {"as_optional_tensor", "Tensor?"}, {"as_tensors", "Tensor[]"},
+        {"as_optional_tensors", "Tensor?[]"}, {"as_int", "int"},          {"as_sym_int", "SymInt"},
+        {"as_float", "float"},         {"as_bool", "bool"},               {"as_string", "str"},
+        {"as_ints", "int[]"},          {"as_sym_ints", "SymInt[]"},       {"as_floats", "float[]"},
+        {"as_bools", "bool[]"},        {"as_scalar_type", "ScalarType"},  {"as_device", "Device"},
+        {"as_memory_format", "MemoryFormat"}, {"as_layout", "Layout"},    {"as_none", ""}};
+    auto it = types.find(tag);
+    if (it == types.end()) throw InputError("an argument encoded as '" + tag + "', which torchtv does not read");
+    return it->second;
+  }
+
+  // Note [Schemas from the artifact]
+  // An op the registry does not know (newer than LibTorch 1.13, or a custom
+  // `ns::op`) gets a schema spelled from its calls in the archive: the
+  // arguments by name in the order first seen, each of the type its encoding
+  // implies (optional where some call passes None or omits it; a tensor slot
+  // where every call passes None), the results as the calls return them (a
+  // list when they return one). Result types come from tensor_values. Such an
+  // op is uninterpreted, or expanded by a user fusion of that name.
+  void declareArtifactSchemas(const json &nodes) {
+    struct Arg {
+      std::string type;
+      size_t seen = 0;
+      bool none = false;
+    };
+    struct Spelled {
+      std::vector<std::string> order;
+      std::map<std::string, Arg> args;
+      size_t calls = 0, returns = 0;
+      bool list = false;
+      SourceLoc loc;
+    };
+    std::map<std::string, Spelled> unknown;
+    for (const json &node : nodes) {
+      std::string op;
+      try {
+        op = opNameOf(field(node, "target").get<std::string>());
+      } catch (const InputError &) {
+        continue;  // importNode reports it
+      }
+      if (isNoOpCheck(op) || ops_.resolve(op)) continue;
+      Spelled &s = unknown[op];
+      if (!s.calls++) s.loc = locOf(node);
+      try {
+        for (const json &in : field(node, "inputs")) {
+          std::string name = field(in, "name").get<std::string>();
+          auto [tag, v] = tagOf(field(in, "arg"));
+          if (!s.args.count(name)) s.order.push_back(name);
+          Arg &a = s.args[name];
+          ++a.seen;
+          std::string type = typeOfTag(tag);
+          if (tag == "as_optional_tensor" && tagOf(*v).first == "as_none") type.clear();
+          if (type.empty()) a.none = true;
+          else if (a.type.empty() || a.type == type) a.type = type;
+          else throw InputError("argument '" + name + "' is " + a.type + " in one call and " + type + " in another");
+        }
+        const json &outs = field(node, "outputs");
+        bool list = outs.size() == 1 && tagOf(outs[0]).first == "as_tensors";
+        if (s.calls > 1 && (list != s.list || (!list && outs.size() != s.returns)))
+          throw InputError("calls return different numbers of results");
+        s.list = list;
+        s.returns = outs.size();
+      } catch (const InputError &e) {
+        throw nodeError(a_.path, op, locOf(node), e.message());
+      }
     }
-    return op;
+    for (const auto &[op, s] : unknown) {
+      std::string text = op + "(";
+      for (size_t i = 0; i < s.order.size(); ++i) {
+        const Arg &a = s.args.at(s.order[i]);
+        std::string type = a.type.empty() ? "Tensor?" : a.type;
+        bool optional = a.none || a.seen < s.calls;
+        if (optional && type.back() != '?') type += "?";
+        text += (i ? ", " : "") + type + " " + s.order[i] + (optional ? "=None" : "");
+      }
+      text += ") -> ";
+      if (s.list) text += "Tensor[]";
+      else {
+        text += "(";
+        for (size_t i = 0; i < s.returns; ++i) text += i ? ", Tensor" : "Tensor";
+        text += ")";
+      }
+      try {
+        ops_.declare(std::make_shared<const OpSchema>(parseSchema(text)));
+      } catch (const InputError &e) {
+        throw nodeError(a_.path, op, s.loc, "cannot spell a schema from its calls: " + e.message());
+      }
+    }
   }
 
   void importNode(const json &node) {
@@ -251,50 +334,71 @@ private:
     SourceLoc loc = locOf(node);
     std::string op = target;
     try {
-      const std::string prefix = "torch.ops.";
-      size_t first = target.find('.', prefix.size()), last = target.rfind('.');
-      if (target.rfind(prefix, 0) != 0 || first == std::string::npos || first == last)
-        throw InputError("target is not an ATen-style operator (torch.ops.NS.OP.OVERLOAD)");
-      op = canonicalOpName(target.substr(prefix.size(), first - prefix.size()) + "::" +
-                               target.substr(first + 1, last - first - 1),
-                           target.substr(last + 1));
-      const OpInfo *info = lookupOp(op);
-      if (!info) throw InputError("op '" + op + "' is not in torchtv's op registry");
+      op = opNameOf(target);
+      if (isNoOpCheck(op)) return;
+      auto resolved = ops_.resolve(op);
+      if (!resolved) throw InputError("op '" + op + "' is not in torchtv's op registry");
       json named = json::object();
       for (const json &in : field(node, "inputs")) named[field(in, "name").get<std::string>()] = field(in, "arg");
-      op = scalarOverload(op, named, *info);
-      info = lookupOp(op);
+      const OpSchema *schema = resolved->schema.get();
+      // Note [Wrapped numbers] (src/import/capture_json.cpp): a number in the
+      // tensor slot of the op's scalar twin makes the node that twin.
+      OpProps props = opProps(op);
+      if (!props.scalarTwin.empty() && named.contains(props.scalarArg) && isNumberArg(named.at(props.scalarArg))) {
+        op = props.scalarTwin;
+        schema = lookupOp(op)->schema.get();
+      }
       NodeSpec spec;
       spec.op = op;
       spec.loc = loc;
-      for (const ArgSpec &a : info->schema->args) {
+      std::vector<std::pair<size_t, Attribute>> numbers;  // operand position, the number
+      for (const ArgSpec &a : schema->args) {
         if (!named.contains(a.name)) {
           if (a.kind == ArgKind::Tensor) spec.inputs.push_back(nullptr);
           continue;
         }
         const json &arg = named.at(a.name);
-        if (a.kind == ArgKind::Tensor) spec.inputs.push_back(tensorArg(arg));
-        else if (a.kind == ArgKind::TensorList) {
+        if (a.kind == ArgKind::Tensor && isNumberArg(arg)) {
+          // Note [Numbers in tensor slots] (src/import/import_util.h); the
+          // constant is made once the other operands are known.
+          numbers.emplace_back(spec.inputs.size(), attributeOf(arg, a.name));
+          spec.inputs.push_back(nullptr);
+        } else if (a.kind == ArgKind::Tensor) {
+          spec.inputs.push_back(tensorArg(arg));
+        } else if (a.kind == ArgKind::TensorList) {
           auto [tag, list] = tagOf(arg);
-          if (tag != "as_tensors") throw InputError("argument '" + a.name + "' is " + arg.dump());
-          for (const json &t : *list) spec.inputs.push_back(valueOf(field(t, "name").get<std::string>()));
+          if (tag != "as_tensors" && tag != "as_optional_tensors")
+            throw InputError("argument '" + a.name + "' is " + arg.dump());
+          for (const json &t : *list)
+            spec.inputs.push_back(tag == "as_tensors" ? valueOf(field(t, "name").get<std::string>()) : tensorArg(t));
         } else {
           spec.attrs[a.name] = attributeOf(arg, a.name);
         }
         named.erase(a.name);
       }
       if (!named.empty()) throw InputError("unknown argument '" + named.begin().key() + "'");
+      for (const auto &[operand, number] : numbers) spec.inputs[operand] = wrappedNumberTensor(g_, ops_, number, spec.inputs, loc);
       std::vector<std::string> outNames;
       for (const json &out : field(node, "outputs")) {
-        outNames.push_back(tensorName(out));
-        spec.outputNames.push_back(g_.freshName(valueNameHint(outNames.back())));
-        spec.declaredTypes.push_back(metaOf(outNames.back()));
+        auto [tag, list] = tagOf(out);
+        if (tag == "as_tensors")  // a list of tensors: one output per element
+          for (const json &t : *list) outNames.push_back(field(t, "name").get<std::string>());
+        else outNames.push_back(tensorName(out));
+      }
+      for (const std::string &name : outNames) {
+        spec.outputNames.push_back(g_.freshName(valueNameHint(name)));
+        spec.declaredTypes.push_back(metaOf(name));
       }
       Node *n = buildNode(g_, ops_, spec);
       for (size_t i = 0; i < outNames.size(); ++i) values_[outNames[i]] = n->outputs.at(i);
     } catch (const InputError &e) {
       throw nodeError(a_.path, op, loc, e.message());
     }
+  }
+
+  bool isNumberArg(const json &arg) const {
+    std::string tag = tagOf(arg).first;
+    return tag == "as_int" || tag == "as_float" || tag == "as_bool";
   }
 
   Value *valueOf(const std::string &name) const {

@@ -2,30 +2,18 @@
 
 #include <algorithm>
 
+#include "ir/op_registry.h"
+
 namespace torchtv {
 
 bool isBitwiseCommutative(const Node &n) {
-  if (n.op == "aten::add.Tensor") {
+  switch (opProps(n.op).commutes) {
+  case Commutes::No: return false;
+  case Commutes::Always: return true;
+  case Commutes::UnitAlpha: {
     const Attribute &alpha = n.attr("alpha");
     return alpha.isInt() && alpha.asInt() == 1;
   }
-  return n.op == "aten::mul.Tensor" || n.op == "aten::eq.Tensor" || n.op == "aten::ne.Tensor" ||
-         n.op == "aten::logical_and" || n.op == "aten::logical_or" || n.op == "aten::logical_xor";
-}
-
-bool producesUnspecifiedValues(const Node &n) {
-  static const char *const kOps[] = {
-      "aten::empty.memory_format", "aten::empty_like", "aten::new_empty", "aten::empty_strided",
-      "aten::new_empty_strided", "aten::rand", "aten::rand_like", "aten::randn", "aten::randn_like",
-      "aten::randint", "aten::randint_like", "aten::bernoulli", "aten::bernoulli.p", "aten::normal.Tensor_float",
-      "aten::uniform", "aten::multinomial", "aten::randperm", "prims::empty_strided"};
-  for (const char *op : kOps)
-    if (n.op == op) return true;
-  if (n.op == "aten::native_dropout" || n.op == "aten::dropout") {
-    auto train = n.attrs.find("train"), p = n.attrs.find("p");
-    bool identity = (train != n.attrs.end() && train->second.isBool() && !train->second.asBool()) ||
-                    (p != n.attrs.end() && p->second.isScalar() && p->second.asDouble() == 0.0);
-    return !identity;
   }
   return false;
 }
@@ -45,7 +33,8 @@ void ValueNumbering::numberNode(const Node &node) {
   key += "){";
   for (const auto &[name, attr] : node.attrs) key += name + "=" + attr.str() + ";";
   key += "}";
-  if (producesUnspecifiedValues(node)) key += "@" + std::to_string(table_.size());  // never equal
+  // Note [Random calls]: a call that draws random numbers equals no other call.
+  if (isRandomCall(node.op, node.attrs)) key += "@random" + std::to_string(randomCalls_++);
   for (const Value *out : node.outputs) {
     std::string outKey = key + "#" + std::to_string(out->outputIndex) + ":" + out->type.str();
     auto [it, inserted] = table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));

@@ -5,7 +5,7 @@
 // the production graph get the same number. A node's outputs are numbered by
 // the key (op, attributes, result type, operand numbers, output index); equal
 // keys get equal numbers, so two values with the same number compute the same
-// function of the inputs, bit for bit, provided every op is deterministic.
+// function of the inputs, bit for bit, for deterministic ops (Note [Random calls]).
 // Operands of bitwise-commutative ops are sorted first (Note [Commutative ops]).
 // Nodes that no output depends on never matter (dead code is ignored), and
 // repeated computations share a number (common subexpressions).
@@ -40,16 +40,16 @@ private:
   std::unordered_map<std::string, int> table_;
   std::unordered_map<const Value *, int> numbers_;
   size_t numInputs_ = 0;
+  size_t randomCalls_ = 0;
 };
 
-// Note [Unspecified values]
-// Uninitialized memory (empty, empty_like, new_empty, empty_strided) holds
-// values nobody wrote, and random ops (rand, randn, bernoulli, dropout in
-// training) draw new ones each call: two such calls are never equal, even with
-// equal operands. Value numbering gives each result a number of its own and
-// CSE never merges them, so an output that reads them is decided only where it
-// does not depend on them (`addmm(empty_like(a), x, y, beta=0)`).
-bool producesUnspecifiedValues(const Node &n);
+// Note [Random calls]
+// Value numbering equates calls by their op, arguments and operands, which is
+// right only for deterministic ops. A call that draws random numbers
+// (isRandomCall in ir/op_registry.h: rand, bernoulli, dropout with p > 0 in
+// training, ..., and reads of uninitialized memory such as empty_like) gets a number of its own, so it matches nothing, not even an
+// identical call; common-subexpression elimination skips it for the same
+// reason. Dropout with p=0 or train=False is the identity (drop_no_ops).
 
 // Note [Commutative ops]
 // Ops whose operands can be swapped without changing a single bit of the

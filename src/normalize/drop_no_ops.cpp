@@ -1,26 +1,21 @@
 #include <set>
 
+#include "ir/op_registry.h"
 #include "src/normalize/passes.h"
 
 namespace torchtv {
 
 namespace {
 
-// Ops that return their operand's values unchanged (aliases and copies).
-const std::set<std::string> kAlwaysNoOp = {
-    "aten::detach", "aten::alias", "aten::clone", "aten::contiguous", "aten::lift_fresh_copy",
-};
-
-// Ops that are the identity when the result has the operand's type. For these
-// equal types imply equal element order: a view/reshape of an equal shape, an
-// expand to the same shape, a cast to the same dtype, a squeeze that squeezes
-// nothing, a slice with step 1 that keeps the whole dim, a cat of one tensor,
-// a _reshape_alias (a reshape, Note [_reshape_alias is a reshape] in
-// src/sem/layout.cpp) to the same shape.
+// Identity ops (aliases and copies: Note [Op properties] in ir/op_registry.h)
+// return their operand's values unchanged. Reshape ops (a view/reshape of an
+// equal shape, an expand to the same shape, a squeeze that squeezes nothing, a
+// _reshape_alias: Note [_reshape_alias is a reshape] in src/sem/layout.cpp)
+// are the identity when the result has the operand's type: equal types imply
+// equal element order. So are these casts to the same dtype and a cat of one
+// tensor.
 const std::set<std::string> kNoOpWhenSameType = {
-    "aten::view",    "aten::reshape", "aten::_unsafe_view", "aten::_reshape_alias", "aten::expand", "aten::to.dtype",
-    "aten::squeeze", "aten::squeeze.dim", "aten::squeeze.dims", "aten::cat", "aten::t",
-    "prims::convert_element_type",
+    "aten::to.dtype", "aten::type_as", "aten::cat", "prims::convert_element_type",
 };
 
 bool isStrided(const Node &n) {
@@ -38,10 +33,15 @@ bool identityPermutation(const Node &n) {
 }
 
 bool isNoOp(const Node &n) {
-  if (n.outputs.size() != 1 || n.inputs.empty() || !n.inputs[0]) return false;
+  if (n.outputs.empty() || n.inputs.empty() || !n.inputs[0]) return false;
   const Value *in = n.inputs[0], *out = n.outputs[0];
   if (in->type != out->type) return false;
-  if (kAlwaysNoOp.count(n.op)) return true;
+  // Dropout with p=0 or train=False: native_dropout's mask (output 1) is
+  // then all true, the other output the operand.
+  if (isIdentityCall(n.op, n.attrs)) return true;
+  if (n.outputs.size() != 1) return false;
+  ElementMap elements = opProps(n.op).elements;
+  if (elements == ElementMap::Identity || elements == ElementMap::Reshape) return true;
   if (n.op == "aten::cat") return n.inputs.size() == 1;
   if (n.op == "aten::t") return in->type.rank() < 2;
   if (kNoOpWhenSameType.count(n.op)) return true;
@@ -56,12 +56,24 @@ bool isNoOp(const Node &n) {
   return false;
 }
 
+// native_dropout's mask when it keeps everything: a bool tensor of ones.
+bool allTrueMask(Rewriter &rw, const Node &n) {
+  const Value *mask = n.outputs[1];
+  if (mask->type.dtype != DType::Bool || mask->type.shape != n.inputs[0]->type.shape) return false;
+  NodeSpec spec{"aten::ones_like", {n.inputs[0]}, {{"dtype", DType::Bool}}, {}, {}, n.loc};
+  Node *ones = rw.build(spec, rw.anyOutputReal(n));
+  if (ones->outputs[0]->type != mask->type) return false;
+  rw.replace(n.outputs[1], ones->outputs[0]);
+  return true;
+}
+
 }  // namespace
 
 bool dropNoOps(Rewriter &rw) {
   bool changed = false;
   for (Node *n : rw.snapshot()) {
     if (rw.isReplaced(n) || !isNoOp(*n)) continue;
+    if (n->outputs.size() == 2 && !allTrueMask(rw, *n)) continue;
     rw.replace(n->outputs[0], n->inputs[0]);
     rw.markReplaced(n);
     changed = true;

@@ -1,20 +1,20 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/op_registry.h"
 #include "src/match/value_numbering.h"
 #include "src/normalize/passes.h"
 
 namespace torchtv {
 
 // Two nodes with the same op, attributes and operands compute the same values
-// (every op that defines its values is deterministic, the assumption the
-// verdict states; Note [Unspecified values] for the others). Operands of
+// unless the op is random (Note [Random calls]). Operands of
 // bitwise-commutative ops are compared as a set (Note [Commutative ops]).
 bool eliminateCommonSubexpressions(Rewriter &rw) {
   std::unordered_map<std::string, Node *> seen;
   bool changed = false;
   for (Node *n : rw.snapshot()) {
-    if (producesUnspecifiedValues(*n)) continue;  // Note [Unspecified values]
+    if (isRandomCall(n->op, n->attrs)) continue;
     std::vector<int> operands;
     for (const Value *v : n->inputs) operands.push_back(v ? v->id : -1);
     if (isBitwiseCommutative(*n)) std::sort(operands.begin(), operands.end());

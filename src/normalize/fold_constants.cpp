@@ -1,5 +1,6 @@
 #include <set>
 
+#include "ir/op_registry.h"
 #include "src/normalize/passes.h"
 #include "src/normalize/scalar_values.h"
 
@@ -8,13 +9,9 @@ namespace torchtv {
 namespace {
 
 // Ops whose result, for a constant operand filled with one value, is that
-// value filled into the result's shape (they only move or repeat elements).
-const std::set<std::string> kShapeOps = {
-    "aten::expand",    "aten::view",         "aten::reshape",     "aten::_unsafe_view",
-    "aten::unsqueeze", "aten::squeeze",      "aten::squeeze.dim", "aten::permute",
-    "aten::transpose.int", "aten::t",        "aten::clone",       "aten::slice.Tensor",
-    "aten::select.int", "aten::flip",        "aten::contiguous",  "aten::detach",
-};
+// value filled into the result's shape: they only move or repeat elements
+// (Note [Op properties] in ir/op_registry.h).
+bool movesElementsOnly(const std::string &op) { return opProps(op).elements != ElementMap::None; }
 
 // The single value a node's output is filled with, if it is a constant fill.
 std::optional<double> fillValue(const Node &n) {
@@ -85,7 +82,7 @@ bool foldConstants(Rewriter &rw) {
       continue;  // uninitialized: never a constant
     } else if (auto own = fillValue(*n)) {
       v = own;
-    } else if (kShapeOps.count(n->op) && n->inputs[0] && n->inputs[0]->producer &&
+    } else if (movesElementsOnly(n->op) && n->inputs[0] && n->inputs[0]->producer &&
                isCanonicalFull(*n->inputs[0]->producer)) {
       v = n->inputs[0]->producer->attr("fill_value").asDouble();
       real = real || rw.isReal(n->inputs[0]);

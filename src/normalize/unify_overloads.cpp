@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -20,26 +21,22 @@ namespace {
 //  - the constant's value is exact in the result's dtype, so converting it
 //    first to the tensor dtype and then to the compute type, or directly to
 //    the compute type, gives the same number.
-// pow is left out: pow.Tensor_Scalar has its own kernel (x*x for exponent 2).
+// The pairs are the registry's scalar twins (Note [Op properties] in
+// ir/op_registry.h) where both overloads have a shape rule (a pass rebuilds
+// the node; the others' types come only from the input file). pow is not one:
+// pow.Tensor_Tensor's twin would be pow.Tensor_Scalar, which has its own
+// kernel (x*x for exponent 2).
 struct ScalarForm {
-  const char *op;
-  const char *arg;  // the Scalar argument replacing operand 1
+  std::string op;
+  std::string arg;  // the Scalar argument replacing the tensor operand
 };
-const std::map<std::string, ScalarForm> kScalarForms = {
-    {"aten::add.Tensor", {"aten::add.Scalar", "other"}},
-    {"aten::sub.Tensor", {"aten::sub.Scalar", "other"}},
-    {"aten::mul.Tensor", {"aten::mul.Scalar", "other"}},
-    {"aten::div.Tensor", {"aten::div.Scalar", "other"}},
-    {"aten::rsub.Tensor", {"aten::rsub.Scalar", "other"}},
-    {"aten::remainder.Tensor", {"aten::remainder.Scalar", "other"}},
-    {"aten::eq.Tensor", {"aten::eq.Scalar", "other"}},
-    {"aten::ne.Tensor", {"aten::ne.Scalar", "other"}},
-    {"aten::lt.Tensor", {"aten::lt.Scalar", "other"}},
-    {"aten::le.Tensor", {"aten::le.Scalar", "other"}},
-    {"aten::gt.Tensor", {"aten::gt.Scalar", "other"}},
-    {"aten::ge.Tensor", {"aten::ge.Scalar", "other"}},
-    {"aten::masked_fill.Tensor", {"aten::masked_fill.Scalar", "value"}},
-};
+std::optional<ScalarForm> scalarForm(const std::string &op) {
+  const OpInfo *info = lookupOp(op);
+  if (!info || !info->hasShapeRule() || info->props.scalarTwin.empty()) return std::nullopt;
+  const OpInfo *twin = lookupOp(info->props.scalarTwin);
+  if (!twin || !twin->hasShapeRule()) return std::nullopt;
+  return ScalarForm{info->props.scalarTwin, info->props.scalarArg};
+}
 
 std::optional<double> zeroDimConstant(const Value *v) {
   if (!v || v->type.rank() != 0 || !v->producer || v->producer->op != "aten::full") return std::nullopt;
@@ -49,10 +46,16 @@ std::optional<double> zeroDimConstant(const Value *v) {
 }
 
 bool tensorToScalar(Rewriter &rw, Node *n) {
-  auto form = kScalarForms.find(n->op);
-  if (form == kScalarForms.end() || n->inputs.size() < 2) return false;
+  auto form = scalarForm(n->op);
+  if (!form || n->inputs.size() < 2) return false;
   size_t constIdx = 1;
-  if (n->op == "aten::masked_fill.Tensor") constIdx = 2;
+  if (form->arg != "other") {
+    const std::vector<const ArgSpec *> args = n->schema->tensorArgs();
+    constIdx = static_cast<size_t>(std::find_if(args.begin(), args.end(), [&](const ArgSpec *a) {
+                                     return a->name == form->arg;
+                                   }) - args.begin());
+    if (constIdx >= n->inputs.size()) return false;
+  }
   auto c = zeroDimConstant(n->inputs[constIdx]);
   if (!c && isBitwiseCommutative(*n) && zeroDimConstant(n->inputs[0])) {
     c = zeroDimConstant(n->inputs[0]);
@@ -66,11 +69,11 @@ bool tensorToScalar(Rewriter &rw, Node *n) {
   auto scalar = scalarFor(*c, self->type.dtype);
   if (!scalar || !exactIn(*c, valueType) || self->type.dtype == DType::Bool) return false;
   NodeSpec spec;
-  spec.op = form->second.op;
+  spec.op = form->op;
   for (size_t i = 0; i < n->inputs.size(); ++i)
-    if (i != constIdx && (n->op != "aten::masked_fill.Tensor" || i < 2)) spec.inputs.push_back(n->inputs[i]);
+    if (i != constIdx) spec.inputs.push_back(n->inputs[i]);
   spec.attrs = n->attrs;
-  spec.attrs[form->second.arg] = *scalar;
+  spec.attrs[form->arg] = *scalar;
   spec.loc = n->loc;
   bool real = rw.anyOutputReal(*n) || rw.isReal(n->inputs[constIdx]);
   Node *s = rw.build(spec, real);
@@ -84,7 +87,8 @@ bool tensorToScalar(Rewriter &rw, Node *n) {
 // 2^24 the conversion is exact in every compute type. `alpha` is left alone:
 // value numbering treats add with alpha=1 (an int) as commutative.
 bool intScalarsToFloat(Rewriter &rw, Node *n) {
-  if (!lookupOp(n->op) || n->inputs.empty() || !n->inputs[0] || !isFloating(n->inputs[0]->type.dtype))
+  const OpInfo *info = lookupOp(n->op);
+  if (!info || !info->hasShapeRule() || n->inputs.empty() || !n->inputs[0] || !isFloating(n->inputs[0]->type.dtype))
     return false;
   for (const Value *v : n->inputs)
     if (v && !isFloating(v->type.dtype)) return false;

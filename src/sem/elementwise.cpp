@@ -176,7 +176,8 @@ void addElementwise(HandlerTable &t) {
     return e.tc.make(TOp::Mul, {e.operand(0, d), omy2}, d);
   };
   for (const char *name : {"aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy",
-                           "aten::contiguous", "aten::_to_copy", "aten::to.dtype", "prims::convert_element_type"})
+                           "aten::contiguous", "aten::_to_copy", "aten::to.dtype", "prims::convert_element_type",
+                           "aten::type_as"})
     t[name] = identity;
   t["aten::ones_like"] = [](OpEnv &e) { return fillLike(e, 1); };
   t["aten::zeros_like"] = [](OpEnv &e) { return fillLike(e, 0); };

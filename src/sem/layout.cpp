@@ -94,6 +94,7 @@ void addLayout(HandlerTable &t) {
   t["aten::_unsafe_view"] = view;
   t["aten::_reshape_alias"] = reshapeAlias;
   t["aten::expand"] = [](OpEnv &e) { return e.operand(0, e.outType().dtype); };
+  t["aten::expand_as"] = [](OpEnv &e) { return e.operand(0, e.outType().dtype); };
   t["aten::permute"] = [](OpEnv &e) {
     std::vector<int64_t> perm;
     for (int64_t d : e.node.attr("dims").asInts()) perm.push_back(wrapped(e, d, e.outType().rank()));
@@ -221,6 +222,53 @@ void addLayout(HandlerTable &t) {
       TermPtr part = e.operandAt(static_cast<int>(k), idx, dt);
       if (!result) result = part;
       else result = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, e.index[d], IndexExpr::constant(static_cast<int64_t>(k))), part, result);
+    }
+    return result;
+  };
+  // Piece `output` of a split: operand 0 read `offset` further along dim, the
+  // offset being the sizes of the pieces before it (the node's output types).
+  auto piece = [](OpEnv &e) {
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), e.outType().rank());
+    int64_t offset = 0;
+    for (int k = 0; k < e.output; ++k) {
+      const Dim &s = e.node.outputs[k]->type.shape.at(d);
+      if (!s.isConcrete()) e.unsupported("split along a symbolic dim");
+      offset += s.size();
+    }
+    std::vector<IndexExpr> idx = e.index;
+    idx[d] = e.index[d] + offset;
+    return passThrough(e, idx);
+  };
+  for (const char *name : {"aten::split.Tensor", "aten::split_with_sizes", "aten::chunk"}) t[name] = piece;
+  t["aten::unbind.int"] = [](OpEnv &e) {
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), e.inType(0).rank());
+    std::vector<IndexExpr> idx = e.index;
+    idx.insert(idx.begin() + d, IndexExpr::constant(e.output));
+    return passThrough(e, idx);
+  };
+  // constant_pad_nd: operand 0 shifted by the leading pads, `value` outside it
+  // (negative pads crop).
+  t["aten::constant_pad_nd"] = [](OpEnv &e) {
+    const std::vector<int64_t> &pad = e.node.attr("pad").asInts();
+    const Shape &in = e.inType(0).shape;
+    DType dt = e.outType().dtype;
+    int64_t r = static_cast<int64_t>(in.size());
+    std::vector<IndexExpr> idx = e.index;
+    std::vector<std::pair<int64_t, int64_t>> ranges;  // dim, [before, before + size)
+    for (size_t k = 0; 2 * k < pad.size(); ++k) {
+      int64_t d = r - 1 - static_cast<int64_t>(k);
+      if (!in[d].isConcrete()) e.unsupported("padding a symbolic dim");
+      idx[d] = e.index[d] + (-pad[2 * k]);
+      ranges.push_back({d, pad[2 * k]});
+    }
+    TermPtr result = e.operandAt(0, idx, dt);
+    TermPtr fill = e.scalar("value", dt);
+    for (auto [d, before] : ranges) {
+      int64_t end = before + in[d].size();
+      if (end < e.outType().shape[d].size())
+        result = e.tc.select(e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(end)), result, fill);
+      if (before > 0)
+        result = e.tc.select(e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(before)), fill, result);
     }
     return result;
   };

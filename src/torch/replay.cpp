@@ -148,6 +148,10 @@ std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &o
   handle->callBoxed(stack);
   std::vector<at::Tensor> outs;
   for (const c10::IValue &v : stack) {
+    if (v.isTensorList()) {  // split, unbind: one IR output per element
+      for (const at::Tensor &t : v.toTensorVector()) outs.push_back(t);
+      continue;
+    }
     if (!v.isTensor()) throw ReplayError(n.op + ": returned a non-tensor " + v.tagKind());
     outs.push_back(v.toTensor());
   }

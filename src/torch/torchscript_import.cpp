@@ -116,6 +116,11 @@ private:
     std::string op = canonicalOpName(schema->name(), schema->overload_name());
     const OpInfo *info = lookupOp(op);
     if (!info) fail(n, "op '" + op + "' is not in torchtv's op registry");
+    // Note [Declared ops] (ir/op_registry.cpp): without a shape rule the
+    // result types must come from the file, and TorchScript records none.
+    if (!info->hasShapeRule())
+      fail(n, "op '" + op + "' has no shape rule in torchtv, and a TorchScript graph records no result types to "
+              "take instead; capture the program as JSON (torchtv capture) or export it to .pt2, which carry them");
     if (schema->arguments().size() != n->inputs().size())
       fail(n, "has " + std::to_string(n->inputs().size()) + " inputs, its schema " + std::to_string(schema->arguments().size()));
 

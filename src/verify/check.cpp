@@ -10,6 +10,7 @@
 #include "src/match/divergence.h"
 #include "src/match/value_numbering.h"
 #include "src/normalize/normalize.h"
+#include "src/sem/semantics.h"
 #include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
 #include "src/verify/monolithic.h"
@@ -66,10 +67,14 @@ std::vector<bool> outputsWithRealCone(const Graph &g, const std::unordered_set<c
   return out;
 }
 
-// Why a custom op is still a node after normalization: the fusion library (not
-// the op registry, which never holds custom ops) says whether it is defined.
-const char *unexpandedCustomOp(const FusionLibrary &lib, const std::string &op, const CheckOptions &options) {
-  if (!lib.find(op)) return reasons::kUninterpretedOp;
+// Why a diverging node's op cannot be seen through, or nullptr when it can: a
+// random call; a known op without semantics; a custom op (never in the op
+// registry) that the fusion library does not define, or whose definition did
+// not expand.
+const char *opaqueOp(const FusionLibrary &lib, const Node &n, const CheckOptions &options) {
+  if (isRandomCall(n.op, n.attrs)) return reasons::kRandomOp;
+  if (lookupOp(n.op)) return sem::hasSemantics(n.op) || lib.find(n.op) ? nullptr : reasons::kNoSemanticsOp;
+  if (!lib.find(n.op)) return reasons::kUninterpretedOp;
   return options.normalization == Normalization::On ? reasons::kDefinitionNotMatched
                                                     : reasons::kDefinitionNotExpanded;
 }
@@ -342,8 +347,8 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
                           (p->loc.known() ? " at " + p->loc.str() : "");
       std::map<std::string, std::string> misfits = refNorm.misfitDefinitions;
       misfits.insert(prodNorm.misfitDefinitions.begin(), prodNorm.misfitDefinitions.end());
-      if (p && !lookupOp(p->op) && !misfits.count(p->op))
-        out.reason += " (" + p->op + unexpandedCustomOp(lib, p->op, options) + ")";
+      if (p && !misfits.count(p->op))
+        if (const char *why = opaqueOp(lib, *p, options)) out.reason += " (" + p->op + why + ")";
       out.reason += misfitsInCone({a, b}, misfits);
       pending.push_back(i);
     }

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/bitwise_faithful.h"
+#include "ir/op_registry.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv {
@@ -14,13 +15,11 @@ namespace {
 
 constexpr size_t kMaxWidenedTerms = 20000;
 
-// Ops that only move elements: the same tensor read at other indices.
+// Ops that only move elements: the same tensor read at other indices
+// (Note [Op properties] in ir/op_registry.h).
 bool isIndexMap(const std::string &op) {
-  static const std::unordered_set<std::string> ops = {
-      "aten::view",    "aten::reshape",   "aten::_unsafe_view", "aten::_reshape_alias", "aten::expand",
-      "aten::permute", "aten::transpose.int", "aten::t",         "aten::unsqueeze",     "aten::squeeze",
-      "aten::squeeze.dim", "aten::squeeze.dims", "aten::slice.Tensor", "aten::select.int"};
-  return ops.count(op) != 0;
+  ElementMap m = opProps(op).elements;
+  return m == ElementMap::Reshape || m == ElementMap::Reorder;
 }
 
 class Builder {
@@ -169,10 +168,7 @@ private:
 
 }  // namespace
 
-bool isMatrixProduct(const std::string &op) {
-  return op == "aten::mm" || op == "aten::bmm" || op == "aten::matmul" || op == "aten::linear" ||
-         op == "aten::addmm" || op == "aten::dot";
-}
+bool isMatrixProduct(const std::string &op) { return opProps(op).matrixProduct; }
 
 void addMatrixProductNumbers(const Graph &g, const ValueNumbering &vn, std::unordered_set<int> &out) {
   for (const auto &n : g.nodes())

@@ -10,6 +10,9 @@ const char *const kStructurallyEqualReal =
 const char *const kThroughCutPoints =
     "through intermediate values proven equal by the prover and merged (cut points)";
 const char *const kUninterpretedOp = " has no definition: an uninterpreted function, equal only on equal arguments";
+const char *const kNoSemanticsOp =
+    " has no semantics in torchtv: an uninterpreted function, equal only on equal arguments";
+const char *const kRandomOp = " is random: two calls never compute the same values, so it matches nothing";
 const char *const kDefinitionNotMatched =
     " has a definition, but none matches this call (a definition captured from FUSIONS holds only for the "
     "shapes and constant arguments of the call it was captured at): not expanded, an uninterpreted function, "

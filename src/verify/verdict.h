@@ -120,6 +120,10 @@ extern const char *const kStructurallyEqual;
 extern const char *const kStructurallyEqualReal;
 extern const char *const kThroughCutPoints;
 extern const char *const kUninterpretedOp;
+// A known ATen/prims op without semantics (Note [Declared ops] in ir/op_registry.cpp).
+extern const char *const kNoSemanticsOp;
+// A call drawing random numbers (Note [Random calls] in src/match/value_numbering.h).
+extern const char *const kRandomOp;
 // A custom op the fusion library defines, left unexpanded.
 extern const char *const kDefinitionNotMatched;
 extern const char *const kDefinitionMisfit;

@@ -174,5 +174,14 @@ TEST_CASE("ExportedProgram JSON: malformed and unsupported content") {
               "tensor_values": {"x": {"dtype": 7, "sizes": [{"as_int": 2}]}, "y": {"dtype": 7, "sizes": [{"as_int": 2}]}}},
     "signature": {"input_specs": [{"user_input": {"arg": {"as_tensor": {"name": "x"}}}}],
                   "output_specs": [{"user_output": {"arg": {"as_tensor": {"name": "y"}}}}]}}})";
-  CHECK(err(unknownOp).find("'aten::frobnicate' is not in torchtv's op registry") != std::string::npos);
+  // An op the registry does not know reads, with a schema spelled from its calls
+  // (Note [Schemas from the artifact]); calls that disagree on an argument's type are refused.
+  CHECK(err(unknownOp).empty());
+  std::string disagree = unknownOp;
+  std::string call = R"({"target": "torch.ops.aten.frobnicate.default", "inputs": [], "outputs": [{"as_tensor": {"name": "y"}}]})";
+  disagree.replace(disagree.find(call), call.size(),
+                   R"({"target": "torch.ops.aten.frobnicate.default", "inputs": [{"name": "k", "arg": {"as_int": 1}}], "outputs": [{"as_tensor": {"name": "z"}}]},
+                      {"target": "torch.ops.aten.frobnicate.default", "inputs": [{"name": "k", "arg": {"as_float": 1.5}}], "outputs": [{"as_tensor": {"name": "y"}}]})");
+  CHECK(err(disagree).find("aten::frobnicate") != std::string::npos);
+  CHECK(err(disagree).find("argument 'k' is int in one call and float in another") != std::string::npos);
 }

@@ -57,7 +57,10 @@ def _is_opoverload(t):
 
 
 def _return_kinds(op):
-    """Per schema return: 'tensor' | 'opt_tensor' | 'scalar' (a number among several returns) | error."""
+    """Per schema return: 'tensor' | 'opt_tensor' | 'scalar' (a number among several returns) | error.
+
+    A single list-of-tensors return (split, unbind, chunk) is ['list']: the node gets one output
+    per element, as many as the call returned."""
     kinds = []
     for r in op._schema.returns:
         ts = str(r.type)
@@ -67,9 +70,11 @@ def _return_kinds(op):
             kinds.append("opt_tensor")
         elif ts in ("int", "SymInt", "float", "bool") and len(op._schema.returns) > 1:
             kinds.append("scalar")   # e.g. max_q of flash attention: exported as absent, unused
+        elif ts == "List[Tensor]" and len(op._schema.returns) == 1:
+            kinds.append("list")
         elif ts.startswith("List[") and "Tensor" in ts:
-            raise CaptureError("op %s returns a list of tensors (%s); such ops are not supported yet"
-                               % (canonical_name(op), ts))
+            raise CaptureError("op %s returns a list of tensors (%s) among other results; such ops are "
+                               "not supported yet" % (canonical_name(op), ts))
         else:
             raise CaptureError("op %s returns a non-tensor value (%s); data-dependent values and "
                                "symbolic shapes are not supported" % (canonical_name(op), ts))
@@ -255,7 +260,13 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
 
         meta = metas.get(n)
         outs_json = []
-        if len(kinds) == 1:
+        if kinds == ["list"]:
+            if not isinstance(meta, (list, tuple)):
+                raise CaptureError("%s graph: node %s (%s) produced %r, expected a list of tensors"
+                                   % (name, n.name, cname, meta))
+            kinds = ["tensor"] * len(meta)
+            meta = list(meta)
+        if len(kinds) == 1 and not isinstance(meta, list):
             if meta is None:
                 outs_json.append(None)
             else:
