@@ -166,6 +166,8 @@ def main():
     ap.add_argument("--ops", help="write the corpus's op list here")
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--only", help="a substring of the case names to run")
+    ap.add_argument("--all", action="store_true",
+                    help="also run the cases expected.json marks \"slow\" (skipped in ctest)")
     args = ap.parse_args()
     with open(os.path.join(HERE, "models.json")) as f:
         models = json.load(f)["models"]
@@ -179,6 +181,9 @@ def main():
     print("%-4s %-52s %-9s %11s %9s %-6s %-15s %7s" % ("", "case", "mode", "nodes", "ops", "reads", "verdict", "time"))
     for name, kind, files, fusions, mode in cases(models):
         if args.only and args.only not in name:
+            continue
+        if expected.get(name, {}).get("slow") and not args.all:
+            print("skip %-52s %s" % (name, expected[name]["slow"]))
             continue
         paths = [os.path.join(HERE, f) for f in files]
         for p in paths:
