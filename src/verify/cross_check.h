@@ -24,6 +24,11 @@ namespace torchtv {
 // - an `unknown` output whose eager runs differ beyond rounding becomes
 //   `not_equivalent`: two runs of the user's code on one input disagree,
 //   which is a counterexample in itself.
+// Runs at reduced shapes (a shape-only pair's small_inputs(),
+// runs.reducedShapes) can only refute: a difference beyond rounding is an
+// input on which the code differs (it makes `unknown` `not_equivalent` and
+// `equivalent` `unknown`, the shapes stated), but bits that differ at other
+// shapes say nothing about a bitwise claim at the captured ones.
 // `source` names the runs in reasons ("running the pair's functions eagerly").
 void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source);
 
