@@ -9,10 +9,11 @@ location lies in the pair file being checked. Files written:
 
   transformer_{small,real}_L{N}.py   the correct pair, N = 1, 2, 4, ..., 64
   transformer_small_L2__{bug}.py     planted bugs (production only), `# EXPECT: not_equivalent`
-                                     (--bug-layers N: at N layers instead of 2)
+                                     (--bug-layers N: at N layers instead of 2; --bug-sizes
+                                     small,real: also transformer_real_L2__{bug}.py)
 
 `real` dims are captured shape-only (meta example inputs, fake tensors): nothing large is
-allocated. Output is deterministic; files that already hold the same text are left alone.
+allocated; their small_inputs() (SMALL_DIMS) is where torchtv runs the functions to refute them. Output is deterministic; files that already hold the same text are left alone.
 """
 import argparse
 import os
@@ -27,6 +28,12 @@ DEFAULT_OUT = os.path.join(HERE, "pairs")
 SIZES = {
     "small": (16, 8, 2, 32, 32, False),
     "real": (4096, 2048, 32, 11008, 32000, True),   # LLaMA-7B-like layer, 2k context, 32k vocab
+}
+# name -> (D, T, F_HID, V) of small_inputs(): the same model (H heads, N layers) at dims where its
+# functions run in milliseconds; what a shape-only pair is refuted at (D a multiple of H).
+SMALL_DIMS = {
+    "small": (16, 8, 32, 32),
+    "real": (64, 8, 64, 32),
 }
 LAYERS = (1, 2, 4, 8, 16, 32, 64)
 BUG_LAYERS = 2
@@ -55,8 +62,9 @@ def render(size, layers, bug="none"):
              "N_LAYERS = %d\n"
              "D, T, H, F_HID, V = %d, %d, %d, %d, %d\n"
              "SHAPE_ONLY = %s\n"
+             "SMALL = %r\n"
              "BUG = %r\n"
-             "# --- end configuration ---\n" % (layers, d, t, h, fh, v, shape_only, bug))
+             "# --- end configuration ---\n" % (layers, d, t, h, fh, v, shape_only, SMALL_DIMS[size], bug))
     text, n = _BLOCK.subn(lambda _: block, text)
     if n != 1:
         raise RuntimeError("%s: configuration block not found" % TEMPLATE)
@@ -78,12 +86,12 @@ def write(path, text):
 
 
 def generate(out_dir=DEFAULT_OUT, sizes=tuple(SIZES), layers=LAYERS, bugs=tuple(BUGS),
-             bug_layers=BUG_LAYERS):
-    """Writes the pair files (planted bugs at small dims, bug_layers layers); returns
+             bug_layers=BUG_LAYERS, bug_sizes=("small",)):
+    """Writes the pair files (planted bugs at bug_sizes dims, bug_layers layers); returns
     {name: path}."""
     os.makedirs(out_dir, exist_ok=True)
     todo = [(s, n, "none") for s in sizes for n in layers]
-    todo += [("small", bug_layers, b) for b in bugs]
+    todo += [(s, bug_layers, b) for s in bug_sizes for b in bugs]
     paths = {}
     for size, n, bug in todo:
         name = pair_name(size, n, bug)
@@ -103,15 +111,16 @@ def main(argv=None):
     ap.add_argument("--layers", default=",".join(map(str, LAYERS)))
     ap.add_argument("--bugs", default=",".join(BUGS), help="planted bugs (small dims); '' for none")
     ap.add_argument("--bug-layers", type=int, default=BUG_LAYERS)
+    ap.add_argument("--bug-sizes", default="small", help="sizes of the planted-bug pairs")
     args = ap.parse_args(argv)
-    sizes, bugs = _csv(args.sizes), _csv(args.bugs)
-    for x in sizes:
+    sizes, bugs, bug_sizes = _csv(args.sizes), _csv(args.bugs), _csv(args.bug_sizes)
+    for x in sizes + bug_sizes:
         if x not in SIZES:
             ap.error("unknown size %r (have: %s)" % (x, ", ".join(SIZES)))
     for b in bugs:
         if b not in BUGS:
             ap.error("unknown bug %r (have: %s)" % (b, ", ".join(BUGS)))
-    paths = generate(args.out, sizes, _csv(args.layers, int), bugs, args.bug_layers)
+    paths = generate(args.out, sizes, _csv(args.layers, int), bugs, args.bug_layers, bug_sizes)
     for p in paths.values():
         print(p)
     return 0

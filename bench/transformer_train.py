@@ -23,12 +23,11 @@ MODE = "train_step"
 N_LAYERS = 1
 D, T, H, F_HID, V = 16, 8, 2, 32, 32   # model dim, tokens, heads, SwiGLU hidden dim, vocabulary
 SHAPE_ONLY = False                       # True: meta example inputs (nothing allocated)
+SMALL = (16, 8, 32, 32)                  # D, T, F_HID, V of small_inputs() (same H and layers)
 BUG = "none"                             # planted bug, see bug() below
 # --- end configuration ---
 
 EPS = 1e-5
-DH = D // H
-SCALE = 1.0 / math.sqrt(DH)
 PER_LAYER = 9   # attn_norm, wq, wk, wv, wo, mlp_norm, w_gate, w_up, w_down
 BUGS = ("none", "eps", "dropped_term", "reduction_dim", "tiny_term")
 
@@ -117,20 +116,31 @@ ops = torch.ops.tvbench
 
 # ---- inputs ---------------------------------------------------------------------------------
 
-def input_shapes():
+def input_shapes(d=D, t=T, f_hid=F_HID, v=V):
     """(shape, requires_grad) of every input: x, y, then PER_LAYER weights per layer, then the
     final norm's weight and the output projection."""
-    layer = [(D,), (D, D), (D, D), (D, D), (D, D), (D,), (D, F_HID), (D, F_HID), (F_HID, D)]
-    return ([((T, D), True), ((T, V), False)] + [(s, True) for _ in range(N_LAYERS) for s in layer]
-            + [((D,), True), ((D, V), True)])
+    layer = [(d,), (d, d), (d, d), (d, d), (d, d), (d,), (d, f_hid), (d, f_hid), (f_hid, d)]
+    return ([((t, d), True), ((t, v), False)] + [(s, True) for _ in range(N_LAYERS) for s in layer]
+            + [((d,), True), ((d, v), True)])
 
 
 def example_inputs():
     if SHAPE_ONLY:
         return tuple(torch.empty(s, device="meta", requires_grad=rg) for s, rg in input_shapes())
+    return _random_inputs(input_shapes())
+
+
+def small_inputs():
+    """The same model (layers, heads) at the reduced dims SMALL, with real tensors: where torchtv
+    runs the functions of a shape-only (SHAPE_ONLY) pair to refute them (the functions take their
+    sizes from the inputs' shapes)."""
+    return _random_inputs(input_shapes(*SMALL))
+
+
+def _random_inputs(shapes):
     torch.manual_seed(0)
     out = []
-    for i, (s, rg) in enumerate(input_shapes()):
+    for i, (s, rg) in enumerate(shapes):
         if i == 1:      # targets: one probability distribution per token
             t = torch.softmax(torch.randn(s), -1)
         elif len(s) == 1:   # norm weights around 1
@@ -142,11 +152,16 @@ def example_inputs():
 
 
 def split_heads(t):
-    return t.view(T, H, DH).transpose(0, 1)
+    return t.view(t.shape[0], H, -1).transpose(0, 1)
 
 
 def merge_heads(t):
-    return t.transpose(0, 1).reshape(T, D)
+    return t.transpose(0, 1).reshape(t.shape[1], -1)
+
+
+def scale_of(q):
+    """Attention's 1/sqrt(head dim)."""
+    return 1.0 / math.sqrt(q.shape[-1])
 
 
 # ---- reference: plain autograd code ----------------------------------------------------------
@@ -156,8 +171,9 @@ def rms_norm(x, w):
 
 
 def causal_attention(q, k, v):
-    s = (q @ k.transpose(-2, -1)) * SCALE
-    mask = torch.ones(T, T, dtype=torch.bool).triu(1)
+    s = (q @ k.transpose(-2, -1)) * scale_of(q)
+    n = s.shape[-1]
+    mask = torch.ones(n, n, dtype=torch.bool).triu(1)
     return torch.softmax(s.masked_fill(mask, float("-inf")), -1) @ v
 
 
@@ -183,7 +199,7 @@ def production(x, y, *params):
         eps_mlp = EPS + 1e-6 if bug("eps") and l == 0 else EPS
         h1 = ops.rmsnorm(x, an, EPS)
         q, k, v = split_heads(h1 @ wq), split_heads(h1 @ wk), split_heads(h1 @ wv)
-        am = merge_heads(ops.attention(q, k, v, SCALE))
+        am = merge_heads(ops.attention(q, k, v, scale_of(q)))
         x1 = x + am @ wo
         h2 = ops.rmsnorm(x1, mn, eps_mlp)
         g, u = h2 @ wg, h2 @ wu
@@ -194,11 +210,12 @@ def production(x, y, *params):
     hf = ops.rmsnorm(x, fn, EPS)
     logits = hf @ wout
     logp = logits - logits.logsumexp(-1, keepdim=True)
-    loss = -(y * logp).sum() / T
+    n_tokens = x.shape[0]
+    loss = -(y * logp).sum() / n_tokens
 
     # d loss / d logits = (softmax * sum_v y - y) / T: the sum is 1 only for normalized targets
     ysum = y.sum(0 if bug("reduction_dim") else -1, keepdim=True)
-    glogits = (torch.exp(logp) * ysum - y) / T
+    glogits = (torch.exp(logp) * ysum - y) / n_tokens
     gwout = hf.t() @ glogits
     if bug("tiny_term"):
         gwout = gwout + 1e-7 * wout
@@ -213,7 +230,7 @@ def production(x, y, *params):
         dx, gmn = ops.rmsnorm_backward(gg @ wg.t() + gu @ wu.t(), x1, mn, eps_mlp)
         gx = gx + dx
         gwo = am.t() @ gx
-        gq, gk, gv = ops.attention_backward(split_heads(gx @ wo.t()), q, k, v, SCALE)
+        gq, gk, gv = ops.attention_backward(split_heads(gx @ wo.t()), q, k, v, scale_of(q))
         gq, gk, gv = merge_heads(gq), merge_heads(gk), merge_heads(gv)
         gwq, gwk, gwv = h1.t() @ gq, h1.t() @ gk, h1.t() @ gv
         if bug("dropped_term") and l == 0:

@@ -26,6 +26,9 @@ struct EagerEvidence {
   bool ran = false;
   std::string why;     // when !ran
   std::string inputs;  // what the functions ran on
+  // Ran at other shapes than the graphs' (a shape-only pair's small_inputs()):
+  // such runs can refute, never weaken a bitwise claim (Note [Cross-checks]).
+  bool reducedShapes = false;
   std::vector<EagerOutputCheck> outputs;
 
   const EagerOutputCheck *find(const std::string &output) const {

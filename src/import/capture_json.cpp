@@ -350,6 +350,7 @@ std::optional<EagerEvidence> readEagerEvidence(const json &capture, const std::s
   ev.ran = e["ran"].get<bool>();
   ev.why = e.contains("why") ? jsonText(e["why"]) : "";
   ev.inputs = e.contains("inputs") ? jsonText(e["inputs"]) : "";
+  ev.reducedShapes = e.contains("reduced_shapes") && e["reduced_shapes"].is_boolean() && e["reduced_shapes"].get<bool>();
   if (!ev.ran) return ev;
   if (!e.contains("outputs") || !e["outputs"].is_array()) top.fail("eager_check has no outputs");
   for (const json &o : e["outputs"]) {

@@ -367,6 +367,17 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   RegionInputs regionInputs{ref, prod, vn, shared, matrixProducts, constants};
   Prover prover(regionInputs, limits);
   std::set<std::string> assumptions = cuts.assumptions;
+  // An output that running the code already refutes (Note [Cross-checks]) can end as nothing but
+  // not_equivalent or, were it proven, unknown: the prover's time on it is spent for nothing.
+  if (options.capture && options.capture->eager && options.capture->eager->ran) {
+    const EagerEvidence &runs = *options.capture->eager;
+    pending.erase(std::remove_if(pending.begin(), pending.end(),
+                                 [&](size_t i) {
+                                   const EagerOutputCheck *c = runs.find(result.outputs[i].name);
+                                   return c && c->beyondRounding;
+                                 }),
+                  pending.end());
+  }
   size_t monolithicQueries = 0;
   if (options.strategy == Strategy::Monolithic)
     monolithicQueries = decideAllMonolithic(origRef, origProd, ref, prod, vn, pending, options, limits.deadline, result);

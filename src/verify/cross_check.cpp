@@ -23,34 +23,37 @@ std::string howTheyDiffer(const EagerOutputCheck &c) {
 
 }  // namespace
 
-void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source,
+void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view what,
                       std::string_view bitsDiffer) {
   if (!runs.ran) return;
+  const std::string source =
+      runs.reducedShapes ? std::string(what) + " at the reduced shapes of " + runs.inputs : std::string(what);
   bool changed = false;
   for (OutputResult &out : result.outputs) {
     const EagerOutputCheck *c = runs.find(out.name);
     if (!c || c->draws == 0) continue;
     if (out.verdict == Verdict::Equivalent && c->beyondRounding) {
       out.reason = std::string(reasons::kInternalInconsistency) + ": proven " + std::string(levelName(out.level)) +
-                   " (" + out.reason + "), but " + std::string(source) +
+                   " (" + out.reason + "), but " + source +
                    " gives outputs that differ beyond rounding: " + *c->beyondRounding +
                    "; the decided graphs are not the code that runs, or torchtv is wrong";
       out.verdict = Verdict::Unknown;
       out.level = Level::None;
       changed = true;
-    } else if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && !c->bitwiseEqual) {
+    } else if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && !c->bitwiseEqual &&
+               !runs.reducedShapes) {
       out.level = Level::Real;
-      out.reason = std::string(bitsDiffer) + " (" + std::string(source) + ": " + howTheyDiffer(*c) +
+      out.reason = std::string(bitsDiffer) + " (" + source + ": " + howTheyDiffer(*c) +
                    (c->inconclusive ? "; " + *c->inconclusive : "") + "); the proof holds at level real: " + out.reason;
       changed = true;
     } else if (out.verdict == Verdict::Unknown && c->beyondRounding) {
       out.verdict = Verdict::NotEquivalent;
-      out.reason = std::string(reasons::kRefutedByRunning) + " (" + std::string(source) + "): " +
+      out.reason = std::string(reasons::kRefutedByRunning) + " (" + source + "): " +
                    *c->beyondRounding + "; " + howTheyDiffer(*c);
       if (!result.counterexample) {
         Counterexample cex;
         cex.output = out.name;
-        cex.note = std::string(source) + ", " + c->firstDifference;
+        cex.note = source + ", " + c->firstDifference;
         result.counterexample = cex;
       }
       changed = true;

@@ -24,10 +24,15 @@ namespace torchtv {
 // - an `unknown` output whose eager runs differ beyond rounding becomes
 //   `not_equivalent`: two runs of the user's code on one input disagree,
 //   which is a counterexample in itself.
-// `source` names the runs in reasons ("running the pair's functions eagerly");
+// Runs at reduced shapes (a shape-only pair's small_inputs(),
+// runs.reducedShapes) can only refute: a difference beyond rounding is an
+// input on which the code differs (it makes `unknown` `not_equivalent` and
+// `equivalent` `unknown`, the shapes stated), but bits that differ at other
+// shapes say nothing about a bitwise claim at the captured ones.
+// `what` names the runs in reasons ("running the pair's functions eagerly");
 // `bitsDiffer` is what a bit difference means for them (reasons::kRunsDifferInBits
 // for the user's code, kKernelsDifferInBits for --self-check's runs of the graphs).
-void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view source,
+void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view what,
                       std::string_view bitsDiffer);
 
 // The eager runs of a capture (above), and its input mutations: an output

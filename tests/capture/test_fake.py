@@ -15,6 +15,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 CAPTURE_SRC = os.path.join(REPO, "src", "capture")
 PAIRS = os.path.join(HERE, "fake_pairs")
 GIB = 2 ** 30
+TORCHTV = os.environ.get("TORCHTV_BIN") or os.path.join(REPO, "build", "torchtv")
 
 
 def run_capture(name, out):
@@ -75,6 +76,49 @@ class ShapeOnlyCapture(unittest.TestCase):
         err = last_json(stderr)
         self.assertIn("example_inputs()[1] is on device cpu but other inputs are meta tensors", err["error"])
         self.assertTrue(err["file"].endswith("mixed_devices.py"))
+
+
+class RefutedAtReducedShapes(unittest.TestCase):
+    """A shape-only pair runs at its small_inputs() (Note [Eager cross-check]): a planted bug the
+    graphs leave undecided is refuted there, the reduced shapes stated."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="torchtv-fake-test-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_eager_check_runs_small_inputs(self):
+        out = os.path.join(self.tmp, "cumsum")
+        rc, stderr, _ = run_capture("cumsum_matmul__exclusive", out)
+        self.assertEqual(rc, 0, stderr)
+        with open(os.path.join(out, "capture.json")) as f:
+            eager = json.load(f)["eager_check"]
+        self.assertTrue(eager["ran"], eager)
+        self.assertTrue(eager["reduced_shapes"])
+        self.assertIn("x [4, 8] for [4096, 4096]", eager["inputs"])
+        self.assertIsNotNone(eager["outputs"][0]["beyond_rounding"])
+
+    def test_without_small_inputs_the_warning_says_so(self):
+        out = os.path.join(self.tmp, "huge_nosmall")
+        rc, stderr, _ = run_capture("huge_matmul", out)
+        self.assertEqual(rc, 0, stderr)
+        with open(os.path.join(out, "capture.json")) as f:
+            capture = json.load(f)
+        self.assertFalse(capture["eager_check"]["ran"])
+        self.assertIn("gives no small_inputs()", capture["eager_check"]["why"])
+
+    @unittest.skipUnless(os.path.exists(TORCHTV), "no torchtv binary at %s" % TORCHTV)
+    def test_verify_refutes_at_reduced_shapes(self):
+        env = dict(os.environ, PYTHONPATH=CAPTURE_SRC)
+        proc = subprocess.run([TORCHTV, "verify", os.path.join(PAIRS, "cumsum_matmul__exclusive.py"),
+                               "--format", "json"], capture_output=True, text=True, env=env, cwd=REPO)
+        res = json.loads(proc.stdout)
+        self.assertEqual(res["verdict"], "not_equivalent", proc.stdout)
+        self.assertIn("at the reduced shapes of small_inputs() (x [4, 8] for [4096, 4096])",
+                      res["outputs"][0]["reason"])
 
 
 if __name__ == "__main__":

@@ -8,28 +8,43 @@ captured them, on example_inputs() and a few seeded random draws, and records pe
 saw. The decision (src/verify/capture_evidence.cpp) holds every claim against it:
 - `bitwise` needs bit-identical eager outputs (every NaN matches every NaN, +0 and -0 differ);
 - `real` needs a difference that rounding explains: both functions are run again in float64
-  (floating inputs upcast), and a difference that stays large there, at least 1e-6 of the
-  output's scale, is not rounding.
+  (floating inputs upcast), and a difference that stays large there is not rounding. How large
+  float64 rounding can be is measured, not guessed: the outputs' error in the graph's dtype
+  (float32, bf16, ...) against float64, scaled by the ratio of the two epsilons, bounds float64's
+  own error for a computation whose error grows linearly with epsilon; a difference above 1e4
+  times that (and above 1e-9 of the output's scale) is not rounding. Where the low-precision error
+  is above 1e-2 of the scale (the computation is not in that linear regime) or the graph is
+  float64 already, the bound is 1e-6 of the scale: only a cancellation of ten orders of magnitude
+  reaches it.
 A draw is a random tensor of each floating input's shape (normal, the example's device); integer
 and bool inputs keep the example's values, permuted, so that indices stay in range. Each call gets
 fresh copies of the inputs, so a function that mutates its inputs cannot change what the other
 sees. A reference that gives different results on the same input twice (random ops) is not
 compared: nothing can be concluded from it.
+
+A shape-only pair (meta example inputs) has nothing to run at its own shapes; when it defines
+small_inputs() (real tensors at reduced sizes, DESIGN.md "Pair files") the functions run on those
+and on seeded draws of their shapes, and the record says `"reduced_shapes": true`. Such runs can
+only refute (Note [Cross-checks] in src/verify/cross_check.h): a difference beyond rounding is a
+real input on which the two functions differ, but bit differences at other shapes say nothing
+about a bitwise claim at the captured ones.
 """
 import math
 
 import torch
 
 SEEDS = (1, 2, 3)
-# A float64 difference above this fraction of the output's scale is not rounding (Note [Eager
-# cross-check]): float64 rounding is ~1e-16 relative, so only a cancellation of ten orders of
-# magnitude could reach it.
-BEYOND_ROUNDING = 1e-6
+# Bounds on float64 rounding, as fractions of an output's scale or of its measured error (Note
+# [Eager cross-check]).
+BEYOND_ROUNDING = 1e-6      # when rounding cannot be measured: ten orders of magnitude of cancellation
+ROUNDING_FLOOR = 1e-9       # the least bound when it can: seven orders of magnitude
+ROUNDING_SAFETY = 1e4       # times the float64 error extrapolated from the graph dtype's error
+LINEAR_REGIME = 1e-2        # a low-precision error above this fraction of the scale is not extrapolated
 
 
-def _draws(inputs):
-    """(label, inputs) pairs: example_inputs() first, then the seeded random draws."""
-    yield "example_inputs()", inputs
+def _draws(inputs, label):
+    """(label, inputs) pairs: the given inputs first, then the seeded random draws."""
+    yield label, inputs
     for seed in SEEDS:
         g = torch.Generator().manual_seed(seed)
         drawn = []
@@ -145,25 +160,30 @@ class _Comparison:
 
 def eager_check(pair, out_names):
     """Runs the pair's functions eagerly (Note [Eager cross-check]). Returns the JSON record."""
+    inputs, given = pair.example_inputs, "example_inputs()"
     if pair.fake:
-        return {"ran": False, "why": "shape-only capture (meta example inputs): there is nothing to run"}
-    inputs = pair.example_inputs
+        if pair.small_inputs is None:
+            return {"ran": False, "why": "shape-only capture (meta example inputs) and the pair file gives no "
+                    "small_inputs(): there is nothing to run (a small_inputs() returning real tensors at "
+                    "reduced sizes lets torchtv run the functions there and refute them)"}
+        inputs, given = pair.small_inputs, "small_inputs()"
     try:
         first = _run_reference(pair, _fresh(inputs))
         again = _run_reference(pair, _fresh(inputs))
     except Exception as e:  # the trace succeeded, so this is unexpected; say so, decide nothing
-        return {"ran": False, "why": "running reference() eagerly failed: %s: %s" % (type(e).__name__, str(e)[:200])}
+        return {"ran": False, "why": "running reference() eagerly on %s failed: %s: %s"
+                % (given, type(e).__name__, str(e)[:200])}
     if len(first) != len(out_names) or not all(_bits_equal(a, b) for a, b in zip(first, again)):
         return {"ran": False, "why": "reference() gives different results on the same inputs (random ops?)"}
     comps = [_Comparison(n) for n in out_names]
-    for label, draw in _draws(inputs):
+    for label, draw in _draws(inputs, given):
         try:
             ref = _run_reference(pair, _fresh(draw))
             prod = _run_production(pair, _fresh(draw))
         except Exception as e:
-            if label == "example_inputs()":
-                return {"ran": False, "why": "running the functions eagerly failed: %s: %s"
-                        % (type(e).__name__, str(e)[:200])}
+            if label == given:
+                return {"ran": False, "why": "running the functions eagerly on %s failed: %s: %s"
+                        % (given, type(e).__name__, str(e)[:200])}
             continue  # a random draw outside the functions' domain: not evidence either way
         if len(prod) != len(ref):
             return {"ran": False, "why": "production() returns %d tensors eagerly, reference %d"
@@ -190,11 +210,25 @@ def eager_check(pair, out_names):
             if isinstance(wide, str):
                 c.inconclusive = wide
                 continue
-            w = _beyond_rounding(wide[0][o], wide[1][o])
+            w = _beyond_rounding(wide[0][o], wide[1][o], r, p)
             if w is not None:
                 c.beyond = "%s: %s" % (label, w)
-    return {"ran": True, "inputs": "example_inputs() and %d seeded random draws" % len(SEEDS),
-            "outputs": [c.to_json() for c in comps]}
+    record = {"ran": True, "inputs": "%s and %d seeded random draws" % (given, len(SEEDS)),
+              "outputs": [c.to_json() for c in comps]}
+    if pair.fake:
+        record["reduced_shapes"] = True
+        record["inputs"] = "small_inputs() (%s) and %d seeded random draws of their shapes" % (
+            _shapes_told(pair), len(SEEDS))
+    return record
+
+
+def _shapes_told(pair, most=3):
+    """'x [8, 64] for [2048, 4096], ...': the first inputs whose sizes small_inputs() reduces."""
+    told = ["%s %s for %s" % (n, list(s.shape), list(t.shape))
+            for n, s, t in zip(pair.input_names, pair.small_inputs, pair.example_inputs) if s.shape != t.shape]
+    if not told:
+        return "the captured shapes"
+    return ", ".join(told[:most]) + (", ..." if len(told) > most else "")
 
 
 def _wide(pair, draw):
@@ -205,8 +239,26 @@ def _wide(pair, draw):
         return "the functions do not run in float64 (%s: %s)" % (type(e).__name__, str(e)[:120])
 
 
-def _beyond_rounding(r, p):
-    """None when the float64 results agree up to rounding; else what differs."""
+def _rounding_bound(r, p, low_r, low_p, finite, scale):
+    """How far float64 rounding can move an output (Note [Eager cross-check]): extrapolated from
+    the error of the graph-dtype outputs low_r, low_p against the float64 ones r, p."""
+    dtype = low_r.dtype
+    if not dtype.is_floating_point or dtype == torch.float64 or low_p.dtype != dtype or low_r.shape != r.shape:
+        return BEYOND_ROUNDING * scale
+    lr, lp = low_r.detach().double(), low_p.detach().double()
+    ok = finite & torch.isfinite(lr) & torch.isfinite(lp)
+    if not bool(ok.all()):
+        return BEYOND_ROUNDING * scale
+    err = float(torch.maximum((lr - r).abs(), (lp - p).abs()).max())
+    if err > LINEAR_REGIME * scale:
+        return BEYOND_ROUNDING * scale
+    ratio = torch.finfo(torch.float64).eps / torch.finfo(dtype).eps
+    return max(ROUNDING_FLOOR * scale, ROUNDING_SAFETY * err * ratio)
+
+
+def _beyond_rounding(r, p, low_r, low_p):
+    """None when the float64 results r, p agree up to rounding; else what differs. low_r, low_p:
+    the same outputs in the graph's dtype, from which float64's rounding is estimated."""
     if not (r.dtype.is_floating_point and p.dtype.is_floating_point) or r.shape != p.shape:
         return None
     r, p = r.detach().double(), p.detach().double()
@@ -221,8 +273,10 @@ def _beyond_rounding(r, p):
     scale = float(torch.maximum(r[finite].abs(), p[finite].abs()).max())
     diff = (r - p).abs().masked_fill(~finite, 0.0)
     worst = float(diff.max())
-    if worst <= BEYOND_ROUNDING * max(scale, 1e-30):
+    bound = _rounding_bound(r, p, low_r, low_p, finite, max(scale, 1e-30))
+    if worst <= bound:
         return None
     i = int(diff.reshape(-1).argmax())
-    return "in float64 the outputs still differ by %.3g (element %s: reference %.17g, production %.17g)" % (
-        worst, _index(i, r.shape), float(r.reshape(-1)[i]), float(p.reshape(-1)[i]))
+    return ("in float64 the outputs still differ by %.3g, more than rounding explains (%.3g; element %s: "
+            "reference %.17g, production %.17g)" % (worst, bound, _index(i, r.shape), float(r.reshape(-1)[i]),
+                                                     float(p.reshape(-1)[i])))

@@ -31,6 +31,7 @@ class Pair:
         self.user_files = None
         self.fake = False           # meta example inputs: traced with fake tensors (fake.py)
         self.allow_input_mutation = ()  # input names whose in-place updates are not compared
+        self.small_inputs = None    # shape-only pair: real tensors at reduced sizes, or None
 
 
 def _assign_line(tree, name):
@@ -240,6 +241,8 @@ def fill_pair(pair, mod):
     except ValueError as e:
         raise CaptureError(str(e), ap, return_line(mod.example_inputs))
     pair.example_inputs = tuple(inputs)
+    if pair.fake:
+        pair.small_inputs = _small_inputs(mod, pair)
 
     # input names from reference's signature; both functions must accept the inputs
     pair.input_names = _param_names(mod.reference, len(inputs), "reference", ap)
@@ -258,6 +261,47 @@ def fill_pair(pair, mod):
                            "requires_grad=True, so there is nothing to differentiate", ap,
                            return_line(mod.example_inputs))
     return pair
+
+
+def _small_inputs(mod, pair):
+    """The optional small_inputs() of a shape-only pair (DESIGN.md, "Pair files"): real tensors
+    at reduced sizes on which the eager cross-check runs the functions (Note [Eager
+    cross-check]). Each must match its example input in dtype, rank and requires_grad; None
+    when the pair has none."""
+    ap, inputs = pair.path, pair.example_inputs
+    fn = getattr(mod, "small_inputs", None)
+    if fn is None:
+        return None
+    if not callable(fn):
+        raise CaptureError("'small_inputs' in the pair file is not a function", ap,
+                           _assign_line(pair.tree, "small_inputs"))
+    try:
+        small = fn()
+    except Exception as e:
+        f, l = user_frame_of_exception(e, pair.user_files, ap)
+        raise CaptureError("small_inputs() raised %s" % short_exc(e), f, l)
+    if isinstance(small, torch.Tensor):
+        small = (small,)
+    rl = return_line(fn)
+    if not isinstance(small, (tuple, list)) or len(small) != len(inputs):
+        raise CaptureError("small_inputs() must return a tuple of %d tensors, like example_inputs(); got %s"
+                           % (len(inputs), "%d values" % len(small) if isinstance(small, (tuple, list))
+                              else type(small).__name__), ap, rl)
+    for i, (s, t) in enumerate(zip(small, inputs)):
+        if not isinstance(s, torch.Tensor):
+            raise CaptureError("small_inputs()[%d] is a %s, not a tensor" % (i, type(s).__name__), ap, rl)
+        if s.device.type == "meta":
+            raise CaptureError("small_inputs()[%d] is a meta tensor; small_inputs() gives real tensors "
+                               "(at reduced sizes) to run the functions on" % i, ap, rl)
+        if s.dtype != t.dtype or s.dim() != t.dim() or s.requires_grad != t.requires_grad:
+            raise CaptureError("small_inputs()[%d] (%s, rank %d, requires_grad=%s) does not match "
+                               "example_inputs()[%d] (%s, rank %d, requires_grad=%s): only the sizes may differ"
+                               % (i, s.dtype, s.dim(), s.requires_grad, i, t.dtype, t.dim(), t.requires_grad),
+                               ap, rl)
+        if s.layout != torch.strided:
+            raise CaptureError("small_inputs()[%d] has layout %s; only dense tensors are supported"
+                               % (i, s.layout), ap, rl)
+    return tuple(small)
 
 
 def _param_names(fn, n, what, ap):

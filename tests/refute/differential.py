@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Differential test: torchtv never loses to random testing (issue 17, item 5).
+
+For every planted-bug pair (tests/capture/pairs/*__*.py, and the bench generator's planted bugs at
+small dims), runs both functions eagerly on the pair's example_inputs() and seeded random draws
+(the draws of the eager cross-check, Note [Eager cross-check]) and compares every output with
+torch.testing.assert_close at its default tolerances; then runs `torchtv verify PAIR --format
+json`. Wherever assert_close detects the bug, torchtv must say not_equivalent (a pair whose
+`# EXPECT: unknown` documents why torchtv stays unknown is listed as such). Prints the table
+(pair, assert_close detects?, torchtv verdict); --markdown FILE also writes it as markdown.
+
+    /usr/bin/python3 tests/refute/differential.py --torchtv build/torchtv [--markdown FILE]
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CAPTURE_SRC = os.path.join(REPO, "src", "capture")
+sys.path.insert(0, CAPTURE_SRC)
+sys.path.insert(0, os.path.join(REPO, "bench"))
+
+import torch  # noqa: E402
+
+import gen_transformer  # noqa: E402
+from torchtv_capture import eager  # noqa: E402
+from torchtv_capture.pairfile import load_pair  # noqa: E402
+
+
+def assert_close_detects(path):
+    """'yes (INPUT, output K)' when assert_close fails on some draw, 'no', or 'n/a: why'."""
+    try:
+        pair = load_pair(path)
+    except Exception as e:  # e.g. a pair that is meant not to capture
+        return "n/a: %s" % str(e).splitlines()[0][:60]
+    if pair.fake:
+        return "n/a: shape-only"
+    for label, draw in eager._draws(pair.example_inputs, "example_inputs()"):
+        try:
+            ref = eager._run_reference(pair, eager._fresh(draw))
+            prod = eager._run_production(pair, eager._fresh(draw))
+        except Exception:
+            continue
+        if len(ref) != len(prod):
+            return "yes (%s: %d outputs vs %d)" % (label, len(ref), len(prod))
+        for k, (r, p) in enumerate(zip(ref, prod)):
+            try:
+                torch.testing.assert_close(p.detach(), r.detach())
+            except AssertionError:
+                return "yes (%s, output %d)" % (label, k)
+    return "no"
+
+
+def expects_unknown(path):
+    with open(path) as f:
+        return any(line.strip() == "# EXPECT: unknown" for line in f)
+
+
+def torchtv_verdict(torchtv, path):
+    env = dict(os.environ, PYTHONPATH=CAPTURE_SRC)
+    proc = subprocess.run([torchtv, "verify", path, "--format", "json"], capture_output=True, text=True,
+                          env=env, cwd=REPO)
+    try:
+        return json.loads(proc.stdout)["verdict"]
+    except (ValueError, KeyError):
+        return "error (exit %d)" % proc.returncode
+
+
+def pairs(bench_dir):
+    found = sorted(glob.glob(os.path.join(REPO, "tests", "capture", "pairs", "*__*.py")))
+    bench = gen_transformer.generate(bench_dir, (), (), tuple(gen_transformer.BUGS), gen_transformer.BUG_LAYERS)
+    return found + sorted(bench.values())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--torchtv", default=os.environ.get("TORCHTV_BIN") or os.path.join(REPO, "build", "torchtv"))
+    ap.add_argument("--markdown", help="also write the table here")
+    args = ap.parse_args(argv)
+    rows, failures = [], []
+    with tempfile.TemporaryDirectory(prefix="torchtv-differential-") as bench_dir:
+        for path in pairs(bench_dir):
+            name = os.path.splitext(os.path.basename(path))[0]
+            detects = assert_close_detects(path)
+            verdict = torchtv_verdict(args.torchtv, path)
+            ok = not detects.startswith("yes") or verdict == "not_equivalent"
+            if not ok and expects_unknown(path):
+                # the file documents why torchtv says unknown there (e.g. graphs equal, runs not)
+                ok, verdict = True, verdict + " (as its # EXPECT: says)"
+            rows.append((name, detects, verdict, "" if ok else "LOSES"))
+            print("%-45s  assert_close: %-40s torchtv: %s%s" % (name, detects, verdict, "" if ok else "  <- LOSES"),
+                  flush=True)
+            if not ok:
+                failures.append(name)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("| pair | assert_close detects? | torchtv verdict |\n|---|---|---|\n")
+            for name, detects, verdict, bad in rows:
+                f.write("| `%s` | %s | %s%s |\n" % (name, detects, verdict, " (**loses**)" if bad else ""))
+    caught = sum(v == "not_equivalent" for _, _, v, _ in rows)
+    by_ac = sum(d.startswith("yes") for _, d, _, _ in rows)
+    print("%d pairs: assert_close detects %d, torchtv refutes %d" % (len(rows), by_ac, caught))
+    if failures:
+        print("FAIL: assert_close detects a bug torchtv does not refute: " + ", ".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+// Runs held against verdicts (Note [Cross-checks] in src/verify/cross_check.h).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "src/verify/cross_check.h"
+
+using namespace torchtv;
+
+namespace {
+
+CheckResult oneOutput(Verdict v, Level level) {
+  CheckResult r;
+  OutputResult o;
+  o.name = "loss";
+  o.verdict = v;
+  o.level = level;
+  o.reason = "proven";
+  r.outputs.push_back(o);
+  summarize(r);
+  return r;
+}
+
+EagerEvidence runs(bool reduced, bool bitwiseEqual, bool beyond) {
+  EagerEvidence ev;
+  ev.ran = true;
+  ev.reducedShapes = reduced;
+  ev.inputs = reduced ? "small_inputs() (x [4, 8] for [4096, 4096]) and 3 seeded random draws of their shapes"
+                      : "example_inputs() and 3 seeded random draws";
+  EagerOutputCheck c;
+  c.output = "loss";
+  c.draws = 4;
+  c.bitwiseEqual = bitwiseEqual;
+  c.elementsDiffer = bitwiseEqual ? 0 : 1;
+  c.maxUlp = bitwiseEqual ? 0 : 1;
+  if (beyond) c.beyondRounding = "small_inputs(): in float64 the outputs still differ by 0.5";
+  ev.outputs.push_back(c);
+  return ev;
+}
+
+}  // namespace
+
+TEST_CASE("cross-check: runs at the captured shapes weaken bitwise on a bit difference") {
+  CheckResult r = oneOutput(Verdict::Equivalent, Level::Bitwise);
+  applyRunEvidence(r, runs(false, false, false), "running", reasons::kRunsDifferInBits);
+  CHECK(r.outputs[0].verdict == Verdict::Equivalent);
+  CHECK(r.outputs[0].level == Level::Real);
+}
+
+TEST_CASE("cross-check: runs at reduced shapes say nothing about bits at the captured shapes") {
+  CheckResult r = oneOutput(Verdict::Equivalent, Level::Bitwise);
+  applyRunEvidence(r, runs(true, false, false), "running", reasons::kRunsDifferInBits);
+  CHECK(r.outputs[0].verdict == Verdict::Equivalent);
+  CHECK(r.outputs[0].level == Level::Bitwise);
+}
+
+TEST_CASE("cross-check: runs at reduced shapes refute an unknown output, stating the shapes") {
+  CheckResult r = oneOutput(Verdict::Unknown, Level::None);
+  applyRunEvidence(r, runs(true, false, true), "running", reasons::kRunsDifferInBits);
+  CHECK(r.outputs[0].verdict == Verdict::NotEquivalent);
+  CHECK(r.verdict == Verdict::NotEquivalent);
+  CHECK(r.outputs[0].reason.find("at the reduced shapes of small_inputs() (x [4, 8] for [4096, 4096])") !=
+        std::string::npos);
+  REQUIRE(r.counterexample);
+  CHECK(r.counterexample->output == "loss");
+}
+
+TEST_CASE("cross-check: runs at reduced shapes that differ beyond rounding withdraw an equivalent") {
+  CheckResult r = oneOutput(Verdict::Equivalent, Level::Real);
+  applyRunEvidence(r, runs(true, false, true), "running", reasons::kRunsDifferInBits);
+  CHECK(r.outputs[0].verdict == Verdict::Unknown);
+}
