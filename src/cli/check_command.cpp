@@ -36,6 +36,7 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
   cmd.add_flag("--no-cut-points", options.noCutPoints,
                "Benchmark baseline: do not merge intermediate values proven equal before deciding outputs")
       ->group("Benchmark baselines");
+  addCacheOptions(cmd, options.cache, options.noCache);
 }
 
 namespace {
@@ -80,6 +81,8 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
     for (const Module *m : {pair.refModule.get(), pair.prodModule.get()})
       if (m && m->capture) checkOptions.capture = &*m->capture;
+    std::unique_ptr<cache::ProofCache> proofCache = openProofCache(engine.cache, engine.noCache);
+    checkOptions.proofCache = proofCache->usable() ? proofCache.get() : nullptr;
     {
       auto started = std::chrono::steady_clock::now();
       Watchdog watchdog(engine.timeout, [&] {

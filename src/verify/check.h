@@ -6,6 +6,9 @@
 #include "src/verify/verdict.h"
 
 namespace torchtv {
+namespace cache {
+class ProofCache;
+}
 
 class FusionLibrary;
 
@@ -32,6 +35,8 @@ struct CheckOptions {
   // What the capture learnt by running the user's functions (verify; Note [Cross-checks]);
   // null: a graph file, nothing ran.
   const CaptureEvidence *capture = nullptr;
+  // Outcomes kept across runs (Note [Proof cache]); null: none.
+  cache::ProofCache *proofCache = nullptr;
 };
 
 // Compares reference and production output by output. Throws InputError when

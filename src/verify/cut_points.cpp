@@ -136,6 +136,8 @@ public:
     for (const Prover *p : {&*normalFormProver_, &*solverProver_}) {
       out_.distinctProofs += p->distinctProofs();
       out_.cacheHits += p->cacheHits();
+      out_.persistentHits += p->persistentHits();
+      out_.persistentMisses += p->persistentMisses();
       out_.solverQueries += p->solverQueries();
     }
   }
