@@ -109,6 +109,8 @@ public:
     ProverLimits cutLimits = limits;
     cutLimits.maxRegionTerms = kMaxRegionTerms;
     cutLimits.querySeconds = std::min(limits.querySeconds, kQuerySeconds);
+    // The search only merges what is proven; it never reads a model.
+    cutLimits.needsModels = false;
     evaluated_ = evaluate();
     // Most candidates fail, and only the normal form is cheap enough to try
     // them all; Z3 gets the ones an evaluation found to agree.

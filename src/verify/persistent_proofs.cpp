@@ -45,6 +45,8 @@ std::optional<ProofOutcome> lookupPersistent(const std::string &key, const Prove
     o.provenAt = static_cast<Frontier>(j.at("proven_at").get<int>());
     o.provenExpansions = j.at("expansions").get<size_t>();
     o.widenedKey = j.at("widened_key").get<std::string>();
+    // An entry stored without its Z3 model answers only callers that read none.
+    if (!o.proven && j.value("model_dropped", false) && limits.needsModels) return std::nullopt;
     if (!o.proven && !(atLeast(j.at("rlimit").get<unsigned>(), limits.rlimit) &&
                        atLeast(j.at("memory_mb").get<unsigned>(), limits.memoryMB) &&
                        j.at("query_seconds").get<double>() >= limits.querySeconds))
@@ -57,7 +59,7 @@ std::optional<ProofOutcome> lookupPersistent(const std::string &key, const Prove
 
 void storePersistent(const std::string &key, const ProofOutcome &o, const ProverLimits &limits, bool budgetCut) {
   if (!limits.cache) return;
-  if (!o.proven && (budgetCut || !o.realModel.empty())) return;
+  if (!o.proven && budgetCut) return;
   nlohmann::json j = {{"proven", o.proven},
                       {"level", static_cast<int>(o.level)},
                       {"reason", o.reason},
@@ -67,7 +69,8 @@ void storePersistent(const std::string &key, const ProofOutcome &o, const Prover
                       {"widened_key", o.widenedKey},
                       {"rlimit", limits.rlimit},
                       {"memory_mb", limits.memoryMB},
-                      {"query_seconds", limits.querySeconds}};
+                      {"query_seconds", limits.querySeconds},
+                      {"model_dropped", !o.realModel.empty()}};
   limits.cache->store(key, j.dump());
 }
 

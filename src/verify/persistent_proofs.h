@@ -29,7 +29,10 @@ namespace torchtv {
 // - a Z3 model (the outputs differ over the reals) is never stored: its slots
 //   are this run's value numbers, and the counterexample it leads to must be
 //   found and confirmed on the current graphs (src/verify/confirm.cpp), so a
-//   refutation never rests on the cache.
+//   refutation never rests on the cache. A "not proven" that had a model is
+//   stored without it and answers only a caller that reads no model (the cut
+//   search, ProverLimits::needsModels: most of its candidates fail this way,
+//   and they are most of a deep model's decide time).
 // Each entry also carries the digest of its key and a checksum of its payload
 // (src/cache/proof_cache.cpp): a damaged or foreign entry is a miss.
 std::string persistentKey(const std::string &regionKey, Widening widening, const ProverLimits &limits);

@@ -34,6 +34,9 @@ struct ProverLimits {
   bool solver = true;
   // Results kept across runs (Note [Proof cache]); null: none.
   cache::ProofCache *cache = nullptr;
+  // false: the caller never reads ProofOutcome::realModel (the cut search), so
+  // a stored "not proven" whose Z3 model was dropped may answer it.
+  bool needsModels = true;
 };
 
 // What a proof attempt concluded for one output.

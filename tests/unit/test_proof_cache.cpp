@@ -134,7 +134,7 @@ TEST_CASE("proof cache: an unknown under a smaller budget never answers a larger
   CHECK(p->assumptions == proof.assumptions);
 }
 
-TEST_CASE("proof cache: no entry for a deadline-cut unknown or a Z3 model") {
+TEST_CASE("proof cache: no deadline-cut unknown; a Z3 model never, and its outcome only for who reads none") {
   TempDir dir;
   auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
   ProverLimits limits;
@@ -142,11 +142,17 @@ TEST_CASE("proof cache: no entry for a deadline-cut unknown or a Z3 model") {
   std::string key = persistentKey("R0/1\n2=...", Widening::ToInputs, limits);
   storePersistent(key, unknownOutcome(), limits, true);
   CHECK_FALSE(lookupPersistent(key, limits));
+  CHECK(c->entries() == 0);
   ProofOutcome differ = unknownOutcome();
   differ.realModel.push_back(smt::ModelRead{});
   storePersistent(key, differ, limits, false);
-  CHECK_FALSE(lookupPersistent(key, limits));
-  CHECK(c->entries() == 0);
+  CHECK_FALSE(lookupPersistent(key, limits));  // the caller reads models: recompute
+  ProverLimits noModels = limits;
+  noModels.needsModels = false;
+  auto hit = lookupPersistent(key, noModels);
+  REQUIRE(hit);
+  CHECK_FALSE(hit->proven);
+  CHECK(hit->realModel.empty());
 }
 
 TEST_CASE("proof cache: the key holds the semantics version and every option that changes the answer") {
