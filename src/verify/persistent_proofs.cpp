@@ -31,6 +31,11 @@ std::string persistentKey(const std::string &regionKey, Widening widening, const
          " maxTerms=" + std::to_string(limits.maxRegionTerms) + "\n" + regionKey;
 }
 
+std::string widenedPersistentKey(const std::string &key, const ProofOutcome &at, const std::string &widenedRegionKey) {
+  return key + "\nwidened " + std::to_string(static_cast<int>(at.provenAt)) + "/" +
+         std::to_string(at.provenExpansions) + "\n" + widenedRegionKey;
+}
+
 std::optional<ProofOutcome> lookupPersistent(const std::string &key, const ProverLimits &limits) {
   if (!limits.cache) return std::nullopt;
   std::optional<std::string> payload = limits.cache->lookup(key);

@@ -36,6 +36,10 @@ namespace torchtv {
 // Each entry also carries the digest of its key and a checksum of its payload
 // (src/cache/proof_cache.cpp): a damaged or foreign entry is a miss.
 std::string persistentKey(const std::string &regionKey, Widening widening, const ProverLimits &limits);
+// The second key of a proof at a widened frontier: regions with one smallest
+// key (the layers of a model) can need different widened regions, and each
+// keeps its own proof under this key (the first key holds the last one).
+std::string widenedPersistentKey(const std::string &key, const ProofOutcome &at, const std::string &widenedRegionKey);
 std::optional<ProofOutcome> lookupPersistent(const std::string &key, const ProverLimits &limits);
 // Stores `o` if the rules above allow; `budgetCut`: the deadline shortened it.
 void storePersistent(const std::string &key, const ProofOutcome &o, const ProverLimits &limits, bool budgetCut);

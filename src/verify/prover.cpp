@@ -81,13 +81,17 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
 // Note [Memo of widened proofs]
 bool Prover::sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) {
   if (!cached.proven || cached.provenAt == Frontier::Matched) return true;
+  return widenedKey(cached, a, b) == cached.widenedKey;
+}
+
+// The key of this region widened as `cached` was; "" when it cannot be built.
+std::string Prover::widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) {
   sem::TermContext tc;
   try {
     return buildRegion(tc, in_, a, b, cached.provenAt, RegionMode::Real, limits_.maxRegionTerms,
-                       cached.provenExpansions).key ==
-           cached.widenedKey;
+                       cached.provenExpansions).key;
   } catch (const sem::Unsupported &) {
-    return false;
+    return "";
   }
 }
 
@@ -112,6 +116,13 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
   std::string persistent = limits_.cache ? persistentKey(real.key, widening, limits_) : std::string();
   if (limits_.cache) {
     std::optional<ProofOutcome> stored = lookupPersistent(persistent, limits_);
+    // Another region with this smallest key (another layer) was proven at a
+    // widened frontier that differs here: this region's own widened proof is
+    // kept under a second key that holds the widened region's key too.
+    if (stored && !sameWidenedRegion(*stored, a, b)) {
+      std::string widened = widenedKey(*stored, a, b);
+      if (!widened.empty()) stored = lookupPersistent(widenedPersistentKey(persistent, *stored, widened), limits_);
+    }
     if (stored && sameWidenedRegion(*stored, a, b)) {
       ++persistentHits_;
       stored->reason += std::string("; ") + reasons::kFromProofCache;
@@ -123,7 +134,11 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
   ++proofs_;
   budgetCut_ = false;
   ProofOutcome o = proveUncached(tc, real, a, b, widening);
-  if (limits_.cache) storePersistent(persistent, o, limits_, budgetCut_);
+  if (limits_.cache) {
+    storePersistent(persistent, o, limits_, budgetCut_);
+    if (o.proven && o.provenAt != Frontier::Matched)
+      storePersistent(widenedPersistentKey(persistent, o, o.widenedKey), o, limits_, budgetCut_);
+  }
   cache_.insert_or_assign(std::move(key), o);
   return o;
 }

@@ -83,6 +83,7 @@ private:
                              Widening widening);
   std::optional<std::string> bitwiseFailure(const Value *a, const Value *b);
   bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b);
+  std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b);
   smt::QueryResult query(const sem::TermContext &tc, const Region &r, smt::Arith arith);
 
   const RegionInputs &in_;
