@@ -18,6 +18,9 @@ PACKAGES=(
   nlohmann-json3-dev             # JSON reading and writing
   libzip-dev pkg-config          # reading .pt2 archives (both layouts)
   libtoml11-dev                  # `torchtv ci` manifests (TOML, header-only)
+  libsqlite3-dev                 # the proof cache's default store (src/cache/)
+  libhiredis-dev                 # the proof cache shared through Redis (--cache redis://...)
+  redis-server                   # tests: a real Redis for the proof cache's test
   graphviz                       # `dot` lays out the graphs of the HTML report
   fonts-dejavu-core              # the font the report's drawings and page use
   python3-jsonschema             # tests: validate SARIF against its schema

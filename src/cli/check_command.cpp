@@ -41,6 +41,7 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
   cmd.add_flag("--no-cut-points", options.noCutPoints,
                "Benchmark baseline: do not merge intermediate values proven equal before deciding outputs")
       ->group("Benchmark baselines");
+  addCacheOptions(cmd, options.cache, options.noCache);
 }
 
 namespace {
@@ -114,6 +115,8 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.progress = [&progress](const char *stage, size_t decided, size_t total) {
       progress.update(stage, decided, total);
     };
+    std::unique_ptr<cache::ProofCache> proofCache = openProofCache(engine.cache, engine.noCache);
+    checkOptions.proofCache = proofCache->usable() ? proofCache.get() : nullptr;
     {
       Watchdog watchdog(left, [&] {
         // Only the loaded graphs are read here: the engine works on copies of them.

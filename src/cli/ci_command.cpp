@@ -6,11 +6,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
 #include <spdlog/fmt/fmt.h>
 
+#include <nlohmann/json.hpp>
+
+#include "ir/text_format.h"
 #include "src/cli/ci_manifest.h"
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
@@ -30,6 +34,11 @@ const double kAfterVerdictSeconds = 15 + 5 + HtmlOptions{}.dotTimeoutSeconds;
 struct CiArgs {
   std::string manifest;
   int jobs = 1;
+  std::string cache;  // --cache, --no-cache: passed on to each pair's check
+  bool noCache = false;
+  std::string shard;  // --shard K/N (Note [CI shards])
+  CLI::App *merge = nullptr;
+  std::vector<std::string> mergeDirs;  // ci merge DIR...
   std::string outDir = "torchtv-reports";
   ColorChoice progress = ColorChoice::Auto;  // Auto: a bar on a terminal, lines otherwise
   bool noReport = false;                     // --no-report: no HTML for any pair
@@ -88,6 +97,8 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
     bool ownTimeout = std::any_of(e.args.begin(), e.args.end(),
                                   [](const std::string &a) { return a.rfind("--timeout", 0) == 0; });
     if (!ownTimeout) argv.insert(argv.end(), {"--timeout", fmt::format("{:g}", e.timeoutSeconds)});
+    if (args.noCache) argv.push_back("--no-cache");
+    if (!args.cache.empty()) argv.insert(argv.end(), {"--cache", args.cache});
     argv.insert(argv.end(), e.args.begin(), e.args.end());
     ProcessOptions options;
     options.timeoutSeconds = e.timeoutSeconds + kAfterVerdictSeconds;
@@ -184,13 +195,99 @@ std::string summaryTable(const std::vector<Outcome> &outcomes, const std::string
   return out;
 }
 
+int writeCiReports(const std::vector<Outcome> &outcomes, const std::string &outDir, const std::string &sourceRoot);
+
+// Note [CI shards]
+// `ci MANIFEST --shard K/N` decides the pairs whose place in the manifest is
+// K-1 modulo N: deterministic, and balanced to one pair. The shard's report
+// folder is complete on its own (JUnit, SARIF, summary of its pairs) and holds
+// shard.json, which `ci merge DIR...` reads: the shard, and each pair's name
+// and place in the manifest, so the merged reports list the pairs in manifest
+// order. A merge with a shard missing, doubled or of another N is an error:
+// a CI job that lost a shard must not pass.
+std::pair<size_t, size_t> parseShard(const std::string &text, const std::string &where) {
+  size_t k = 0, n = 0;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%zu/%zu%c", &k, &n, &rest) != 2 || n == 0 || k == 0 || k > n)
+    throw InputError(SourcePos{where}, "a shard is K/N with 1 <= K <= N, not '" + text + "'");
+  return {k, n};
+}
+
+void keepShard(Manifest &manifest, const std::string &shard, const std::string &outDir) {
+  auto [k, n] = parseShard(shard, "--shard");
+  std::vector<CiEntry> mine;
+  nlohmann::json pairs = nlohmann::json::array();
+  for (size_t i = 0; i < manifest.entries.size(); ++i)
+    if (i % n == k - 1) {
+      pairs.push_back({{"name", manifest.entries[i].name}, {"index", i}});
+      mine.push_back(std::move(manifest.entries[i]));
+    }
+  manifest.entries = std::move(mine);
+  nlohmann::json j = {{"shard", shard}, {"manifest", manifest.path}, {"pairs", pairs}};
+  writeFileAtomic((fs::path(outDir) / "shard.json").string(), j.dump(1) + "\n");
+}
+
+int runMerge(const CiArgs &args) {
+  std::vector<std::pair<size_t, Outcome>> merged;
+  try {
+    std::error_code ec;
+    fs::create_directories(args.outDir, ec);
+    if (ec) throw InputError(SourcePos{args.outDir}, "cannot create the report folder: " + ec.message());
+    size_t shards = 0;
+    std::set<size_t> seen;
+    for (const std::string &dir : args.mergeDirs) {
+      std::string path = (fs::path(dir) / "shard.json").string();
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(readFile(path));
+      } catch (const nlohmann::json::exception &e) {
+        throw InputError(SourcePos{path}, std::string("not a shard's summary: ") + e.what());
+      }
+      if (!j.contains("shard") || !j["shard"].is_string() || !j.contains("pairs") || !j["pairs"].is_array())
+        throw InputError(SourcePos{path}, "not a shard's summary: no shard or pairs");
+      auto [k, n] = parseShard(j["shard"].get<std::string>(), path);
+      if (shards && n != shards) throw InputError(SourcePos{path}, "shard of " + std::to_string(n) + ", others of " + std::to_string(shards));
+      if (!seen.insert(k).second) throw InputError(SourcePos{path}, "shard " + std::to_string(k) + " given twice");
+      shards = n;
+      for (const nlohmann::json &p : j["pairs"]) {
+        if (!p.contains("name") || !p["name"].is_string() || !p.contains("index") || !p["index"].is_number_unsigned())
+          throw InputError(SourcePos{path}, "a pair without name or index");
+        Outcome o;
+        o.result.name = p["name"].get<std::string>();
+        o.json = readFile((fs::path(dir) / (o.result.name + ".json")).string());
+        o.result.result = parseJsonResult(o.json, o.result.ctx);
+        o.wallSeconds = o.result.result.stats.seconds;
+        // The merged folder holds every pair's own reports too.
+        for (const char *ext : {".json", ".html"}) {
+          fs::path from = fs::path(dir) / (o.result.name + ext), to = fs::path(args.outDir) / (o.result.name + ext);
+          if (fs::exists(from) && !fs::equivalent(from.parent_path(), to.parent_path(), ec))
+            fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+        }
+        merged.emplace_back(p["index"].get<size_t>(), std::move(o));
+      }
+    }
+    for (size_t k = 1; k <= shards; ++k)
+      if (!seen.count(k)) throw InputError(SourcePos{args.mergeDirs.front()}, "shard " + std::to_string(k) + "/" + std::to_string(shards) + " is missing");
+  } catch (const InputError &e) {
+    std::fprintf(stderr, "torchtv: error: %s\n", e.what());
+    return exitCode(Verdict::Error);
+  }
+  std::stable_sort(merged.begin(), merged.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<Outcome> outcomes;
+  for (auto &m : merged) outcomes.push_back(std::move(m.second));
+  return writeCiReports(outcomes, args.outDir, args.sourceRoot);
+}
+
 int runCi(const CiArgs &args) {
+  if (args.merge && args.merge->parsed()) return runMerge(args);
   Manifest manifest;
   try {
+    if (args.manifest.empty()) throw InputError(SourcePos{"ci"}, "needs a MANIFEST (or: ci merge DIR...)");
     manifest = readManifest(args.manifest);
     std::error_code ec;
     fs::create_directories(args.outDir, ec);
     if (ec) throw InputError(SourcePos{args.outDir}, "cannot create the report folder: " + ec.message());
+    if (!args.shard.empty()) keepShard(manifest, args.shard, args.outDir);
   } catch (const InputError &e) {
     std::fprintf(stderr, "torchtv: error: %s\n", e.what());
     return exitCode(Verdict::Error);
@@ -216,7 +313,10 @@ int runCi(const CiArgs &args) {
   std::vector<std::thread> threads;
   for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
   for (std::thread &t : threads) t.join();
+  return writeCiReports(outcomes, args.outDir, args.sourceRoot);
+}
 
+int writeCiReports(const std::vector<Outcome> &outcomes, const std::string &outDir, const std::string &sourceRoot) {
   Verdict worst = Verdict::Equivalent;
   std::vector<NamedResult> all;
   for (const Outcome &o : outcomes) {
@@ -224,14 +324,13 @@ int runCi(const CiArgs &args) {
     all.push_back(o.result);
   }
   try {
-    writeFileAtomic((fs::path(args.outDir) / "junit.xml").string(), renderJunit(all));
-    writeFileAtomic((fs::path(args.outDir) / "results.sarif").string(),
-                    renderSarif(all, versionString(), args.sourceRoot));
+    writeFileAtomic((fs::path(outDir) / "junit.xml").string(), renderJunit(all));
+    writeFileAtomic((fs::path(outDir) / "results.sarif").string(), renderSarif(all, versionString(), sourceRoot));
   } catch (const InputError &e) {
     std::fprintf(stderr, "torchtv: error: %s\n", e.what());
     worst = Verdict::Error;
   }
-  std::string summary = summaryTable(outcomes, args.outDir, worst);
+  std::string summary = summaryTable(outcomes, outDir, worst);
   std::fwrite(summary.data(), 1, summary.size(), stdout);
   std::fflush(stdout);
   return exitCode(worst);
@@ -243,8 +342,13 @@ Command addCiCommand(CLI::App &app) {
   auto args = std::make_shared<CiArgs>();
   args->root = &app;
   auto *cmd = app.add_subcommand("ci", "Decide every pair of a manifest and write CI reports (exit: worst verdict)");
-  cmd->add_option("manifest", args->manifest, "TOML manifest listing the pairs")->required();
+  cmd->add_option("manifest", args->manifest, "TOML manifest listing the pairs");
+  cmd->add_option("--shard", args->shard, "Decide only shard K of N (K/N, e.g. 2/4) of the manifest's pairs");
+  args->merge = cmd->add_subcommand("merge", "Join the report folders of `ci --shard` runs into one summary, JUnit and SARIF");
+  args->merge->add_option("dirs", args->mergeDirs, "Report folders of the shards")->required();
+  args->merge->add_option("--out", args->outDir, "Folder for the merged reports (default torchtv-reports)");
   cmd->add_option("-j,--jobs", args->jobs, "Pairs checked in parallel")->check(atLeast(1, "pairs in parallel", "", true));
+  addCacheOptions(*cmd, args->cache, args->noCache);
   cmd->add_option("--out", args->outDir, "Folder for the reports (default torchtv-reports)");
   cmd->add_flag("--no-report", args->noReport,
                 "No HTML report for any pair (the manifest's report = \"failures\" by default draws one for each "

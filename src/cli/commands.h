@@ -13,6 +13,7 @@
 #include "src/import/pair_file.h"
 #include "src/fusion/fusion_library.h"
 #include "src/report/report.h"
+#include "src/cache/proof_cache.h"
 #include "src/verify/check.h"
 
 namespace torchtv::cli {
@@ -29,6 +30,7 @@ Command addVerifyCommand(CLI::App &app);
 Command addCaptureCommand(CLI::App &app);
 Command addShowCommand(CLI::App &app);
 Command addCiCommand(CLI::App &app);
+Command addCacheCommand(CLI::App &app);
 
 // Options every deciding command shares (check, verify, ...).
 enum class OutputFormat { Text, Json, Sarif, Junit, Github };
@@ -84,8 +86,14 @@ struct EngineOptions {
   bool selfCheck = false;     // --self-check
   bool monolithic = false;    // --monolithic: the benchmark baseline
   bool noCutPoints = false;   // --no-cut-points: measure what cut points bring
+  std::string cache;          // --cache PATH|redis://HOST:PORT/DB (Note [Proof cache])
+  bool noCache = false;       // --no-cache
 };
 void addEngineOptions(CLI::App &cmd, EngineOptions &options);
+// --cache and --no-cache (Note [Proof cache]); the cache they choose, never
+// null (an unusable one is off, with one warning).
+void addCacheOptions(CLI::App &cmd, std::string &cache, bool &noCache);
+std::unique_ptr<cache::ProofCache> openProofCache(const std::string &cache, bool noCache);
 
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
                   const OutputOptions &options);

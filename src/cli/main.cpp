@@ -32,7 +32,8 @@ int run(int argc, char **argv) {
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
 
   std::vector<Command> commands = {addCheckCommand(app), addVerifyCommand(app), addCaptureCommand(app),
-                                   addShowCommand(app), addCiCommand(app)};
+                                   addShowCommand(app), addCiCommand(app),
+                                   addCacheCommand(app)};
 
   try {
     app.parse(argc, argv);

@@ -71,6 +71,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
         {"seconds", r.stats.seconds},
         {"distinct_proofs", r.stats.distinctProofs},
         {"cache_hits", r.stats.cacheHits},
+        {"proof_cache", {{"hits", r.stats.proofCacheHits}, {"misses", r.stats.proofCacheMisses}}},
         {"cut_points", r.stats.cutPoints},
         {"cut_point_attempts", r.stats.cutPointAttempts},
         {"solver_queries", r.stats.solverQueries}}},

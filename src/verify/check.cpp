@@ -275,6 +275,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   ProverLimits limits;
   limits.rlimit = options.rlimit;
   limits.memoryMB = options.solverMemoryMB;
+  limits.cache = options.proofCache;
   if (options.timeoutSeconds > 0)
     limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(options.timeoutSeconds));
@@ -412,6 +413,8 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   applyRequirement(result, options.require);
   result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
   result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;
+  result.stats.proofCacheHits = prover.persistentHits() + cuts.persistentHits;
+  result.stats.proofCacheMisses = prover.persistentMisses() + cuts.persistentMisses;
   result.stats.solverQueries = prover.solverQueries() + monolithicQueries + cuts.solverQueries;
   result.stats.cutPoints = cuts.cuts.size();
   result.stats.cutPointAttempts = cuts.attempts;

@@ -8,6 +8,9 @@
 #include "src/verify/verdict.h"
 
 namespace torchtv {
+namespace cache {
+class ProofCache;
+}
 
 class FusionLibrary;
 
@@ -37,6 +40,8 @@ struct CheckOptions {
   // Called as the check moves on (the CLI's progress line on a terminal): the
   // stage, and how many of the outputs are decided so far. Null: none.
   std::function<void(const char *stage, size_t decided, size_t total)> progress;
+  // Outcomes kept across runs (Note [Proof cache]); null: none.
+  cache::ProofCache *proofCache = nullptr;
 };
 
 // Compares reference and production output by output. Throws InputError when

@@ -109,6 +109,8 @@ public:
     ProverLimits cutLimits = limits;
     cutLimits.maxRegionTerms = kMaxRegionTerms;
     cutLimits.querySeconds = std::min(limits.querySeconds, kQuerySeconds);
+    // The search only merges what is proven; it never reads a model.
+    cutLimits.needsModels = false;
     evaluated_ = evaluate();
     // Most candidates fail, and only the normal form is cheap enough to try
     // them all; Z3 gets the ones an evaluation found to agree.
@@ -136,6 +138,8 @@ public:
     for (const Prover *p : {&*normalFormProver_, &*solverProver_}) {
       out_.distinctProofs += p->distinctProofs();
       out_.cacheHits += p->cacheHits();
+      out_.persistentHits += p->persistentHits();
+      out_.persistentMisses += p->persistentMisses();
       out_.solverQueries += p->solverQueries();
     }
   }

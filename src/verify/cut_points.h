@@ -80,6 +80,7 @@ struct CutPoints {
   std::set<std::string> assumptions;
   size_t attempts = 0;  // candidate pairs sent to the prover
   size_t distinctProofs = 0, cacheHits = 0, solverQueries = 0;  // the prover's, as in CheckStats
+  size_t persistentHits = 0, persistentMisses = 0;
 };
 
 // Given: two normalized graphs with the same interface, and the prover's limits.

@@ -1,6 +1,7 @@
 #include "src/verify/prover.h"
 
 #include "src/sem/normal_form.h"
+#include "src/verify/persistent_proofs.h"
 
 namespace torchtv {
 
@@ -40,10 +41,17 @@ smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt:
   o.rlimit = limits_.rlimit;
   o.memoryMB = limits_.memoryMB;
   o.deadlineSeconds = std::min(limits_.querySeconds, secondsLeft(limits_));
-  if (o.deadlineSeconds <= 0) return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
+  if (o.deadlineSeconds <= 0) {
+    budgetCut_ = true;
+    return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
+  }
   if (!limits_.solver) return {smt::Answer::Unknown, "no solver query in this search", {}, 0, 0};
+  // A query the deadline shortened, or one that crashed, ran under no known budget.
+  if (o.deadlineSeconds < limits_.querySeconds) budgetCut_ = true;
   ++queries_;
-  return smt::proveEqual(tc, r.reference, r.production, arith, o);
+  smt::QueryResult q = smt::proveEqual(tc, r.reference, r.production, arith, o);
+  if (q.answer == smt::Answer::Crash) budgetCut_ = true;
+  return q;
 }
 
 // nullopt: proven bitwise; else why not.
@@ -73,13 +81,17 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
 // Note [Memo of widened proofs]
 bool Prover::sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) {
   if (!cached.proven || cached.provenAt == Frontier::Matched) return true;
+  return widenedKey(cached, a, b) == cached.widenedKey;
+}
+
+// The key of this region widened as `cached` was; "" when it cannot be built.
+std::string Prover::widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) {
   sem::TermContext tc;
   try {
     return buildRegion(tc, in_, a, b, cached.provenAt, RegionMode::Real, limits_.maxRegionTerms,
-                       cached.provenExpansions).key ==
-           cached.widenedKey;
+                       cached.provenExpansions).key;
   } catch (const sem::Unsupported &) {
-    return false;
+    return "";
   }
 }
 
@@ -100,8 +112,33 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
     ++hits_;
     return it->second;
   }
+  // Note [Proof cache]
+  std::string persistent = limits_.cache ? persistentKey(real.key, widening, limits_) : std::string();
+  if (limits_.cache) {
+    std::optional<ProofOutcome> stored = lookupPersistent(persistent, limits_);
+    // Another region with this smallest key (another layer) was proven at a
+    // widened frontier that differs here: this region's own widened proof is
+    // kept under a second key that holds the widened region's key too.
+    if (stored && !sameWidenedRegion(*stored, a, b)) {
+      std::string widened = widenedKey(*stored, a, b);
+      if (!widened.empty()) stored = lookupPersistent(widenedPersistentKey(persistent, *stored, widened), limits_);
+    }
+    if (stored && sameWidenedRegion(*stored, a, b)) {
+      ++persistentHits_;
+      stored->reason += std::string("; ") + reasons::kFromProofCache;
+      cache_.insert_or_assign(std::move(key), *stored);
+      return *stored;
+    }
+    ++persistentMisses_;
+  }
   ++proofs_;
+  budgetCut_ = false;
   ProofOutcome o = proveUncached(tc, real, a, b, widening);
+  if (limits_.cache) {
+    storePersistent(persistent, o, limits_, budgetCut_);
+    if (o.proven && o.provenAt != Frontier::Matched)
+      storePersistent(widenedPersistentKey(persistent, o, o.widenedKey), o, limits_, budgetCut_);
+  }
   cache_.insert_or_assign(std::move(key), o);
   return o;
 }
@@ -151,6 +188,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       lastKey = r.key;
     }
     if (secondsLeft(limits_) <= 0) {
+      budgetCut_ = true;
       notes.push_back(reasons::kTimeLimit);
       break;
     }

@@ -13,6 +13,9 @@
 #include "src/verify/verdict.h"
 
 namespace torchtv {
+namespace cache {
+class ProofCache;
+}
 
 // ToInputs: up to matrix products, then to the graph inputs (outputs).
 // AroundProducts: up to matrix products, then through them to the values both
@@ -29,6 +32,11 @@ struct ProverLimits {
   // (the cut search tries candidates that mostly fail, and cannot afford a
   // query for each: Note [Cut points]).
   bool solver = true;
+  // Results kept across runs (Note [Proof cache]); null: none.
+  cache::ProofCache *cache = nullptr;
+  // false: the caller never reads ProofOutcome::realModel (the cut search), so
+  // a stored "not proven" whose Z3 model was dropped may answer it.
+  bool needsModels = true;
 };
 
 // What a proof attempt concluded for one output.
@@ -65,18 +73,24 @@ public:
   size_t distinctProofs() const { return proofs_; }
   size_t cacheHits() const { return hits_; }
   size_t solverQueries() const { return queries_; }
+  // Lookups in the persistent cache (Note [Proof cache]) that found a usable
+  // outcome, and those that did not.
+  size_t persistentHits() const { return persistentHits_; }
+  size_t persistentMisses() const { return persistentMisses_; }
 
 private:
   ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                              Widening widening);
   std::optional<std::string> bitwiseFailure(const Value *a, const Value *b);
   bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b);
+  std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b);
   smt::QueryResult query(const sem::TermContext &tc, const Region &r, smt::Arith arith);
 
   const RegionInputs &in_;
   ProverLimits limits_;
   std::map<std::string, ProofOutcome> cache_;
-  size_t proofs_ = 0, hits_ = 0, queries_ = 0;
+  size_t proofs_ = 0, hits_ = 0, queries_ = 0, persistentHits_ = 0, persistentMisses_ = 0;
+  bool budgetCut_ = false;  // the deadline shortened the current proof attempt
 };
 
 }  // namespace torchtv

@@ -1,5 +1,6 @@
 #include "src/verify/region.h"
 
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <map>
@@ -148,7 +149,11 @@ public:
     }
     // Everything else that identifies the term, with variables printed by their
     // canonical names (output dims and binders are canonical).
-    line += "{" + std::to_string(t->num) + "," + std::to_string(t->inum) + ",";
+    // (Every digit of a constant: 1e-7 and 1e-8 are different obligations,
+    // in this run's memo and in the persistent cache: Note [Proof cache].)
+    char num[32];
+    std::snprintf(num, sizeof num, "%.17g", t->num);
+    line += "{" + std::string(num) + "," + std::to_string(t->inum) + ",";
     for (const auto &e : t->index) line += e.str(tc_.vars) + ";";
     if (sem::isReduction(t->op)) line += tc_.vars.name(t->binder) + "<" + t->extent.str() + ">" + t->origin;
     line += "}";

@@ -38,6 +38,7 @@ const char *const kProvenBitwise = "proven bit for bit by Z3 (IEEE semantics)";
 const char *const kRealNormalForm = "equal over the reals (normal form)";
 const char *const kRealZ3 = "equal over the reals (Z3)";
 const char *const kNotProven = "not proven";
+const char *const kFromProofCache = "from the proof cache";
 const char *const kRefuted = "refuted: the outputs differ on a concrete input";
 const char *const kDidNotReplay = "counterexample did not replay";
 const char *const kReplayUnavailable = "counterexample found but not replayed, so not reported as not_equivalent";

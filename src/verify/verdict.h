@@ -61,6 +61,9 @@ struct CheckStats {
   double seconds = 0;
   size_t distinctProofs = 0;  // residual regions proven (memoized by structure)
   size_t cacheHits = 0;       // regions answered from the memo
+  // Regions answered from the persistent proof cache, and looked up there in
+  // vain (Note [Proof cache]).
+  size_t proofCacheHits = 0, proofCacheMisses = 0;
   size_t solverQueries = 0;   // Z3 queries run
   size_t cutPoints = 0;        // intermediate values proven equal and merged (Note [Cut points])
   size_t cutPointAttempts = 0; // candidate pairs the cut-point search sent to the prover
@@ -144,6 +147,9 @@ extern const char *const kProvenBitwise;
 extern const char *const kRealNormalForm;
 extern const char *const kRealZ3;
 extern const char *const kNotProven;
+// Appended to the reason of a region answered by the persistent proof cache
+// (the values a reason quotes are those of the run that stored it).
+extern const char *const kFromProofCache;
 extern const char *const kRefuted;
 extern const char *const kDidNotReplay;
 extern const char *const kReplayUnavailable;

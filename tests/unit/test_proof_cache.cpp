@@ -1,0 +1,202 @@
+// The persistent proof cache (src/cache/, Note [Proof cache]): hits, misses,
+// the budget rule, damaged and foreign stores, concurrent writer processes.
+#include <doctest/doctest.h>
+
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "src/cache/proof_cache.h"
+#include "src/cache/sha256.h"
+#include "src/verify/persistent_proofs.h"
+
+using namespace torchtv;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/torchtv-cache-test-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const char *name) const { return (path / name).string(); }
+};
+
+ProofOutcome unknownOutcome() {
+  ProofOutcome o;
+  o.reason = "not proven; Z3: resource limit";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("sha256 matches the FIPS 180-4 examples") {
+  CHECK(cache::sha256Hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(cache::sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(cache::sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST_CASE("proof cache: a stored payload is found under its key, another key misses") {
+  TempDir dir;
+  auto c = cache::ProofCache::open(dir.file("sub/proofs.sqlite"));
+  REQUIRE(c->usable());
+  CHECK_FALSE(c->lookup("region A"));
+  c->store("region A", "payload A");
+  CHECK(c->lookup("region A") == std::optional<std::string>("payload A"));
+  CHECK_FALSE(c->lookup("region B"));
+  CHECK(c->stats().hits == 1);
+  CHECK(c->stats().misses == 2);
+  CHECK(c->entries() == 1);
+  // Another process (here: another connection) sees it.
+  auto again = cache::ProofCache::open(dir.file("sub/proofs.sqlite"));
+  CHECK(again->lookup("region A") == std::optional<std::string>("payload A"));
+  again->clear();
+  CHECK(again->entries() == 0);
+}
+
+TEST_CASE("proof cache: a file that is not a cache is ignored, and left alone") {
+  TempDir dir;
+  std::string garbage = dir.file("garbage.sqlite");
+  std::ofstream(garbage) << "this is not a database, and it is long enough to have a header of some kind\n";
+  auto c = cache::ProofCache::open(garbage);
+  CHECK_FALSE(c->usable());
+  CHECK_FALSE(c->lookup("k"));
+  c->store("k", "v");  // no effect, no throw
+
+  std::string foreign = dir.file("foreign.sqlite");
+  sqlite3 *db = nullptr;
+  REQUIRE(sqlite3_open(foreign.c_str(), &db) == SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE photos(id INTEGER)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  CHECK_FALSE(cache::ProofCache::open(foreign)->usable());
+  CHECK(fs::file_size(garbage) > 0);
+}
+
+TEST_CASE("proof cache: a damaged entry is a miss") {
+  TempDir dir;
+  std::string path = dir.file("proofs.sqlite");
+  auto c = cache::ProofCache::open(path);
+  c->store("region A", "{\"proven\":true}");
+  sqlite3 *db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  // Flip the payload, keep the envelope: the checksum no longer matches.
+  REQUIRE(sqlite3_exec(db, "UPDATE proofs SET value = replace(value, 'true', 'fals')", nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+  sqlite3_close(db);
+  CHECK_FALSE(c->lookup("region A"));
+}
+
+TEST_CASE("proof cache: an unknown under a smaller budget never answers a larger one") {
+  TempDir dir;
+  auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
+  ProverLimits limits;
+  limits.cache = c.get();
+  limits.rlimit = 1000;
+  std::string key = persistentKey("R0/1\n0=...", Widening::ToInputs, limits);
+  storePersistent(key, unknownOutcome(), limits, false);
+
+  ProverLimits larger = limits;
+  larger.rlimit = 2000;
+  CHECK_FALSE(lookupPersistent(key, larger));
+  ProverLimits unlimited = limits;
+  unlimited.rlimit = 0;
+  CHECK_FALSE(lookupPersistent(key, unlimited));
+  ProverLimits moreTime = limits;
+  moreTime.querySeconds = limits.querySeconds * 2;
+  CHECK_FALSE(lookupPersistent(key, moreTime));
+  ProverLimits smaller = limits;
+  smaller.rlimit = 500;
+  auto hit = lookupPersistent(key, smaller);
+  REQUIRE(hit);
+  CHECK_FALSE(hit->proven);
+  CHECK(hit->reason == unknownOutcome().reason);
+
+  // A proof answers every budget.
+  ProofOutcome proof;
+  proof.proven = true;
+  proof.level = Level::Real;
+  proof.reason = "proven";
+  proof.assumptions = {"x != 0"};
+  std::string key2 = persistentKey("R0/1\n1=...", Widening::ToInputs, limits);
+  storePersistent(key2, proof, limits, false);
+  auto p = lookupPersistent(key2, larger);
+  REQUIRE(p);
+  CHECK(p->proven);
+  CHECK(p->level == Level::Real);
+  CHECK(p->assumptions == proof.assumptions);
+}
+
+TEST_CASE("proof cache: no deadline-cut unknown; a Z3 model never, and its outcome only for who reads none") {
+  TempDir dir;
+  auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
+  ProverLimits limits;
+  limits.cache = c.get();
+  std::string key = persistentKey("R0/1\n2=...", Widening::ToInputs, limits);
+  storePersistent(key, unknownOutcome(), limits, true);
+  CHECK_FALSE(lookupPersistent(key, limits));
+  CHECK(c->entries() == 0);
+  ProofOutcome differ = unknownOutcome();
+  differ.realModel.push_back(smt::ModelRead{});
+  storePersistent(key, differ, limits, false);
+  CHECK_FALSE(lookupPersistent(key, limits));  // the caller reads models: recompute
+  ProverLimits noModels = limits;
+  noModels.needsModels = false;
+  auto hit = lookupPersistent(key, noModels);
+  REQUIRE(hit);
+  CHECK_FALSE(hit->proven);
+  CHECK(hit->realModel.empty());
+}
+
+TEST_CASE("proof cache: the key holds the semantics version and every option that changes the answer") {
+  ProverLimits limits;
+  std::string base = persistentKey("R0/1\n", Widening::ToInputs, limits);
+  CHECK(base != persistentKey("R0/1\n", Widening::AroundProducts, limits));
+  ProverLimits noSolver = limits;
+  noSolver.solver = false;
+  CHECK(base != persistentKey("R0/1\n", Widening::ToInputs, noSolver));
+  ::setenv("TORCHTV_CACHE_SALT", "changed", 1);
+  CHECK(base != persistentKey("R0/1\n", Widening::ToInputs, limits));
+  ::unsetenv("TORCHTV_CACHE_SALT");
+  CHECK(base == persistentKey("R0/1\n", Widening::ToInputs, limits));
+}
+
+TEST_CASE("proof cache: concurrent writer processes lose nothing") {
+  TempDir dir;
+  std::string path = dir.file("proofs.sqlite");
+  const int processes = 6, each = 150;
+  std::vector<pid_t> children;
+  for (int p = 0; p < processes; ++p) {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      auto c = cache::ProofCache::open(path);
+      int ok = c->usable();
+      for (int i = 0; i < each; ++i) {
+        c->store("key " + std::to_string(p) + "/" + std::to_string(i), "value " + std::to_string(i));
+        // Reads between the writes, as a check does.
+        c->lookup("key " + std::to_string((p + 1) % processes) + "/" + std::to_string(i));
+      }
+      ::_exit(ok && c->usable() ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  }
+  auto c = cache::ProofCache::open(path);
+  CHECK(c->entries() == static_cast<size_t>(processes * each));
+  for (int p = 0; p < processes; ++p)
+    for (int i = 0; i < each; i += 37)
+      CHECK(c->lookup("key " + std::to_string(p) + "/" + std::to_string(i)) ==
+            std::optional<std::string>("value " + std::to_string(i)));
+}
