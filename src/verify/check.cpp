@@ -369,8 +369,11 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   Prover prover(regionInputs, limits);
   std::set<std::string> assumptions = cuts.assumptions;
   // An output that running the code already refutes (Note [Cross-checks]) can end as nothing but
-  // not_equivalent or, were it proven, unknown: the prover's time on it is spent for nothing.
-  if (options.capture && options.capture->eager && options.capture->eager->ran) {
+  // not_equivalent or, were it proven, unknown. Graphs small enough to evaluate still go to the
+  // prover, whose random refutation gives a counterexample on the graphs, replayed through
+  // LibTorch and localized; past the evaluation budget only Z3 is left, and its time on such an
+  // output is spent for nothing.
+  if (options.capture && options.capture->eager && options.capture->eager->ran && !withinEvalBudget(ref, prod)) {
     const EagerEvidence &runs = *options.capture->eager;
     pending.erase(std::remove_if(pending.begin(), pending.end(),
                                  [&](size_t i) {
