@@ -201,6 +201,16 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::cat", kFIB, "(%a: $T[2,3], %b: $T[2,0], %c: $T[2,4]) -> ($T[2,7]) {\n  %y: $T[2,7] = aten::cat(%a, %b, %c) {dim=1}\n  return %y\n}"));
   c.push_back(fixed("aten::stack", kFIB, "(%a: $T[2,3], %b: $T[2,3]) -> ($T[2,2,3]) {\n  %y: $T[2,2,3] = aten::stack(%a, %b) {dim=1}\n  return %y\n}"));
   c.push_back(fixed("aten::slice_scatter", kFIB, "(%x: $T[4,8], %s: $T[4,3]) -> ($T[4,8]) {\n  %y: $T[4,8] = aten::slice_scatter(%x, %s) {dim=1, start=2, end=-3, step=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::split.Tensor", kFIB, "(%x: $T[7,3]) -> ($T[3,3], $T[3,3], $T[1,3]) {\n  %a: $T[3,3], %b: $T[3,3], %d: $T[1,3] = aten::split.Tensor(%x) {split_size=3, dim=0}\n  return %a, %b, %d\n}"));
+  c.push_back(fixed("aten::split_with_sizes", kFIB, "(%x: $T[3,7]) -> ($T[3,2], $T[3,5]) {\n  %a: $T[3,2], %b: $T[3,5] = aten::split_with_sizes(%x) {split_sizes=[2,5], dim=1}\n  return %a, %b\n}"));
+  c.push_back(fixed("aten::chunk", kFIB, "(%x: $T[5,4]) -> ($T[5,2], $T[5,2]) {\n  %a: $T[5,2], %b: $T[5,2] = aten::chunk(%x) {chunks=2, dim=1}\n  return %a, %b\n}"));
+  c.push_back(fixed("aten::unbind.int", kFIB, "(%x: $T[2,3]) -> ($T[3], $T[3]) {\n  %a: $T[3], %b: $T[3] = aten::unbind.int(%x) {dim=0}\n  return %a, %b\n}"));
+  c.push_back(fixed("aten::expand_as", kFIB, "(%x: $T[3,1], %o: $T[2,3,4]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::expand_as(%x, %o)\n  return %y\n}"));
+  c.push_back(fixed("aten::type_as", kFIB, "(%x: $T[3,4], %o: $T[2]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::type_as(%x, %o)\n  return %y\n}"));
+  c.push_back(fixed("aten::constant_pad_nd", kF, "(%x: $T[3,4]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::constant_pad_nd(%x) {pad=[1,2], value=0.5}\n  return %y\n}"));
+  c.push_back(fixed("aten::arange", {"i64", "i32"}, "() -> ($T[5]) {\n  %y: $T[5] = aten::arange() {end=5, dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::arange.start", {"i64", "i32"}, "() -> ($T[4]) {\n  %y: $T[4] = aten::arange.start() {start=-2, end=2, dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::arange.start_step", {"i64", "i32"}, "() -> ($T[3]) {\n  %y: $T[3] = aten::arange.start_step() {start=7, end=1, step=-2, dtype=$T}\n  return %y\n}"));
   // ---- composites
   c.push_back(fixed("aten::_softmax", kF, "(%x: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::_softmax(%x) {dim=1, half_to_float=false}\n  return %y\n}"));
   c.push_back(fixed("aten::_log_softmax", kF, "(%x: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::_log_softmax(%x) {dim=-1, half_to_float=false}\n  return %y\n}"));
