@@ -308,6 +308,9 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
 
   CheckResult result;
   std::vector<size_t> pending;
+  // Definitions that did not fit their calls, on either side (named in reasons below).
+  std::map<std::string, std::string> misfits = refNorm.misfitDefinitions;
+  misfits.insert(prodNorm.misfitDefinitions.begin(), prodNorm.misfitDefinitions.end());
   for (size_t i = 0; i < ref.outputs().size(); ++i) {
     const Value *a = ref.outputs()[i], *b = prod.outputs()[i];
     OutputResult out;
@@ -346,8 +349,6 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       if (p) out.productionSite = siteOf(*p);
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
                           (p->loc.known() ? " at " + p->loc.str() : "");
-      std::map<std::string, std::string> misfits = refNorm.misfitDefinitions;
-      misfits.insert(prodNorm.misfitDefinitions.begin(), prodNorm.misfitDefinitions.end());
       if (p && !misfits.count(p->op))
         if (const char *why = opaqueOp(lib, *p, options)) out.reason += " (" + p->op + why + ")";
       out.reason += misfitsInCone({a, b}, misfits);

@@ -54,6 +54,9 @@ SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &re
     if (sc.agreed) sc.detail = detail;
     sc.agreed = false;
   };
+  bool anyBitwise = std::any_of(result.outputs.begin(), result.outputs.end(), [](const OutputResult &o) {
+    return o.verdict == Verdict::Equivalent && o.level == Level::Bitwise;
+  });
   bool replayed = false;
   std::string replayProblem;
   for (unsigned seed = 0; seed < 2; ++seed) {
@@ -79,9 +82,6 @@ SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &re
       std::string label = "seed " + std::to_string(seed) + ", input kind " + std::to_string(kind);
       // LibTorch's kernels on the original graphs, for bitwise claims (once per input kind, seed 0).
       std::vector<std::vector<double>> rt, pt;
-      bool anyBitwise = std::any_of(result.outputs.begin(), result.outputs.end(), [](const OutputResult &o) {
-        return o.verdict == Verdict::Equivalent && o.level == Level::Bitwise;
-      });
       if (anyBitwise && seed == 0 && replayProblem.empty()) {
         ReplayedOutputs run = replayBoth(origRef, origProd, inputs);
         if (run.why.empty()) {
