@@ -72,6 +72,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
         {"distinct_proofs", r.stats.distinctProofs},
         {"cache_hits", r.stats.cacheHits},
         {"proof_cache", {{"hits", r.stats.proofCacheHits}, {"misses", r.stats.proofCacheMisses}}},
+        {"result_cache", r.stats.resultCache},
         {"cut_points", r.stats.cutPoints},
         {"cut_point_attempts", r.stats.cutPointAttempts},
         {"solver_queries", r.stats.solverQueries}}},

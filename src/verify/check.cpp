@@ -17,6 +17,7 @@
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
 #include "src/verify/replay_confirm.h"
+#include "src/verify/result_cache.h"
 #include "src/verify/self_check.h"
 
 namespace torchtv {
@@ -244,41 +245,17 @@ bool someOutputDiffers(const Graph &ref, const Graph &prod, const ValueNumbering
   return false;
 }
 
-}  // namespace
-
-CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
-  auto start = std::chrono::steady_clock::now();
-  requireSameInterface(origRef, origProd);
-  std::shared_ptr<Graph> refCopy, prodCopy;
-  NormalizeResult refNorm, prodNorm;
+// Matches, searches cut points and proves: everything a stored decision skips
+// (Note [Result cache]). `refNorm`/`prodNorm` gain the real-level cut values.
+Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                       NormalizeResult &refNorm, NormalizeResult &prodNorm, const CheckOptions &options,
+                       const ProverLimits &limits, const std::function<void(const char *, size_t)> &stage) {
   const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
-  auto stage = [&](const char *name, size_t decided) {
-    if (options.progress) options.progress(name, decided, origRef.outputs().size());
-  };
-  if (options.normalization == Normalization::On) {
-    stage("normalizing", 0);
-    NormalizeOptions no;
-    no.rules = &bundledRules();
-    refCopy = cloneGraph(origRef);
-    prodCopy = cloneGraph(origProd);
-    refNorm = normalizeGraph(*refCopy, lib, no);
-    prodNorm = normalizeGraph(*prodCopy, lib, no);
-  }
-  const Graph &ref = refCopy ? *refCopy : origRef;
-  const Graph &prod = prodCopy ? *prodCopy : origProd;
   // Outputs already equal as written are bitwise-equal whatever normalization
   // does (it may expand a composite both sides call alike, at level real).
   ValueNumbering raw;
   raw.addGraph(origRef);
   raw.addGraph(origProd);
-
-  ProverLimits limits;
-  limits.rlimit = options.rlimit;
-  limits.memoryMB = options.solverMemoryMB;
-  limits.cache = options.proofCache;
-  if (options.timeoutSeconds > 0)
-    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(options.timeoutSeconds));
 
   ValueNumbering vn;
   vn.addGraph(ref);
@@ -398,15 +375,67 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       out.reason += std::string("; ") + reasons::kStructurallyEqualReal;
     }
   }
-  if (options.capture) applyCaptureEvidence(result, *options.capture);
-  summarize(result);
+  Decision decision;
+  decision.realAssumptions = std::move(assumptions);
   result.match.reference = numbersByName(ref, vn);
   result.match.production = numbersByName(prod, vn);
+  result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
+  result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;
+  result.stats.proofCacheHits = prover.persistentHits() + cuts.persistentHits;
+  result.stats.proofCacheMisses = prover.persistentMisses() + cuts.persistentMisses;
+  result.stats.solverQueries = prover.solverQueries() + monolithicQueries + cuts.solverQueries;
+  result.stats.cutPoints = cuts.cuts.size();
+  result.stats.cutPointAttempts = cuts.attempts;
+  decision.result = std::move(result);
+  return decision;
+}
+
+}  // namespace
+
+CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  requireSameInterface(origRef, origProd);
+  std::shared_ptr<Graph> refCopy, prodCopy;
+  NormalizeResult refNorm, prodNorm;
+  auto stage = [&](const char *name, size_t decided) {
+    if (options.progress) options.progress(name, decided, origRef.outputs().size());
+  };
+  if (options.normalization == Normalization::On) {
+    stage("normalizing", 0);
+    NormalizeOptions no;
+    no.rules = &bundledRules();
+    refCopy = cloneGraph(origRef);
+    prodCopy = cloneGraph(origProd);
+    const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+    refNorm = normalizeGraph(*refCopy, lib, no);
+    prodNorm = normalizeGraph(*prodCopy, lib, no);
+  }
+  const Graph &ref = refCopy ? *refCopy : origRef;
+  const Graph &prod = prodCopy ? *prodCopy : origProd;
+  ProverLimits limits;
+  limits.rlimit = options.rlimit;
+  limits.memoryMB = options.solverMemoryMB;
+  limits.cache = options.proofCache;
+  if (options.timeoutSeconds > 0)
+    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options.timeoutSeconds));
+
+  ResultCache stored(origRef, origProd, ref, prod, options);
+  std::optional<Decision> decision = stored.lookup();
+  const bool hit = decision.has_value();
+  if (!decision) {
+    decision = decideOutputs(origRef, origProd, ref, prod, refNorm, prodNorm, options, limits, stage);
+    stored.store(*decision);
+  }
+  CheckResult result = std::move(decision->result);
+  result.stats.resultCache = !stored.on() ? "off" : hit ? "hit" : "miss";
+  if (options.capture) applyCaptureEvidence(result, *options.capture);
+  summarize(result);
   result.comparedReference = refCopy;
   result.comparedProduction = prodCopy;
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);
-    for (const std::string &a : assumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
+    for (const std::string &a : decision->realAssumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
   }
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
     stage("self-check", result.outputs.size());
@@ -415,14 +444,6 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
     applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits);
   }
   applyRequirement(result, options.require);
-  result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
-  result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;
-  result.stats.proofCacheHits = prover.persistentHits() + cuts.persistentHits;
-  result.stats.proofCacheMisses = prover.persistentMisses() + cuts.persistentMisses;
-  result.stats.solverQueries = prover.solverQueries() + monolithicQueries + cuts.solverQueries;
-  result.stats.cutPoints = cuts.cuts.size();
-  result.stats.cutPointAttempts = cuts.attempts;
-
   result.stats.referenceNodes = origRef.nodes().size();
   result.stats.productionNodes = origProd.nodes().size();
   result.stats.seconds =

@@ -67,6 +67,8 @@ struct CheckStats {
   size_t solverQueries = 0;   // Z3 queries run
   size_t cutPoints = 0;        // intermediate values proven equal and merged (Note [Cut points])
   size_t cutPointAttempts = 0; // candidate pairs the cut-point search sent to the prover
+  // The whole decision from the store (Note [Result cache]): "off", "hit" or "miss".
+  const char *resultCache = "off";
 };
 
 // `--self-check`: every equivalent output re-checked by concrete evaluation.
