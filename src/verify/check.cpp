@@ -13,6 +13,7 @@
 #include "src/sem/semantics.h"
 #include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
+#include "src/verify/localize.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
@@ -39,10 +40,6 @@ void requireSameInterface(const Graph &ref, const Graph &prod) {
     throw InputError("the graphs return different numbers of outputs: reference " +
                      std::to_string(ref.outputs().size()) + ", production " +
                      std::to_string(prod.outputs().size()));
-}
-
-Site siteOf(const Node &n) {
-  return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
 }
 
 // Note [Levels of rewrites]: an output equal only through a value that
@@ -140,10 +137,21 @@ Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std
 // (Note [Replaying counterexamples]).
 // Records a refutation of output i after replaying it through LibTorch on the
 // original graphs (Note [Replaying counterexamples]); false when it did not replay.
-bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, Refutation refuted, size_t i,
-                      CheckResult &result) {
+bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                      Refutation refuted, size_t i, CheckResult &result, CounterexampleConfirmer &confirmer) {
   OutputResult &out = result.outputs[i];
+  // The pair's counterexample (the first refutation) is shrunk and localized
+  // (Note [Minimal, localized counterexamples]); a shrunk input that does not
+  // replay gives way to the input found.
+  const bool first = !result.counterexample;
+  const Refutation found = refuted;
+  std::string shrunk = first ? shrinkRefutation(ref, prod, refuted, confirmer) : "";
   ReplayOutcome replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
+  if (!shrunk.empty() && replay.kind == ReplayOutcome::Kind::DidNotReplay) {
+    refuted = found;
+    shrunk.clear();
+    replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
+  }
   if (replay.kind == ReplayOutcome::Kind::DidNotReplay) {
     out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
     return false;
@@ -163,9 +171,11 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
   out.verdict = Verdict::NotEquivalent;
   out.level = Level::None;
   out.reason = std::string(reasons::kRefuted) + " (" + refuted.how + "; " + evidence + ")";
-  if (!result.counterexample) {
+  if (first) {
     result.counterexample = counterexampleOf(ref, refuted, out.name);
     result.counterexample->note += "; " + evidence;
+    result.counterexample->shrunk = shrunk;
+    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i);
   }
   return true;
 }
@@ -191,7 +201,7 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
     auto it = std::find(open.begin(), open.end(), i);
     if (it == open.end()) break;  // not one asked about: a confirmer bug, stop searching
     open.erase(it);
-    recordRefutation(origRef, origProd, ref, *refuted, i, result);
+    recordRefutation(origRef, origProd, ref, prod, *refuted, i, result, *confirmer);
     ++decided;
   }
   report("proving");
@@ -212,7 +222,7 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
     if (!p.realModel.empty() && p.realModelOverInputs) {
       auto byModel = refuteByModel(ref, prod, {i}, p.realModel, *confirmer);
       if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-      else recordRefutation(origRef, origProd, ref, *byModel, i, result);
+      else recordRefutation(origRef, origProd, ref, prod, *byModel, i, result, *confirmer);
     }
   }
 }
@@ -234,7 +244,7 @@ size_t decideAllMonolithic(const Graph &origRef, const Graph &origProd, const Gr
     if (m.realModel.empty()) continue;
     auto byModel = refuteByModel(ref, prod, {i}, m.realModel, *confirmer);
     if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-    else recordRefutation(origRef, origProd, ref, *byModel, i, result);
+    else recordRefutation(origRef, origProd, ref, prod, *byModel, i, result, *confirmer);
   }
   return queries;
 }

@@ -1,0 +1,188 @@
+#include "src/verify/localize.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_set>
+
+namespace torchtv {
+namespace {
+
+using eval::EvalTensor;
+
+bool floating(const EvalTensor &t) { return isFloating(t.type.dtype); }
+
+// Rounds to `digits` significant digits (0 stays 0; inf and NaN stay).
+long double roundSignificant(long double v, int digits) {
+  if (v == 0 || !std::isfinite(static_cast<double>(v))) return v;
+  long double scale = std::pow(10.0L, digits - 1 - std::floor(std::log10(std::fabs(v))));
+  return std::round(v * scale) / scale;
+}
+
+// A value's content to 9 significant digits, for "agrees with" (Note [Minimal, localized counterexamples]).
+std::string fingerprint(const EvalTensor &t) {
+  std::string key = t.type.str();
+  char buf[40];
+  for (long double v : t.values) {
+    if (std::isnan(static_cast<double>(v))) {
+      key += "|nan";
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "|%.8Le", v);
+    key += buf;
+  }
+  return key;
+}
+
+// Index of the first element where a and b differ beyond 9 significant digits, and how far.
+std::optional<size_t> firstDiffering(const EvalTensor &a, const EvalTensor &b, long double *distance) {
+  std::optional<size_t> first;
+  long double total = 0;
+  for (size_t k = 0; k < a.values.size() && k < b.values.size(); ++k) {
+    long double x = roundSignificant(a.values[k], 9), y = roundSignificant(b.values[k], 9);
+    if (x == y || (std::isnan(static_cast<double>(x)) && std::isnan(static_cast<double>(y)))) continue;
+    if (!first) first = k;
+    long double d = std::fabs(x - y);
+    total += std::isfinite(static_cast<double>(d)) ? d : std::numeric_limits<long double>::max() / 4;
+  }
+  if (distance) *distance = total;
+  return first;
+}
+
+// The values of `g` on `inputs` at Wide precision, by value (inputs included).
+std::map<const Value *, EvalTensor> traceOf(const Graph &g, const std::vector<EvalTensor> &inputs) {
+  std::map<const Value *, EvalTensor> trace;
+  eval::evaluateGraph(g, inputs, eval::Precision::Wide, &trace);
+  for (size_t i = 0; i < g.inputs().size() && i < inputs.size(); ++i) trace.emplace(g.inputs()[i], inputs[i]);
+  return trace;
+}
+
+// Nodes of g in the cone of `out` (topological order is the graph's order).
+std::unordered_set<const Node *> coneOf(const Graph &g, const Value *out) {
+  std::unordered_set<const Node *> cone;
+  std::vector<const Value *> work = {out};
+  while (!work.empty()) {
+    const Value *v = work.back();
+    work.pop_back();
+    if (!v || !v->producer || !cone.insert(v->producer).second) continue;
+    for (const Value *in : v->producer->inputs) work.push_back(in);
+  }
+  return cone;
+}
+
+}  // namespace
+
+Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
+
+std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r, CounterexampleConfirmer &confirmer) {
+  int budget = kShrinkEvaluations;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(kShrinkSeconds));
+  const size_t output = r.difference.output;
+  std::vector<EvalTensor> &inputs = r.inputs;
+  auto stillRefutes = [&](const std::vector<EvalTensor> &candidate) {
+    if (budget <= 0 || std::chrono::steady_clock::now() > deadline) return false;
+    --budget;
+    try {
+      auto d = confirmer.confirm(ref, prod, candidate, {output});
+      if (!d || d->output != output) return false;
+      r.difference = *d;
+      return true;
+    } catch (const std::exception &) {
+      return false;
+    }
+  };
+  size_t zeroed = 0, rounded = 0;
+  // Delta debugging: zero chunks of nonzero entries, coarse to fine.
+  for (size_t t = 0; t < inputs.size(); ++t) {
+    if (!floating(inputs[t])) continue;
+    for (size_t chunk = std::max<size_t>(inputs[t].values.size() / 2, 1); chunk >= 1 && budget > 0; chunk /= 2) {
+      for (size_t start = 0; start < inputs[t].values.size() && budget > 0; start += chunk) {
+        std::vector<EvalTensor> candidate = inputs;
+        size_t changed = 0;
+        for (size_t k = start; k < std::min(start + chunk, candidate[t].values.size()); ++k)
+          if (candidate[t].values[k] != 0) {
+            candidate[t].values[k] = 0;
+            ++changed;
+          }
+        if (changed && stillRefutes(candidate)) {
+          inputs = std::move(candidate);
+          zeroed += changed;
+        }
+      }
+    }
+  }
+  // Simpler numbers: integers, else two significant digits.
+  for (size_t t = 0; t < inputs.size(); ++t) {
+    if (!floating(inputs[t])) continue;
+    for (int digits : {0, 2}) {
+      std::vector<EvalTensor> candidate = inputs;
+      for (long double &v : candidate[t].values) v = digits == 0 ? std::round(v) : roundSignificant(v, digits);
+      if (candidate[t].values != inputs[t].values && stillRefutes(candidate)) {
+        inputs = std::move(candidate);
+        ++rounded;
+        break;
+      }
+    }
+  }
+  std::string what;
+  if (zeroed) what = std::to_string(zeroed) + " entries set to zero";
+  if (rounded) what += std::string(what.empty() ? "" : ", ") + std::to_string(rounded) + " inputs rounded";
+  return what.empty() ? what : "shrunk: " + what + " while it still refutes";
+}
+
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<EvalTensor> &inputs, size_t output) {
+  std::map<const Value *, EvalTensor> refTrace, prodTrace;
+  try {
+    refTrace = traceOf(ref, inputs);
+    prodTrace = traceOf(prod, inputs);
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+  std::unordered_set<std::string> refKeys, prodKeys;
+  for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t));
+  for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t));
+  std::unordered_set<const Node *> cone = coneOf(prod, prod.outputs().at(output));
+  for (const auto &n : prod.nodes()) {
+    if (!cone.count(n.get()) || n->outputs.empty()) continue;
+    auto it = prodTrace.find(n->outputs[0]);
+    if (it == prodTrace.end() || refKeys.count(fingerprint(it->second))) continue;
+    // Production departs here; its counterpart: the closest reference value of its type that
+    // no production value agrees with, else the closest of its type.
+    const Node *best = nullptr;
+    long double bestDistance = 0;
+    size_t bestIndex = 0;
+    for (bool onlyUnmatched : {true, false}) {
+      for (const auto &m : ref.nodes()) {
+        if (m->outputs.empty()) continue;
+        auto r = refTrace.find(m->outputs[0]);
+        if (r == refTrace.end() || r->second.type != it->second.type) continue;
+        if (onlyUnmatched && prodKeys.count(fingerprint(r->second))) continue;
+        long double distance = 0;
+        std::optional<size_t> k = firstDiffering(r->second, it->second, &distance);
+        if (k && (!best || distance < bestDistance)) {
+          best = m.get();
+          bestDistance = distance;
+          bestIndex = *k;
+        }
+      }
+      if (best) break;
+    }
+    if (!best) return std::nullopt;  // nothing of its type to hold it against
+    IntermediateDifference d;
+    d.reference = siteOf(*best);
+    d.production = siteOf(*n);
+    d.index = eval::unflatten(it->second.type.shape, bestIndex);
+    d.referenceValue = static_cast<double>(refTrace.at(best->outputs[0]).values[bestIndex]);
+    d.productionValue = static_cast<double>(it->second.values[bestIndex]);
+    return d;
+  }
+  return std::nullopt;
+}
+
+}  // namespace torchtv
