@@ -23,14 +23,6 @@ std::string valuesText(const std::vector<double> &values, size_t maxValues) {
   return out + "]";
 }
 
-std::string firstDifferenceText(const IntermediateDifference &d) {
-  auto site = [](const Site &s) { return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " at " + s.loc); };
-  std::string index;
-  for (size_t i = 0; i < d.index.size(); ++i) index += (i ? "," : "") + std::to_string(d.index[i]);
-  return "first differing intermediate: production " + site(d.production) + " is " + formatFloat(d.productionValue) +
-         " at [" + index + "] where reference " + site(d.reference) + " is " + formatFloat(d.referenceValue);
-}
-
 std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   std::string out = "counterexample: output " + c.output;
   if (!c.index.empty()) {
@@ -40,7 +32,6 @@ std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   }
   if (!c.note.empty()) out += (c.index.empty() ? ": " : "; ") + c.note;
   out += "\n";
-  if (c.firstDifference) out += "  " + firstDifferenceText(*c.firstDifference) + "\n";
   if (!c.shrunk.empty()) out += "  input " + c.shrunk + "\n";
   for (const TensorValues &t : c.inputs)
     out += "  input " + t.name + ": " + t.type + " = " + valuesText(t.values, maxValues) + "\n";

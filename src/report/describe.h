@@ -14,8 +14,6 @@ std::string siteText(const Site &s);
 // The counterexample as lines of text: output, index, both values, inputs
 // (each shortened to `maxValues` values).
 std::string counterexampleText(const Counterexample &c, size_t maxValues = 16);
-// "first differing intermediate: production %x = op at f:l is V at [i] where reference ..."
-std::string firstDifferenceText(const IntermediateDifference &d);
 // The values of a tensor, shortened: "[1, 2, 3, ... (61 more)]".
 std::string valuesText(const std::vector<double> &values, size_t maxValues);
 

@@ -13,13 +13,13 @@
 #include "src/sem/semantics.h"
 #include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
-#include "src/verify/localize.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
 #include "src/verify/replay_confirm.h"
 #include "src/verify/result_cache.h"
 #include "src/verify/self_check.h"
+#include "src/verify/shrink.h"
 
 namespace torchtv {
 
@@ -40,6 +40,10 @@ void requireSameInterface(const Graph &ref, const Graph &prod) {
     throw InputError("the graphs return different numbers of outputs: reference " +
                      std::to_string(ref.outputs().size()) + ", production " +
                      std::to_string(prod.outputs().size()));
+}
+
+Site siteOf(const Node &n) {
+  return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
 }
 
 // Note [Levels of rewrites]: an output equal only through a value that
@@ -140,9 +144,9 @@ Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std
 bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                       Refutation refuted, size_t i, CheckResult &result, CounterexampleConfirmer &confirmer) {
   OutputResult &out = result.outputs[i];
-  // The pair's counterexample (the first refutation) is shrunk and localized
-  // (Note [Minimal, localized counterexamples]); a shrunk input that does not
-  // replay gives way to the input found.
+  // The pair's counterexample (the first refutation) is shrunk (Note
+  // [Shrinking counterexamples]); a shrunk input that does not replay gives
+  // way to the input found.
   const bool first = !result.counterexample;
   const Refutation found = refuted;
   std::string shrunk = first ? shrinkRefutation(ref, prod, refuted, confirmer) : "";
@@ -175,7 +179,6 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     result.counterexample = counterexampleOf(ref, refuted, out.name);
     result.counterexample->note += "; " + evidence;
     result.counterexample->shrunk = shrunk;
-    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i);
   }
   return true;
 }

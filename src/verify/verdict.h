@@ -46,14 +46,6 @@ struct TensorValues {
   std::vector<double> values;
 };
 
-// The first intermediate value where production departs from the reference on
-// a counterexample (Note [Minimal, localized counterexamples]).
-struct IntermediateDifference {
-  Site reference, production;
-  std::vector<long long> index;  // first element where the two differ
-  double referenceValue = 0, productionValue = 0;
-};
-
 struct Counterexample {
   std::vector<TensorValues> inputs;
   std::string output;
@@ -61,8 +53,7 @@ struct Counterexample {
   double referenceValue = 0;
   double productionValue = 0;
   std::string note;  // e.g. "types differ"
-  std::string shrunk;  // what shrinking did to the input found ("" : nothing)
-  std::optional<IntermediateDifference> firstDifference;
+  std::string shrunk;  // what shrinking did to the input found, "" when nothing (Note [Shrinking counterexamples])
 };
 
 struct CheckStats {

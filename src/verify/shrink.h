@@ -1,0 +1,32 @@
+// A refuting input made small while it still refutes (Note [Shrinking
+// counterexamples]); where the two graphs first differ on it is
+// src/verify/localize.h's concern.
+#pragma once
+
+#include <string>
+
+#include "ir/graph.h"
+#include "src/verify/confirm.h"
+#include "src/verify/refute.h"
+
+namespace torchtv {
+
+// Note [Shrinking counterexamples]
+// A confirmed refuting input is simplified while the confirmer still finds the
+// same output differing on it. Delta debugging sets chunks of each floating
+// input's nonzero entries to zero (halves, then quarters, ...), then rounds each
+// floating input's values to integers, else to two significant digits. Integer
+// inputs (indices, targets) are left as drawn: an index out of range would make
+// the evaluation fail, not refute. At most kShrinkEvaluations candidates are
+// confirmed, within kShrinkSeconds (graphs near the evaluation budget take long
+// to evaluate). Only the pair's reported counterexample is shrunk, before it is
+// replayed through LibTorch; a shrunk input that does not replay gives way to
+// the input found (src/verify/check.cpp, recordRefutation).
+constexpr int kShrinkEvaluations = 48;
+constexpr double kShrinkSeconds = 2.0;
+
+// Shrinks `r` in place (its inputs, and the difference confirmed on them);
+// returns a phrase saying what shrinking did, "" when nothing smaller refutes.
+std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r, CounterexampleConfirmer &confirmer);
+
+}  // namespace torchtv
