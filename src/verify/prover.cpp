@@ -213,6 +213,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       notes.push_back(reasons::kTimeLimit);
       break;
     }
+    bool lastRung = false;
     try {
       sem::NormalForm nf(ctx);
       std::string keyRef = nf.key(r.reference), keyProd = nf.key(r.production);
@@ -233,11 +234,10 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         if (f != Frontier::Matched) out.widenedKey = r.key;
         return out;
       }
-      if (rounded) {
-        // Z3 would only find the rounding, and no wider region removes it: say what it is.
-        notes.push_back(describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
-        break;
-      }
+      // Z3 can only find the rounding (its model still serves the refutation), and no wider
+      // region removes it: say what it is, and widen no further.
+      if (rounded) notes.push_back(describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
+      lastRung = rounded.has_value();
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());
     }
@@ -275,6 +275,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     } else {
       notes.push_back("Z3: " + q.detail);
     }
+    if (lastRung) break;
   }
   out.reason = reasons::kNotProven;
   for (const std::string &n : notes) out.reason += "; " + n;
