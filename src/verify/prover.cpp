@@ -42,18 +42,23 @@ double secondsLeft(const ProverLimits &l) {
 
 }  // namespace
 
-// "%name" of the value a frontier slot (a value number) reads, production's name first;
-// "value#N" when no graph value has the number.
+// The graph value a frontier slot (a value number) reads, production's first; null when none.
+const Value *Prover::slotValue(int slot) const {
+  for (const Graph *g : {&in_.production, &in_.reference}) {
+    for (const Value *v : g->inputs())
+      if (in_.vn.has(v) && in_.vn.number(v) == slot) return v;
+    for (const auto &node : g->nodes())
+      for (const Value *v : node->outputs)
+        if (in_.vn.has(v) && in_.vn.number(v) == slot) return v;
+  }
+  return nullptr;
+}
+
+// "%name" of a frontier slot's value; "value#N" when no graph value has the number.
 std::function<std::string(int)> Prover::slotNamer() const {
   return [this](int slot) {
-    for (const Graph *g : {&in_.production, &in_.reference}) {
-      for (const Value *v : g->inputs())
-        if (in_.vn.has(v) && in_.vn.number(v) == slot) return "%" + v->name;
-      for (const auto &node : g->nodes())
-        for (const Value *v : node->outputs)
-          if (in_.vn.has(v) && in_.vn.number(v) == slot) return "%" + v->name;
-    }
-    return "value#" + std::to_string(slot);
+    const Value *v = slotValue(slot);
+    return v ? "%" + v->name : "value#" + std::to_string(slot);
   };
 }
 
@@ -254,14 +259,17 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     if (q.answer == smt::Answer::Differ) {
       // Over a frontier the values are abstracted (any real), so a model is no counterexample: it may
       // be unreachable from the graphs' inputs; the reason names the abstracted values and says so.
-      if (f == Frontier::Inputs) {
+      // The abstracted values the model reads: a graph input read on a frontier is no abstraction.
+      std::vector<std::string> names;
+      for (const smt::ModelRead &m : q.reads) {
+        const Value *v = slotValue(m.slot);
+        if (v && !v->producer) continue;
+        std::string n = slotNamer()(m.slot);
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+      }
+      if (f == Frontier::Inputs || names.empty()) {
         notes.push_back(reasons::kRealDifferOnInputs + (" (" + describeModel(q, slotNamer()) + ")"));
       } else {
-        std::vector<std::string> names;
-        for (const smt::ModelRead &m : q.reads) {
-          std::string n = slotNamer()(m.slot);
-          if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-        }
         std::string list;
         for (size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", " : "") + names[i];
         if (names.size() > 4) list += ", ...";

@@ -90,6 +90,7 @@ private:
   std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b);
   smt::QueryResult query(const sem::TermContext &tc, const Region &r, smt::Arith arith);
 
+  const Value *slotValue(int slot) const;
   std::function<std::string(int)> slotNamer() const;
   const RegionInputs &in_;
   ProverLimits limits_;

@@ -299,11 +299,11 @@ def capture_all(stream, count, out_dir):
 
 # ---- deciding and judging -----------------------------------------------------------------------
 
-def decide(torchtv, case, timeout):
+def decide(torchtv, case, timeout, extra=()):
     if case.capture is None:
         return {"verdict": "error", "level": None, "reason": "capture failed: " + case.capture_error}, 0.0
     t0 = time.time()
-    proc = subprocess.run([torchtv, "check", case.capture, "--format", "json", "--timeout", str(timeout)],
+    proc = subprocess.run([torchtv, "check", case.capture, "--format", "json", "--timeout", str(timeout), *extra],
                           capture_output=True, text=True, env=dict(os.environ, TORCHTV_CACHE="off"))
     dt = time.time() - t0
     try:
