@@ -32,6 +32,9 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
                  "Memory cap in MiB of each Z3 query (0: none); past it the query is unknown")
       ->capture_default_str()
       ->check(atLeast(0, "MiB", "0: no limit", true));
+  cmd.add_flag("--assume-rounded-constants", options.assumeRoundedConstants,
+               "Level real: take constants that differ by about one rounding (1/sqrt(8) and sqrt(8) as doubles) "
+               "for roundings of one real; reported as an assumption");
   cmd.add_flag("--self-check", options.selfCheck,
                "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
   cmd.add_flag("--monolithic", options.monolithic,
@@ -106,6 +109,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
     checkOptions.timeoutSeconds = left;
     checkOptions.rlimit = engine.rlimit;
+    checkOptions.assumeRoundedConstants = engine.assumeRoundedConstants;
     checkOptions.solverMemoryMB = engine.solverMemoryMB;
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;

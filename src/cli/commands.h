@@ -84,6 +84,7 @@ struct EngineOptions {
   unsigned rlimit = 1000000;  // --rlimit, per Z3 query
   unsigned solverMemoryMB = 4096;  // --solver-memory, MiB per Z3 query
   bool selfCheck = false;     // --self-check
+  bool assumeRoundedConstants = false;  // --assume-rounded-constants (Note [Rounded constants])
   bool monolithic = false;    // --monolithic: the benchmark baseline
   bool noCutPoints = false;   // --no-cut-points: measure what cut points bring
   std::string cache;          // --cache PATH|redis://HOST:PORT/DB (Note [Proof cache])

@@ -47,6 +47,7 @@ std::string annotation(const char *kind, const FileLine &where, const std::strin
 std::string renderGithub(const CheckResult &r, const ReportContext &ctx) {
   // A plain first line for the log; workflow commands follow.
   std::string out = "torchtv: " + verdictWithLevel(r.verdict, r.level) + " - " + r.reason + "\n";
+  for (const std::string &a : r.assumptions) out += "  assumes: " + a + "\n";
   if (r.verdict == Verdict::Error) {
     FileLine where = parseFileLine(r.errorLocation);
     if (where.file.empty()) where.file = ctx.productionPath;

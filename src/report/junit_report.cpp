@@ -66,9 +66,14 @@ std::string renderJunit(const std::vector<NamedResult> &pairs) {
       ++suiteTests;
       if (o.verdict == Verdict::NotEquivalent || o.verdict == Verdict::Unknown) ++suiteFailures;
     }
+    // What an equivalent verdict relied on (one line per kind, summarizeRealAssumptions).
+    std::string props;
+    for (const std::string &a : r.assumptions) props += "      <property" + attr("name", "assumes") + attr("value", a) + "/>\n";
+    if (!props.empty()) props = "    <properties>\n" + props + "    </properties>\n";
     suites += "  <testsuite" + attr("name", name) + attr("tests", std::to_string(suiteTests)) +
               attr("failures", std::to_string(suiteFailures)) + attr("errors", std::to_string(suiteErrors)) +
-              attr("skipped", "0") + attr("time", seconds(r.stats.seconds)) + ">\n" + cases + "  </testsuite>\n";
+              attr("skipped", "0") + attr("time", seconds(r.stats.seconds)) + ">\n" + props + cases +
+              "  </testsuite>\n";
     tests += suiteTests, failures += suiteFailures, errors += suiteErrors;
     total += r.stats.seconds;
   }

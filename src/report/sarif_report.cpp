@@ -144,6 +144,11 @@ std::string renderSarif(const std::vector<NamedResult> &pairs, const std::string
                      {"defaultConfiguration", {{"level", r.level}}}});
   json results = json::array();
   for (const NamedResult &nr : pairs) addPair(nr, results);
+  // What the equivalent verdicts relied on (one line per kind, summarizeRealAssumptions): a
+  // property of the run, since SARIF results are findings and an assumption is none.
+  json assumptions = json::array();
+  for (const NamedResult &nr : pairs)
+    for (const std::string &a : nr.result.assumptions) assumptions.push_back({{"pair", nr.name}, {"assumes", a}});
   json run = {{"tool",
                {{"driver",
                  {{"name", "torchtv"},
@@ -157,6 +162,7 @@ std::string renderSarif(const std::vector<NamedResult> &pairs, const std::string
     if (uri.back() != '/') uri += '/';
     run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", uri}}}};
   }
+  if (!assumptions.empty()) run["properties"] = {{"assumptions", assumptions}};
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

@@ -429,6 +429,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   limits.rlimit = options.rlimit;
   limits.memoryMB = options.solverMemoryMB;
   limits.cache = options.proofCache;
+  limits.assumeRoundedConstants = options.assumeRoundedConstants;
   if (options.timeoutSeconds > 0)
     limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(options.timeoutSeconds));
@@ -448,7 +449,8 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   result.comparedProduction = prodCopy;
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);
-    for (const std::string &a : decision->realAssumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
+    const std::set<std::string> &real = decision->realAssumptions;
+    for (const std::string &a : summarizeRealAssumptions({real.begin(), real.end()})) result.assumptions.push_back(a);
   }
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
     stage("self-check", result.outputs.size());

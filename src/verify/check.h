@@ -34,6 +34,8 @@ struct CheckOptions {
   SelfCheckMode selfCheck = SelfCheckMode::Off;
   Strategy strategy = Strategy::Structural;
   CutPointSearch cutPoints = CutPointSearch::On;
+  // Note [Rounded constants]: --assume-rounded-constants.
+  bool assumeRoundedConstants = false;
   // What the capture learnt by running the user's functions (verify; Note [Cross-checks]);
   // null: a graph file, nothing ran.
   const CaptureEvidence *capture = nullptr;

@@ -28,7 +28,9 @@ std::string semanticsVersion() {
 std::string persistentKey(const std::string &regionKey, Widening widening, const ProverLimits &limits) {
   return "torchtv-proof 1\n" + std::string(TORCHTV_SEMANTICS_HASH) + "\n" + semanticsVersion() +
          "\nwidening=" + std::to_string(static_cast<int>(widening)) + " solver=" + (limits.solver ? "1" : "0") +
-         " maxTerms=" + std::to_string(limits.maxRegionTerms) + "\n" + regionKey;
+         " maxTerms=" + std::to_string(limits.maxRegionTerms) +
+         // a proof under --assume-rounded-constants answers only runs that assume it too
+         (limits.assumeRoundedConstants ? " roundedConstants=1" : "") + "\n" + regionKey;
 }
 
 std::string widenedPersistentKey(const std::string &key, const ProofOutcome &at, const std::string &widenedRegionKey) {

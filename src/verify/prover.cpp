@@ -1,7 +1,12 @@
 #include "src/verify/prover.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "src/sem/normal_form.h"
+#include "src/verify/verdict.h"
 #include "src/verify/persistent_proofs.h"
+#include "src/verify/rounded_constants.h"
 
 namespace torchtv {
 
@@ -12,7 +17,8 @@ namespace {
 // the benchmark's transformer.
 constexpr size_t kWideningBound = 2;
 
-std::string describeModel(const smt::QueryResult &r) {
+// `name` spells a frontier slot (a value number) the way the graphs do.
+std::string describeModel(const smt::QueryResult &r, const std::function<std::string(int)> &name) {
   auto fmt = [](double v) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.9g", v);
@@ -22,7 +28,7 @@ std::string describeModel(const smt::QueryResult &r) {
   size_t shown = 0;
   for (const smt::ModelRead &m : r.reads) {
     if (shown++ == 3) break;
-    s += (shown == 1 ? " when " : ", ") + std::string("value#") + std::to_string(m.slot) + "[";
+    s += (shown == 1 ? " when " : ", ") + name(m.slot) + "[";
     for (size_t i = 0; i < m.index.size(); ++i) s += (i ? "," : "") + std::to_string(m.index[i]);
     s += "] = " + fmt(m.value);
   }
@@ -35,6 +41,26 @@ double secondsLeft(const ProverLimits &l) {
 }
 
 }  // namespace
+
+// The graph value a frontier slot (a value number) reads, production's first; null when none.
+const Value *Prover::slotValue(int slot) const {
+  for (const Graph *g : {&in_.production, &in_.reference}) {
+    for (const Value *v : g->inputs())
+      if (in_.vn.has(v) && in_.vn.number(v) == slot) return v;
+    for (const auto &node : g->nodes())
+      for (const Value *v : node->outputs)
+        if (in_.vn.has(v) && in_.vn.number(v) == slot) return v;
+  }
+  return nullptr;
+}
+
+// "%name" of a frontier slot's value; "value#N" when no graph value has the number.
+std::function<std::string(int)> Prover::slotNamer() const {
+  return [this](int slot) {
+    const Value *v = slotValue(slot);
+    return v ? "%" + v->name : "value#" + std::to_string(slot);
+  };
+}
 
 smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt::Arith arith) {
   smt::QueryOptions o;
@@ -70,7 +96,7 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
   case smt::Answer::Differ: {
     // If a reduction is involved (an opaque value#), the difference may be the
     // order of accumulation (Note [Bitwise regions]).
-    return "not bitwise: IEEE values can differ (" + describeModel(q) + ")";
+    return "not bitwise: IEEE values can differ (" + describeModel(q, slotNamer()) + ")";
   }
   case smt::Answer::Unknown: return "bitwise not decided: " + q.detail;
   case smt::Answer::Crash: return "bitwise not decided: " + q.detail;
@@ -192,18 +218,31 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       notes.push_back(reasons::kTimeLimit);
       break;
     }
+    bool lastRung = false;
     try {
       sem::NormalForm nf(ctx);
-      if (nf.key(r.reference) == nf.key(r.production)) {
+      std::string keyRef = nf.key(r.reference), keyProd = nf.key(r.production);
+      std::optional<std::vector<RoundedConstantPair>> rounded;
+      if (keyRef != keyProd) rounded = roundedConstantsOnly(keyRef, keyProd);
+      if (keyRef == keyProd || (rounded && limits_.assumeRoundedConstants)) {
         out.proven = true;
         out.level = Level::Real;
         out.assumptions = nf.assumptions();
         out.reason = std::string(reasons::kRealNormalForm) + "; " + *bitwise;
+        if (rounded) {
+          for (const RoundedConstantPair &p : *rounded)
+            out.assumptions.insert(p.reference + " and " + p.production + reasons::kRoundedConstantsAssumed);
+          out.reason += "; " + describeRoundedConstants(*rounded) + reasons::kRoundedConstantsOption;
+        }
         out.provenAt = f;
         out.provenExpansions = expansions;
         if (f != Frontier::Matched) out.widenedKey = r.key;
         return out;
       }
+      // Z3 can only find the rounding (its model still serves the refutation), and no wider
+      // region removes it: say what it is, and widen no further.
+      if (rounded) notes.push_back(describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
+      lastRung = rounded.has_value();
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());
     }
@@ -218,8 +257,25 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       return out;
     }
     if (q.answer == smt::Answer::Differ) {
-      notes.push_back("Z3 finds the outputs differ over the reals for some values of the " +
-                      std::string(f == Frontier::Inputs ? "inputs" : "region's frontier") + " (" + describeModel(q) + ")");
+      // Over a frontier the values are abstracted (any real), so a model is no counterexample: it may
+      // be unreachable from the graphs' inputs; the reason names the abstracted values and says so.
+      // The abstracted values the model reads: a graph input read on a frontier is no abstraction.
+      std::vector<std::string> names;
+      for (const smt::ModelRead &m : q.reads) {
+        const Value *v = slotValue(m.slot);
+        if (v && !v->producer) continue;
+        std::string n = slotNamer()(m.slot);
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+      }
+      if (f == Frontier::Inputs || names.empty()) {
+        notes.push_back(reasons::kRealDifferOnInputs + (" (" + describeModel(q, slotNamer()) + ")"));
+      } else {
+        std::string list;
+        for (size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", " : "") + names[i];
+        if (names.size() > 4) list += ", ...";
+        notes.push_back(reasons::kRealDifferOnAbstracted + list + reasons::kMayBeUnreachable +
+                        (" (" + describeModel(q, slotNamer()) + ")"));
+      }
       if (f == Frontier::Inputs || out.realModel.empty()) {
         out.realModel = q.reads;
         out.realModelOverInputs = f == Frontier::Inputs;
@@ -227,6 +283,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     } else {
       notes.push_back("Z3: " + q.detail);
     }
+    if (lastRung) break;
   }
   out.reason = reasons::kNotProven;
   for (const std::string &n : notes) out.reason += "; " + n;

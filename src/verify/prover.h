@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -37,6 +38,9 @@ struct ProverLimits {
   // false: the caller never reads ProofOutcome::realModel (the cut search), so
   // a stored "not proven" whose Z3 model was dropped may answer it.
   bool needsModels = true;
+  // Note [Rounded constants]: prove forms that differ only in constants close to each other,
+  // under the assumption (reported) that each pair stands for one real.
+  bool assumeRoundedConstants = false;
 };
 
 // What a proof attempt concluded for one output.
@@ -86,6 +90,8 @@ private:
   std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b);
   smt::QueryResult query(const sem::TermContext &tc, const Region &r, smt::Arith arith);
 
+  const Value *slotValue(int slot) const;
+  std::function<std::string(int)> slotNamer() const;
   const RegionInputs &in_;
   ProverLimits limits_;
   std::map<std::string, ProofOutcome> cache_;

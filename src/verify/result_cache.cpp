@@ -22,7 +22,8 @@ std::string keyOf(const Graph &origRef, const Graph &origProd, const Graph &ref,
          "\nnormalize=" + std::to_string(o.normalization == Normalization::On) +
          " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
          " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
-         " memory=" + std::to_string(o.solverMemoryMB) + "\n" + printGraph(origRef) + "\n" + printGraph(origProd) +
+         " memory=" + std::to_string(o.solverMemoryMB) +
+         " rounded-constants=" + std::to_string(o.assumeRoundedConstants) + "\n" + printGraph(origRef) + "\n" + printGraph(origProd) +
          "\n" + printGraph(ref) + "\n" + printGraph(prod);
 }
 

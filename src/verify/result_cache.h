@@ -25,7 +25,8 @@ struct Decision {
 // A decision whose every output is proven equivalent is stored whole, in the
 // proof cache's store (Note [Proof cache]), under the SHA-256 of: the format,
 // the semantics version, every option that can change a verdict, a level or a
-// reason (normalization, strategy, cut points, rlimit, solver memory), and the
+// reason (normalization, strategy, cut points, rlimit, solver memory,
+// --assume-rounded-constants), and the
 // two graphs as given and as normalized, printed with names, types, constants
 // and source locations (everything a reason or a report names; the graphs as
 // given decide which outputs are bitwise equal as written, the normalized ones

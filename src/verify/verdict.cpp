@@ -50,6 +50,18 @@ const char *const kReplayDied = "the replay process ended abnormally";
 const char *const kMonolithicPrefix = "monolithic baseline: ";
 const char *const kTimeLimit = "the time limit (--timeout) was reached";
 const char *const kRealAssumptionPrefix = "level real assumes ";
+const char *const kRealDifferOnInputs = "Z3 finds the outputs differ over the reals for some values of the inputs";
+const char *const kRealDifferOnAbstracted =
+    "Z3 finds the outputs differ over the reals for some values of the abstracted inputs ";
+const char *const kRoundedConstants = "equal up to the rounding of constants ";
+const char *const kRoundedConstantsHint =
+    " (the forms differ only there, by about one rounding; --assume-rounded-constants proves them equal under "
+    "that assumption)";
+const char *const kRoundedConstantsOption = " (--assume-rounded-constants)";
+const char *const kRoundedConstantsAssumed = " are roundings of one real (--assume-rounded-constants)";
+const char *const kMayBeUnreachable =
+    " (the region's frontier: any real values, not computed from the graphs' inputs), which may be unreachable; "
+    "no counterexample";
 const char *const kModifiesInput = " modifies its input %";
 const char *const kInternalInconsistency = "internal inconsistency";
 const char *const kRunsDifferInBits = "the captured graph differs from the code that runs";
@@ -74,6 +86,41 @@ std::string_view levelName(Level l) {
   case Level::None: return "";
   }
   return "";
+}
+
+std::vector<std::string> summarizeRealAssumptions(const std::vector<std::string> &assumptions) {
+  // The normal form writes "<value> > 0", "<value> != 0" and "some element of <value> is not masked to -inf".
+  struct Kind {
+    const char *prefix, *suffix, *many;
+  };
+  static const Kind kinds[] = {
+      {"", " > 0", " values are positive (arguments of a square root or another fractional power)"},
+      {"", " != 0", " divisors are nonzero"},
+      {"some element of ", " is not masked to -inf", " masked reductions keep some element (not masked to -inf)"},
+  };
+  auto kindOf = [](const std::string &a) -> int {
+    for (int k = 0; k < 3; ++k) {
+      std::string_view p = kinds[k].prefix, s = kinds[k].suffix;
+      if (a.size() > p.size() + s.size() && a.compare(0, p.size(), p) == 0 &&
+          a.compare(a.size() - s.size(), s.size(), s) == 0)
+        return k;
+    }
+    return -1;
+  };
+  std::vector<std::vector<std::string>> byKind(3);
+  std::vector<std::string> out;
+  for (const std::string &a : assumptions) {
+    int k = kindOf(a);
+    if (k < 0) out.push_back(reasons::kRealAssumptionPrefix + a);
+    else byKind[k].push_back(a);
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (byKind[k].size() == 1) out.push_back(reasons::kRealAssumptionPrefix + byKind[k][0]);
+    if (byKind[k].size() > 1)
+      out.push_back(reasons::kRealAssumptionPrefix + std::to_string(byKind[k].size()) + kinds[k].many +
+                    ", e.g. " + byKind[k][0]);
+  }
+  return out;
 }
 
 int exitCode(Verdict v) {

@@ -20,6 +20,12 @@ enum class Level { None, Bitwise, Real };
 std::string_view verdictName(Verdict v);  // "equivalent", "not_equivalent", ...
 std::string_view levelName(Level l);      // "bitwise", "real", "" for None
 int exitCode(Verdict v);                  // 0, 1, 2, 3 as in DESIGN.md
+// The real-level assumptions of a verdict (the normal form's, Note [Real normal form]), one line per
+// kind with the count of places and one example: a 126-layer step assumes "a variance plus eps is
+// positive" once, not once per layer. Kinds: a value that a fractional power (sqrt, rsqrt) takes
+// is positive; a divisor is nonzero; a masked reduction keeps some element. A line of no known
+// kind is kept as it is.
+std::vector<std::string> summarizeRealAssumptions(const std::vector<std::string> &assumptions);
 
 // How bad a verdict is for a gate: Equivalent < Unknown < NotEquivalent < Error.
 int severity(Verdict v);
@@ -165,6 +171,16 @@ extern const char *const kReplayDied;
 extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;
+// Note [Widening the frontier]: a real-level model over the graph inputs, and one over a frontier
+// (abstracted values, which the graphs' inputs may never produce: no counterexample).
+extern const char *const kRealDifferOnInputs;
+extern const char *const kRealDifferOnAbstracted;
+extern const char *const kMayBeUnreachable;
+// Note [Rounded constants] in src/verify/rounded_constants.h.
+extern const char *const kRoundedConstants;
+extern const char *const kRoundedConstantsHint;
+extern const char *const kRoundedConstantsOption;
+extern const char *const kRoundedConstantsAssumed;
 // Note [Cross-checks] in src/verify/cross_check.h.
 extern const char *const kInternalInconsistency;
 extern const char *const kModifiesInput;
