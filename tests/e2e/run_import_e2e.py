@@ -63,6 +63,25 @@ def cases(fx, tmp):
     yield "control flow", ["show", f"{fx}/t113/if_else.script.pt", "--inputs=f32[3]"], ERROR, "prim::If at"
     yield "returns None", ["show", f"{fx}/t113/returns_none.script.pt", "--inputs=f32[3]"], ERROR, "returns None"
 
+    # TorchScript with in-place ops (Note [TorchScript in-place ops]): made functional where
+    # nothing else sees the modified tensor, refused where something does.
+    ip, one, two = f"{fx}/inplace", "--inputs=f32[3,4]", "--inputs=f32[3,4],f32[3,4]"
+    yield ".pt in place: chain of updates", ["check", f"{ip}/chain_plain.pt", f"{ip}/chain_inplace.pt", two], EQUIVALENT, ""
+    yield ".pt in place: planted bug", ["check", f"{ip}/chain_plain.pt", f"{ip}/chain_inplace_bad.pt", two], NOT_EQUIVALENT, ""
+    yield ".pt in place: read before the update", \
+        ["check", f"{ip}/read_then_write_plain.pt", f"{ip}/read_then_write.pt", one], EQUIVALENT, ""
+    yield ".pt in place: masked_fill_", ["check", f"{ip}/masked_fill_plain.pt", f"{ip}/masked_fill_inplace.pt", one], EQUIVALENT, ""
+    yield ".pt input modified in place", ["check", f"{ip}/square.pt", f"{ip}/square_mutates_input.pt", one], NOT_EQUIVALENT, \
+        "production modifies its input %x in place"
+    yield ".pt input modified in place, both sides", \
+        ["check", f"{ip}/square_mutates_input.pt", f"{ip}/square_mutates_input.pt", one], EQUIVALENT, ""
+    yield ".pt in place through a view: refused", ["show", f"{ip}/view_modified.pt", one], ERROR, \
+        "modifies a tensor in place that torchtv cannot make functional exactly"
+    yield ".pt in place, a view read after: refused", ["show", f"{ip}/view_read_after.pt", one], ERROR, \
+        "aten::add_ at"
+    yield ".pt in place, a list read after: refused", ["show", f"{ip}/list_holds_modified.pt", one], ERROR, \
+        "aten::add_ at"
+
     # Archives that record in-place updates (Note [pt2 input mutations]): an update is an output
     # NAME__updated, and a modification on one side only is refuted with that reason.
     mut = write_archives(tmp)
