@@ -111,7 +111,6 @@ jit::Node *functionalTwin(jit::Graph &g, jit::Node *n) {
 // x0 = clone(x) for each graph input x modified in place; x0 becomes a graph output.
 std::vector<std::pair<size_t, jit::Value *>> copyModifiedInputs(jit::Graph &g) {
   std::vector<std::pair<size_t, jit::Value *>> copies;
-  auto db = std::make_unique<jit::AliasDb>(std::shared_ptr<jit::Graph>(&g, [](jit::Graph *) {}));
   std::vector<size_t> modified;
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     jit::Value *x = g.inputs()[i];
@@ -141,6 +140,7 @@ std::vector<std::pair<size_t, jit::Value *>> copyModifiedInputs(jit::Graph &g) {
 Functionalized functionalize(jit::Graph &g) {
   Functionalized out;
   size_t firstUpdate = out.userOutputs = g.outputs().size();
+  if (std::none_of(g.nodes().begin(), g.nodes().end(), isInPlace)) return out;  // spares the alias analysis
   auto copies = copyModifiedInputs(g);
   for (bool changed = true; changed;) {
     changed = false;
