@@ -38,6 +38,11 @@ struct EagerEvidence {
   }
 };
 
+// The suffix of the output that returns an input's value after the code ran,
+// for inputs modified in place: NAME__updated (Note [Input mutations] in
+// src/capture/torchtv_capture/export.py).
+inline constexpr const char *kUpdatedSuffix = "__updated";
+
 // What the capture learnt about the user's code besides its graphs.
 struct CaptureEvidence {
   std::optional<EagerEvidence> eager;

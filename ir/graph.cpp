@@ -66,6 +66,12 @@ void Graph::addOutput(Value *v, std::string name) {
   outputNames_.push_back(name.empty() ? v->name : std::move(name));
 }
 
+void Graph::setOutputs(std::vector<Value *> values, std::vector<std::string> names) {
+  if (values.size() != names.size()) throw std::logic_error("setOutputs: values and names differ in length");
+  outputs_ = std::move(values);
+  outputNames_ = std::move(names);
+}
+
 Graph *Module::find(const std::string &name) const {
   for (const auto &g : graphs)
     if (g->name() == name) return g.get();

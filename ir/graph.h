@@ -70,6 +70,8 @@ public:
                 SourceLoc loc = {});
   void addOutput(Value *v, std::string name = "");
   void setOutput(size_t i, Value *v) { outputs_.at(i) = v; }
+  // Replaces the outputs and their names (of equal length).
+  void setOutputs(std::vector<Value *> values, std::vector<std::string> names);
 
   const std::vector<Value *> &inputs() const { return inputs_; }
   const std::vector<std::unique_ptr<Node>> &nodes() const { return nodes_; }

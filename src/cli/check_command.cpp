@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <spdlog/spdlog.h>
@@ -13,6 +14,7 @@
 #include "src/cli/usage.h"
 #include "src/cli/progress_line.h"
 #include "src/cli/watchdog.h"
+#include "src/import/input_mutations.h"
 #include "src/import/load.h"
 #include "src/normalize/normalize.h"
 
@@ -52,16 +54,27 @@ namespace {
 struct LoadedPair {
   std::unique_ptr<Module> refModule, prodModule;
   const Graph *ref = nullptr, *prod = nullptr;
+  // What the capture learnt (a pair file's), or which inputs the graph files modify.
+  std::optional<CaptureEvidence> evidence;
 };
 
 LoadedPair loadPair(const ModuleLoader &load, const ReportContext &ctx) {
   LoadedPair p;
   std::tie(p.refModule, p.prodModule) = load();
-  p.ref = &selectGraph(*p.refModule, "reference");
-  p.prod = &selectGraph(p.prodModule ? *p.prodModule : *p.refModule, "production");
+  Graph &ref = selectGraph(*p.refModule, "reference");
+  Graph &prod = selectGraph(p.prodModule ? *p.prodModule : *p.refModule, "production");
+  p.ref = &ref;
+  p.prod = &prod;
   if (p.ref == p.prod)
     throw InputError(SourcePos{ctx.referencePath},
                      "needs two graphs: give two files, or one file with @reference and @production");
+  for (const Module *m : {p.refModule.get(), p.prodModule.get()})
+    if (m && m->capture) p.evidence = *m->capture;
+  if (!p.evidence) {
+    // A capture pairs its graphs' input updates itself (Note [Input mutations] in export.py).
+    InputMutations m = pairInputMutations(ref, prod);
+    if (m.any()) p.evidence = CaptureEvidence{std::nullopt, m.reference, m.production};
+  }
   return p;
 }
 }  // namespace
@@ -114,8 +127,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
     checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
     checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
-    for (const Module *m : {pair.refModule.get(), pair.prodModule.get()})
-      if (m && m->capture) checkOptions.capture = &*m->capture;
+    if (pair.evidence) checkOptions.capture = &*pair.evidence;
     checkOptions.progress = [&progress](const char *stage, size_t decided, size_t total) {
       progress.update(stage, decided, total);
     };

@@ -78,4 +78,8 @@ const Graph &selectGraph(const Module &m, const std::string &role) {
   throw InputError(SourcePos{m.path}, "no graph @" + role + " in a file with several graphs (" + names + ")");
 }
 
+Graph &selectGraph(Module &m, const std::string &role) {
+  return const_cast<Graph &>(selectGraph(static_cast<const Module &>(m), role));
+}
+
 }  // namespace torchtv

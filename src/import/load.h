@@ -27,5 +27,6 @@ std::vector<TensorType> parseInputTypes(const std::string &text);
 // The graph playing `role` ("reference" or "production") in a module: the
 // graph of that name, or the module's only graph.
 const Graph &selectGraph(const Module &m, const std::string &role);
+Graph &selectGraph(Module &m, const std::string &role);
 
 }  // namespace torchtv

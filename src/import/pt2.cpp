@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ir/capture_evidence.h"
 #include "ir/limits.h"
 #include "ir/op_registry.h"
 #include "src/import/import_util.h"
@@ -32,6 +33,7 @@ public:
     for (const auto &[name, meta] : field(graph, "tensor_values").items()) metas_[name] = tensorMeta(meta, name);
     if (!a_.constantsConfigJson.empty()) constants_ = parse(a_.constantsConfigJson, "model_constants_config.json");
     bindInputs(field(graph, "inputs"), field(sig, "input_specs"), inputs);
+    nameUpdates(field(sig, "output_specs"));
     declareArtifactSchemas(field(graph, "nodes"));
     for (const json &node : field(graph, "nodes")) importNode(node);
     bindOutputs(field(graph, "outputs"), field(sig, "output_specs"));
@@ -125,10 +127,12 @@ private:
       if (kind == "parameter" || kind == "buffer") {
         std::string fqn = field(*s, kind == "parameter" ? "parameter_name" : "buffer_name").get<std::string>();
         values_[arg] = g_.addInput(g_.freshName(valueNameHint(fqn)), metaOf(arg));
+        if (kind == "buffer") buffers_[fqn] = values_[arg];
       } else if (kind == "tensor_constant") {
         values_[arg] = liftedConstant(arg, field(*s, "tensor_constant_name").get<std::string>());
       } else if (kind == "user_input") {
         values_[arg] = g_.addInput(g_.freshName(valueNameHint(arg)), metaOf(arg));
+        userInputs_[arg] = values_[arg];
         userNames.push_back(arg);
         userTypes.push_back(metaOf(arg));
       } else {
@@ -386,7 +390,8 @@ private:
         else outNames.push_back(tensorName(out));
       }
       for (const std::string &name : outNames) {
-        spec.outputNames.push_back(g_.freshName(valueNameHint(name)));
+        auto update = updateNames_.find(name);
+        spec.outputNames.push_back(g_.freshName(update != updateNames_.end() ? update->second : valueNameHint(name)));
         spec.declaredTypes.push_back(metaOf(name));
       }
       Node *n = buildNode(g_, ops_, spec);
@@ -474,20 +479,77 @@ private:
     throw InputError("not a float: " + f.dump());
   }
 
+  // Note [pt2 input mutations]
+  // A program that modifies an input in place (a user input, or a buffer such
+  // as batch norm's running statistics) records the updated value as an output
+  // of kind user_input_mutation or buffer_mutation (torch.export's
+  // functionalization; those outputs come first). They become outputs
+  // NAME__updated, NAME the input's name in this graph, after the user outputs
+  // and in input order, as the Python capture makes them (Note [Input
+  // mutations] in src/capture/torchtv_capture/export.py); the other graph of a
+  // check gets them too (src/import/input_mutations.h).
   void bindOutputs(const json &graphOutputs, const json &specs) {
     if (graphOutputs.size() != specs.size()) fail("graph outputs and output_specs differ in length");
+    std::map<const Value *, Value *> updates;  // input -> its updated value
     for (const json &spec : specs) {
       auto [kind, s] = tagOf(spec);
-      std::string name = tensorName(field(*s, "arg"));
-      if (kind != "user_output" && kind != "loss_output")
-        fail("output '" + name + "' is a " + kind + " output (the program mutates its inputs or buffers), "
-             "which torchtv does not support");
+      std::string name = specTensorName(field(*s, "arg"));
+      Value *input = nullptr;
+      if (kind == "buffer_mutation") input = inputNamed(buffers_, field(*s, "buffer_name").get<std::string>(), name);
+      else if (kind == "user_input_mutation")
+        input = inputNamed(userInputs_, field(*s, "user_input_name").get<std::string>(), name);
+      else if (kind != "user_output" && kind != "loss_output")
+        fail("output '" + name + "' is a " + kind + " output, which torchtv does not support");
+      Value *v = nullptr;
       try {
-        g_.addOutput(valueOf(name));
+        v = valueOf(name);
       } catch (const InputError &e) {
         fail("output " + e.message());
       }
+      if (!input) {
+        g_.addOutput(v);
+        continue;
+      }
+      if (v->type != input->type)
+        fail("output '" + name + "' updates '" + input->name + "' (" + input->type.str() + ") with a " + v->type.str());
+      if (!updates.emplace(input, v).second) fail("input '" + input->name + "' is updated twice");
     }
+    for (Value *in : g_.inputs())
+      if (auto it = updates.find(in); it != updates.end()) g_.addOutput(it->second, in->name + kUpdatedSuffix);
+  }
+
+  // The values that only update an input are named NAME__updated too, so that
+  // `torchtv show` prints what they are (text keeps value names, not output names).
+  void nameUpdates(const json &specs) {
+    std::map<std::string, int> uses;
+    std::map<std::string, std::string> wanted;
+    for (const json &spec : specs) {
+      auto [kind, s] = tagOf(spec);
+      std::string name = specTensorName(field(*s, "arg"));
+      ++uses[name];
+      if (kind == "user_input_mutation" && s->contains("user_input_name")) {
+        auto it = userInputs_.find((*s)["user_input_name"].get<std::string>());
+        if (it != userInputs_.end()) wanted[name] = it->second->name + kUpdatedSuffix;
+      } else if (kind == "buffer_mutation" && s->contains("buffer_name")) {
+        auto it = buffers_.find((*s)["buffer_name"].get<std::string>());
+        if (it != buffers_.end()) wanted[name] = it->second->name + kUpdatedSuffix;
+      }
+    }
+    for (const auto &[tensor, name] : wanted)
+      if (uses[tensor] == 1) updateNames_[tensor] = name;
+  }
+
+  // An output spec's `arg`: a TensorArgument ({"name": ...}: loss and mutation
+  // outputs) or an Argument holding one ({"as_tensor": ...}: user outputs).
+  std::string specTensorName(const json &arg) const {
+    if (arg.is_object() && arg.contains("name") && arg["name"].is_string()) return arg["name"].get<std::string>();
+    return tensorName(arg);
+  }
+
+  Value *inputNamed(const std::map<std::string, Value *> &inputs, const std::string &key, const std::string &output) const {
+    auto it = inputs.find(key);
+    if (it == inputs.end()) fail("output '" + output + "' updates '" + key + "', which is not an input of the program");
+    return it->second;
   }
 
   const Pt2Archive &a_;
@@ -496,6 +558,10 @@ private:
   json constants_;
   std::map<std::string, TensorType> metas_;
   std::map<std::string, Value *> values_;
+  // Graph inputs by the names mutation outputs use: buffers by qualified name,
+  // user inputs by placeholder name (Note [pt2 input mutations]).
+  std::map<std::string, Value *> buffers_, userInputs_;
+  std::map<std::string, std::string> updateNames_;  // tensor -> NAME__updated
 };
 
 }  // namespace

@@ -12,8 +12,10 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include "ir/capture_evidence.h"
 #include "ir/op_registry.h"
 #include "src/import/import_util.h"
+#include "src/torch/functionalize.h"
 #include "src/torch/torch_dtype.h"
 
 namespace torchtv {
@@ -21,6 +23,9 @@ namespace torchtv {
 namespace {
 
 namespace jit = torch::jit;
+using torch_impl::Functionalized;
+using torch_impl::functionalize;
+using torch_impl::inPlaceOpLeft;
 
 std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
 
@@ -52,14 +57,30 @@ public:
     for (jit::Node *n : jg.nodes())
       if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop)
         fail(n, "control flow is not supported (make the branch static, or trace the model)");
+    Functionalized fz = functionalize(jg);
+    if (const jit::Node *n = inPlaceOpLeft(jg))
+      fail(n, "modifies a tensor in place that torchtv cannot make functional exactly (a view of it, a list "
+              "holding it or module state can read it too, or the op has no functional twin; Note [TorchScript "
+              "in-place ops]); write the out-of-place op, or capture the Python function with torchtv capture");
+    replaced_ = std::move(fz.replaced);
+    for (auto [in, out] : fz.inputUpdates) {
+      // Named for what it is, where it only is the update (`torchtv show` prints value names).
+      jit::Value *u = jg.outputs()[out];
+      if (u->uses().size() == 1 && u->node()->kind() != c10::prim::Param)
+        u->setDebugName(tensors_.at(jg.inputs()[in])->name + kUpdatedSuffix);
+    }
     for (jit::Node *n : jg.nodes()) importNode(n);
-    for (jit::Value *out : jg.outputs()) {
+    for (size_t k = 0; k < fz.userOutputs; ++k) {
+      jit::Value *out = jg.outputs()[k];
       if (out->node()->kind() == c10::prim::TupleConstruct) {
         for (jit::Value *e : out->node()->inputs()) g_.addOutput(returned(e));
       } else {
         g_.addOutput(returned(out));
       }
     }
+    // Inputs modified in place (Note [Input mutations in graph files]).
+    for (auto [in, out] : fz.inputUpdates)
+      g_.addOutput(returned(jg.outputs()[out]), tensors_.at(jg.inputs()[in])->name + kUpdatedSuffix);
   }
 
   void addParameter(const std::string &fqn, const at::Tensor &t) {
@@ -151,6 +172,13 @@ private:
       fail(n, e.message());
     }
     for (size_t i = 0; i < n->outputs().size(); ++i) tensors_[n->outputs()[i]] = node->outputs.at(i);
+    if (auto it = replaced_.find(n); it != replaced_.end()) {
+      // In place, the result is stored into the modified tensor: its dtype and shape.
+      const TensorType &kept = tensors_.at(resolve(const_cast<jit::Value *>(it->second)))->type;
+      if (node->outputs.at(0)->type != kept)
+        fail(n, "is in place in the code, where its result " + node->outputs.at(0)->type.str() +
+                " is stored into a " + kept.str() + " (a conversion torchtv does not read; Note [TorchScript in-place ops])");
+    }
   }
 
   void getAttr(jit::Node *n) {
@@ -262,6 +290,7 @@ private:
   std::map<const jit::Value *, Value *> tensors_;
   std::map<const jit::Value *, std::string> paths_;  // submodule values -> qualified name
   std::map<const jit::Value *, jit::Value *> alias_;  // unpacked tuple elements
+  std::map<const jit::Node *, const jit::Value *> replaced_;  // Note [TorchScript in-place ops]
 };
 
 // Runs `body` (which fills the graph through an Importer) and wraps the result;

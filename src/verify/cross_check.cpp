@@ -71,7 +71,7 @@ void applyCaptureEvidence(CheckResult &result, const CaptureEvidence &capture) {
   auto mutates = [](const std::vector<std::string> &names, const std::string &n) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };
-  const std::string suffix = "__updated";
+  const std::string suffix = kUpdatedSuffix;
   for (OutputResult &out : result.outputs) {
     if (out.verdict == Verdict::Equivalent || out.name.size() <= suffix.size() ||
         out.name.compare(out.name.size() - suffix.size(), suffix.size(), suffix) != 0)

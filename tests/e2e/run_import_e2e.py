@@ -12,7 +12,11 @@ import subprocess
 import sys
 import tempfile
 
-EQUIVALENT, UNKNOWN, ERROR = 0, 2, 3
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from pt2_mutations import write_archives
+
+EQUIVALENT, NOT_EQUIVALENT, UNKNOWN, ERROR = 0, 1, 2, 3
 
 
 def cases(fx, tmp):
@@ -58,6 +62,41 @@ def cases(fx, tmp):
     yield "--inputs vs .pt2", ["show", f"{fx}/t211/mlp.dynamic.pt2", mlp], ERROR, "does not match the file's user inputs (x: f32[s77,8])"
     yield "control flow", ["show", f"{fx}/t113/if_else.script.pt", "--inputs=f32[3]"], ERROR, "prim::If at"
     yield "returns None", ["show", f"{fx}/t113/returns_none.script.pt", "--inputs=f32[3]"], ERROR, "returns None"
+
+    # TorchScript with in-place ops (Note [TorchScript in-place ops]): made functional where
+    # nothing else sees the modified tensor, refused where something does.
+    ip, one, two = f"{fx}/inplace", "--inputs=f32[3,4]", "--inputs=f32[3,4],f32[3,4]"
+    yield ".pt in place: chain of updates", ["check", f"{ip}/chain_plain.pt", f"{ip}/chain_inplace.pt", two], EQUIVALENT, ""
+    yield ".pt in place: planted bug", ["check", f"{ip}/chain_plain.pt", f"{ip}/chain_inplace_bad.pt", two], NOT_EQUIVALENT, ""
+    yield ".pt in place: read before the update", \
+        ["check", f"{ip}/read_then_write_plain.pt", f"{ip}/read_then_write.pt", one], EQUIVALENT, ""
+    yield ".pt in place: masked_fill_", ["check", f"{ip}/masked_fill_plain.pt", f"{ip}/masked_fill_inplace.pt", one], EQUIVALENT, ""
+    yield ".pt input modified in place", ["check", f"{ip}/square.pt", f"{ip}/square_mutates_input.pt", one], NOT_EQUIVALENT, \
+        "production modifies its input %x in place"
+    yield ".pt input modified in place, both sides", \
+        ["check", f"{ip}/square_mutates_input.pt", f"{ip}/square_mutates_input.pt", one], EQUIVALENT, ""
+    yield ".pt in place through a view: refused", ["show", f"{ip}/view_modified.pt", one], ERROR, \
+        "modifies a tensor in place that torchtv cannot make functional exactly"
+    yield ".pt in place, a view read after: refused", ["show", f"{ip}/view_read_after.pt", one], ERROR, \
+        "aten::add_ at"
+    yield ".pt in place, a list read after: refused", ["show", f"{ip}/list_holds_modified.pt", one], ERROR, \
+        "aten::add_ at"
+
+    # Archives that record in-place updates (Note [pt2 input mutations]): an update is an output
+    # NAME__updated, and a modification on one side only is refuted with that reason.
+    mut = write_archives(tmp)
+    yield ".pt2 input mutation shown as an output", ["show", mut["square_mutates"]], EQUIVALENT, "x__updated"
+    yield ".pt2 input mutation: production only", ["check", mut["square"], mut["square_mutates"]], NOT_EQUIVALENT, \
+        "production modifies its input %x in place"
+    yield ".pt2 input mutation: reference only", ["check", mut["square_mutates"], mut["square"]], NOT_EQUIVALENT, \
+        "reference modifies its input %x in place, production does not"
+    yield ".pt2 input mutation: both sides alike", ["check", mut["square_mutates"], mut["square_mutates"]], EQUIVALENT, ""
+    yield ".pt2 buffer update: same update written differently", ["check", mut["running_a"], mut["running_b"]], EQUIVALENT, \
+        "running_mean__updated"
+    yield ".pt2 buffer update: planted momentum bug", ["check", mut["running_a"], mut["running_bad"]], NOT_EQUIVALENT, \
+        "running_mean__updated"
+    yield ".pt2 buffer update of no buffer", ["show", mut["running_stray"]], ERROR, \
+        "running_stray.pt2: output 'add' updates 'bn.running_var', which is not an input of the program"
 
 
 def main():

@@ -1,6 +1,7 @@
 // The TorchScript and .pt2 readers on the committed fixtures (tests/fixtures).
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -167,7 +168,29 @@ TEST_CASE("ExportedProgram JSON: malformed and unsupported content") {
               "tensor_values": {"x": {"dtype": 7, "sizes": [{"as_int": 2}]}}},
     "signature": {"input_specs": [{"user_input": {"arg": {"as_tensor": {"name": "x"}}}}],
                   "output_specs": [{"buffer_mutation": {"arg": {"as_tensor": {"name": "x"}}, "buffer_name": "b"}}]}}})";
-  CHECK(err(mutation).find("buffer_mutation output") != std::string::npos);
+  // Note [pt2 input mutations]: an update of an input the program does not have is refused,
+  // and so are output kinds torchtv does not read.
+  CHECK(err(mutation).find("updates 'b', which is not an input of the program") != std::string::npos);
+  std::string gradient = mutation;
+  gradient.replace(gradient.find("buffer_mutation"), std::strlen("buffer_mutation"), "gradient_to_parameter");
+  CHECK(err(gradient).find("is a gradient_to_parameter output, which torchtv does not support") != std::string::npos);
+  // A user input modified in place: its update follows the user outputs, named x__updated.
+  a.modelJson = R"({"schema_version": {"major": 8, "minor": 0}, "graph_module": {
+    "graph": {"inputs": [{"as_tensor": {"name": "x"}}], "outputs": [{"as_tensor": {"name": "n"}}, {"as_tensor": {"name": "y"}}],
+              "nodes": [{"target": "torch.ops.aten.neg.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}],
+                         "outputs": [{"as_tensor": {"name": "n"}}]},
+                        {"target": "torch.ops.aten.exp.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}],
+                         "outputs": [{"as_tensor": {"name": "y"}}]}],
+              "tensor_values": {"x": {"dtype": 7, "sizes": [{"as_int": 2}]}, "n": {"dtype": 7, "sizes": [{"as_int": 2}]},
+                                "y": {"dtype": 7, "sizes": [{"as_int": 2}]}}},
+    "signature": {"input_specs": [{"user_input": {"arg": {"as_tensor": {"name": "x"}}}}],
+                  "output_specs": [{"user_input_mutation": {"arg": {"name": "n"}, "user_input_name": "x"}},
+                                   {"user_output": {"arg": {"as_tensor": {"name": "y"}}}}]}}})";
+  auto m = importExportedProgram(a, nullptr);
+  const Graph &g = *m->graphs.at(0);
+  REQUIRE(g.outputs().size() == 2);
+  CHECK(g.outputNames() == std::vector<std::string>{"y", "x__updated"});
+  CHECK(g.outputs()[1]->name == "x__updated");
   std::string unknownOp = R"({"schema_version": {"major": 8, "minor": 0}, "graph_module": {
     "graph": {"inputs": [{"as_tensor": {"name": "x"}}], "outputs": [{"as_tensor": {"name": "y"}}],
               "nodes": [{"target": "torch.ops.aten.frobnicate.default", "inputs": [], "outputs": [{"as_tensor": {"name": "y"}}]}],

@@ -12,8 +12,12 @@ def example_inputs():
 
 
 def reference(logits, target):
+    # The one-hot matrix by scatter, which raises for a target outside [0, C), as F.cross_entropy
+    # does. (`target.unsqueeze(1) == torch.arange(C)` would not, and the pair would not be
+    # equivalent: with target [1, -1, 5, 2], production's position arange(N) * C + target of row 1
+    # is row 0's last element, which it then decrements.)
     p = torch.softmax(logits, -1)
-    one_hot = (target.unsqueeze(1) == torch.arange(C)).to(logits.dtype)
+    one_hot = torch.zeros_like(p).scatter_(1, target.unsqueeze(1), 1.0)
     return (p - one_hot) / N
 
 
@@ -28,4 +32,4 @@ def production(logits, target):
 
 # EXPECT: equivalent
 # NEVER: not_equivalent
-# XFAIL: captured and refuted like the out-of-place form, but not yet proven: index_put with accumulate=false writes at data-dependent positions, which the prover cannot show distinct (Note [index_put semantics])
+# XFAIL: captured and refuted like the out-of-place form, but not yet proven: production's `g2[idx] -= 1.0` is index_put with accumulate=False at N positions, which has no semantics yet (duplicate positions leave the result unspecified: Note [index_put semantics]); the positions arange(N) * C + target are distinct exactly where target is in [0, C), i.e. where the reference does not raise, and a proof would need index_put semantics conditional on that

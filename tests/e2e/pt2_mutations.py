@@ -1,0 +1,91 @@
+"""Small torch.export archives that record in-place updates (Note [pt2 input mutations]),
+written by hand in the layout torch >= 2.6 saves (<name>/models/model.json, schema 8.x) and
+in the form torch.export gives them: mutation outputs first, their `arg` a TensorArgument.
+No torch is needed; run_import_e2e.py writes them into its temporary folder.
+
+    square              y = x * x
+    square_mutates      y = x * x, then x.add_(1)                  (user_input_mutation)
+    running_a           batch-norm-like running mean: r = 0.9 r + 0.1 mean(x, 0); returns x - mean
+    running_b           the same, the sum written the other way round
+    running_bad         momentum 0.2 instead of 0.1 (a planted bug in the buffer update only)
+    running_stray       a buffer_mutation naming a buffer the program does not have
+"""
+import json
+import os
+import zipfile
+
+F32 = 7  # torch/_export/serde/schema.py ScalarType.FLOAT
+
+
+def tensor(name):
+    return {"as_tensor": {"name": name}}
+
+
+def meta(shape):
+    return {"dtype": F32, "sizes": [{"as_int": d} for d in shape], "layout": 7}
+
+
+def node(target, out, *args):
+    return {"target": "torch.ops.aten." + target,
+            "inputs": [{"name": n, "arg": a, "kind": 1} for n, a in args],
+            "outputs": [tensor(out)], "name": out}
+
+
+def program(inputs, input_specs, nodes, outputs, output_specs, shapes):
+    return {"schema_version": {"major": 8, "minor": 17},
+            "graph_module": {"graph": {"inputs": [tensor(i) for i in inputs],
+                                       "outputs": [tensor(o) for o in outputs],
+                                       "nodes": nodes,
+                                       "tensor_values": {k: meta(v) for k, v in shapes.items()}},
+                             "signature": {"input_specs": input_specs, "output_specs": output_specs}}}
+
+
+def square(mutates):
+    nodes = [node("mul.Tensor", "mul", ("self", tensor("x")), ("other", tensor("x")))]
+    outputs, specs = ["mul"], [{"user_output": {"arg": tensor("mul")}}]
+    if mutates:
+        nodes.append(node("add.Tensor", "add", ("self", tensor("x")), ("other", {"as_int": 1})))
+        outputs.insert(0, "add")
+        specs.insert(0, {"user_input_mutation": {"arg": {"name": "add"}, "user_input_name": "x"}})
+    return program(["x"], [{"user_input": {"arg": tensor("x")}}], nodes, outputs, specs,
+                   {"x": [4], "mul": [4], "add": [4]})
+
+
+def running(momentum, swapped=False, buffer_name="running_mean"):
+    nodes = [
+        node("mean.dim", "mean", ("self", tensor("x")), ("dim", {"as_ints": [0]})),
+        node("mul.Tensor", "mul", ("self", tensor("b_running_mean")), ("other", {"as_float": 1 - momentum})),
+        node("mul.Tensor", "mul_1", ("self", tensor("mean")), ("other", {"as_float": momentum})),
+        node("add.Tensor", "add", ("self", tensor("mul_1" if swapped else "mul")),
+             ("other", tensor("mul" if swapped else "mul_1"))),
+        node("sub.Tensor", "sub", ("self", tensor("x")), ("other", tensor("mean"))),
+    ]
+    specs = [{"buffer_mutation": {"arg": {"name": "add"}, "buffer_name": buffer_name}},
+             {"user_output": {"arg": tensor("sub")}}]
+    inputs = [{"buffer": {"arg": {"name": "b_running_mean"}, "buffer_name": "running_mean", "persistent": True}},
+              {"user_input": {"arg": tensor("x")}}]
+    return program(["b_running_mean", "x"], inputs, nodes, ["add", "sub"], specs,
+                   {"b_running_mean": [4], "x": [3, 4], "mean": [4], "mul": [4], "mul_1": [4],
+                    "add": [4], "sub": [3, 4]})
+
+
+ARCHIVES = {
+    "square": square(False),
+    "square_mutates": square(True),
+    "running_a": running(0.1),
+    "running_b": running(0.1, swapped=True),
+    "running_bad": running(0.2),
+    "running_stray": running(0.1, buffer_name="bn.running_var"),
+}
+
+
+def write_archives(out):
+    """Writes NAME.pt2 for each archive above into `out`; returns {name: path}."""
+    paths = {}
+    for name, prog in ARCHIVES.items():
+        path = os.path.join(out, name + ".pt2")
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr(name + "/models/model.json", json.dumps(prog))
+            z.writestr(name + "/archive_format", "pt2")
+        paths[name] = path
+    return paths
