@@ -183,6 +183,10 @@ def fill_pair(pair, mod):
                                _assign_line(pair.tree, fname))
     pair.reference = mod.reference
     pair.production = mod.production
+    # A pair file may import its functions (a planted-bug variant imports its base model):
+    # their nodes' source lines lie in the file that defines them, which is user code too.
+    pair.user_files.add(_fn_file(mod.reference))
+    pair.user_files.add(_fn_file(mod.production))
 
     mode = getattr(mod, "MODE", "forward")
     if mode not in MODES:
