@@ -19,7 +19,7 @@ enum class Level { None, Bitwise, Real };
 
 std::string_view verdictName(Verdict v);  // "equivalent", "not_equivalent", ...
 std::string_view levelName(Level l);      // "bitwise", "real", "" for None
-int exitCode(Verdict v);                  // 0, 1, 2, 3 as in DESIGN.md
+int exitCode(Verdict v);                  // 0, 1, 2, 3 as in README.md's verdict table
 
 // How bad a verdict is for a gate: Equivalent < Unknown < NotEquivalent < Error.
 int severity(Verdict v);
