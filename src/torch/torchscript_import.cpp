@@ -13,7 +13,7 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "ir/op_registry.h"
-#include "src/import/import_util.h"
+#include "ir/import_util.h"
 #include "src/torch/torch_dtype.h"
 
 namespace torchtv {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 #include "src/util/subprocess.h"
 #include "src/verify/verdict.h"
 
