@@ -9,7 +9,7 @@ Prints one JSON object: {"status": "ok", "seconds": run+compare time, "assert_cl
 "fail", "bitwise": "pass" | "fail", "detail": first failure} or {"status": "n/a" | "error",
 "reason": ...}. Pairs with meta example inputs (shape-only, realistic dims) are "n/a": running
 them would allocate the model. Bit for bit: equal bit patterns, every NaN equal to every NaN,
-+0.0 and -0.0 different (the `bitwise` level of DESIGN.md).
++0.0 and -0.0 different (the `bitwise` level, README.md "Verdicts and exit codes").
 """
 import json
 import sys

@@ -2,8 +2,7 @@
 // is TorchScript IR text, parsed by LibTorch's parseIR and handed to
 // importTorchScriptGraph: the same mapping `torchtv check model.pt` runs after
 // LibTorch has loaded, frozen and inlined the module. LibTorch's own archive
-// deserializer (torch::jit::load) is not fuzzed here (README.md, "Trust model
-// and limits").
+// deserializer (torch::jit::load) is not fuzzed here (docs/trust.md).
 //
 // The graph inputs after `self` are typed from their IR types when those are
 // complete (Float(3, 8, ...)), else f32[2, 3]; the type goes through

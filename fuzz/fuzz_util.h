@@ -1,4 +1,4 @@
-// Shared by the libFuzzer targets (README.md, "Trust model and limits").
+// Shared by the libFuzzer targets (docs/trust.md).
 //
 // Note [What a fuzzer finding is]
 // Every reader must turn bad bytes into InputError. The CLI maps any other

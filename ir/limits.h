@@ -5,8 +5,8 @@
 // checks these caps before the work they bound (before allocating, recursing
 // or building), and past a cap throws InputError naming the cap and its value
 // ("exceeds limit max_rank = 16") -> verdict `error`, exit 3. A cap is never a
-// crash, an OOM kill or a silent truncation. The README's "Trust model and
-// limits" table lists them; keep it in sync.
+// crash, an OOM kill or a silent truncation. docs/trust.md's "Caps" table
+// lists them; keep it in sync.
 #pragma once
 
 #include <cstddef>

@@ -16,7 +16,7 @@ Columns, per op:
              bitwise rule in rules/
   fusion     fusions/*.tvir has a definition of it
   smt        per-element semantics in src/sem/ (read by the Z3 encoder and the evaluator)
-  replay     LibTorch's dispatcher can call it with the IR's arguments (src/replay/)
+  replay     LibTorch's dispatcher can call it with the IR's arguments (src/torch/)
 The smt and replay columns come from the built binary (`torchtv show --op-coverage`,
 default BIN: build/torchtv), which asks the semantics table and the dispatcher themselves.
 The rows are the Core ATen opset (third_party/core_aten/), then every other op the registry

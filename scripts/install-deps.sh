@@ -11,7 +11,7 @@ PACKAGES=(
   python3-pytest                 # tests of the Python API
   python3-matplotlib             # the benchmark's plot (bench/run.py)
   libz3-dev                      # the SMT prover
-  libboost-graph-dev             # graph algorithms in the matcher
+  libboost-dev                   # Boost.Multiprecision (headers): exact rationals of the real normal form
   libspdlog-dev                  # logging
   doctest-dev                    # unit tests
   libcli11-dev                   # command-line parsing

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs every test, then
-# replays the readers' fuzz corpora under ASan + UBSan (README "Trust model and
-# limits"; TORCHTV_SANITIZE_CI=0 skips that step).
+# replays the readers' fuzz corpora under ASan + UBSan (docs/trust.md,
+# "Sanitizers"; TORCHTV_SANITIZE_CI=0 skips that step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

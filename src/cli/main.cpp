@@ -7,7 +7,7 @@
 
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
-#include "src/torch_module/torch_module.h"
+#include "src/torch/torch_module.h"
 
 namespace torchtv::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "src/import/load.h"
 #include "ir/op_registry.h"
 #include "src/normalize/normalize.h"
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv::cli {

@@ -1,6 +1,6 @@
 // Concrete evaluation of a graph through the per-element semantics (src/sem):
 // the evaluator that confirms counterexamples and runs the self-check until the
-// LibTorch replay (src/replay) takes over (see src/verify/confirm.h).
+// LibTorch replay (src/torch/replay.h) takes over (see src/verify/confirm.h).
 #pragma once
 
 #include <map>

@@ -10,7 +10,7 @@
 #include "ir/limits.h"
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
-#include "src/import/import_util.h"
+#include "ir/import_util.h"
 
 namespace torchtv {
 
@@ -108,7 +108,7 @@ Attribute attributeOf(const json &arg, const Where &w) {
 // (rsub.Scalar(x, 1, alpha) = 1 - alpha*x), the same op with its operands
 // swapped for add and mul (IEEE + and * commute bit for bit). Any other number
 // in a tensor slot (prims::where(c, 0.0, y), prims::div) becomes a 0-dim
-// constant (Note [Numbers in tensor slots] in src/import/import_util.h).
+// constant (Note [Numbers in tensor slots] in ir/import_util.h).
 std::string scalarOverload(const std::string &op, const std::string &arg) {
   OpProps p = opProps(op);
   return p.scalarArg == arg ? p.scalarTwin : "";

@@ -7,7 +7,7 @@
 #include "ir/text_format.h"
 #include "src/import/capture_json.h"
 #include "src/import/pt2.h"
-#include "src/import/torchscript.h"
+#include "src/torch/torchscript.h"
 
 namespace torchtv {
 

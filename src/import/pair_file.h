@@ -1,4 +1,4 @@
-// Pair files (DESIGN.md, "Pair files"): Python files captured by the
+// Pair files (docs/tvir.md, "Pair files"): Python files captured by the
 // torchtv_capture package (src/capture) in a child Python process.
 #pragma once
 

@@ -12,7 +12,7 @@
 #include "ir/capture_evidence.h"
 #include "ir/limits.h"
 #include "ir/op_registry.h"
-#include "src/import/import_util.h"
+#include "ir/import_util.h"
 #include "src/import/pt2_enums.h"
 
 namespace torchtv {
@@ -363,7 +363,7 @@ private:
         }
         const json &arg = named.at(a.name);
         if (a.kind == ArgKind::Tensor && isNumberArg(arg)) {
-          // Note [Numbers in tensor slots] (src/import/import_util.h); the
+          // Note [Numbers in tensor slots] (ir/import_util.h); the
           // constant is made once the other operands are known.
           numbers.emplace_back(spec.inputs.size(), attributeOf(arg, a.name));
           spec.inputs.push_back(nullptr);

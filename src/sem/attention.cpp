@@ -15,7 +15,7 @@
 //   - the math kernel multiplies q and k each by sqrt(scale), the flash kernels
 //     the scores by scale: equal with exact square roots, but torchtv's reals
 //     read the rounded double sqrt(scale) as exact, so it does not prove the
-//     math kernel's graph equal to this (README, Inductor section);
+//     math kernel's graph equal to this (docs/inductor.md);
 //   - PyTorch adds a bool mask as 0 / -inf; the select is that sum wherever s_j
 //     is finite (Note [Masked -inf] reads it);
 //   - a row whose every key is masked is NaN here (softmax of -inf's), as in

@@ -11,7 +11,7 @@
 // op's domain), Z3 sees an uninterpreted function of v, and the normal form an
 // opaque atom. raise(v) is no value any op computes, so a graph that raises
 // is proven equal only to one that raises at the same index value (where the
-// reference raises, anything is allowed: DESIGN.md, Verdicts). It is not a
+// reference raises, anything is allowed: docs/architecture.md, "The reference's domain"). It is not a
 // read of the tensor at an out-of-range position, because a view or a
 // constant between would turn that read into an in-range value.
 // K must be concrete and at most kMaxIndexExtent; otherwise `unknown` with a

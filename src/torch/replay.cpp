@@ -1,4 +1,4 @@
-// Concrete replay (src/replay/replay.h), inside the LibTorch module (Note [LibTorch module]).
+// Concrete replay (src/torch/replay.h), inside the LibTorch module (Note [LibTorch module]).
 #include <map>
 
 #include "src/torch/torch_impl.h"

@@ -1,5 +1,5 @@
 // The LibTorch module's implementations (Note [LibTorch module]); the rest of
-// torchtv reaches them through src/torch_module/torch_module.h, never directly.
+// torchtv reaches them through src/torch/torch_module.h, never directly.
 #pragma once
 
 #include <map>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 
 namespace torch::jit {
 struct Graph;
@@ -23,17 +23,17 @@ namespace torchtv::torch_impl {
 std::unique_ptr<Module> importTorchScriptGraph(torch::jit::Graph &graph, const std::string &path,
                                                const std::vector<TensorType> &inputs);
 
-// What src/import/torchscript.h's importTorchScript says.
+// What src/torch/torchscript.h's importTorchScript says.
 std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs);
 
-// What src/replay/replay.h's canReplay says.
+// What src/torch/replay.h's canReplay says.
 bool canReplay(const OpSchema &schema);
 
-// What src/replay/replay.h's replayGraph says.
+// What src/torch/replay.h's replayGraph says.
 std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
                                         std::map<const Value *, ConcreteTensor> *trace, const ReplayObserver *observer);
 
-// What src/replay/replay.h's setReplayThreads says.
+// What src/torch/replay.h's setReplayThreads says.
 void setThreads(int n);
 
 }  // namespace torchtv::torch_impl

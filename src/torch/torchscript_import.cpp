@@ -14,7 +14,7 @@
 
 #include "ir/capture_evidence.h"
 #include "ir/op_registry.h"
-#include "src/import/import_util.h"
+#include "ir/import_util.h"
 #include "src/torch/functionalize.h"
 #include "src/torch/torch_dtype.h"
 

@@ -9,7 +9,7 @@
 // without rounding to the dtypes, the difference is finite, of the same size
 // in both (within 1e-3 relative) and above 1e-14 of the values' scale. Rounding
 // noise shrinks by ~2^11 from double to long double, a real difference does not.
-// Where LibTorch replay lands (src/replay/replay.h, replayGraph), it replaces
+// Where LibTorch replay lands (src/torch/replay.h, replayGraph), it replaces
 // step (1): implement CounterexampleConfirmer with replayGraph for the
 // dtype-level run and keep step (2).
 #pragma once

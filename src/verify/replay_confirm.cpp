@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 #include "src/util/subprocess.h"
 #include "src/verify/verdict.h"
 
@@ -25,7 +25,7 @@ std::vector<ConcreteTensor> toConcrete(const std::vector<eval::EvalTensor> &inpu
   return out;
 }
 
-// Every NaN equals every NaN (DESIGN.md, verdicts); -0.0 and 0.0 differ only
+// Every NaN equals every NaN (README.md, verdicts); -0.0 and 0.0 differ only
 // bitwise, and a counterexample shows a difference of values.
 bool sameValue(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 

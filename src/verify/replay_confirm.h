@@ -4,7 +4,7 @@
 // A counterexample is found and confirmed on the graphs the prover compares
 // (normalized, fused ops expanded), by torchtv's own evaluator. The evidence a
 // person can rerun is PyTorch's: the same inputs are run through LibTorch
-// (src/replay) on both ORIGINAL graphs, every op by name through the
+// (src/torch/replay.h) on both ORIGINAL graphs, every op by name through the
 // dispatcher. If LibTorch shows a difference, the reported values are
 // LibTorch's. If LibTorch shows none on this output, the counterexample did
 // not replay and the output is `unknown`, saying so. Graphs LibTorch cannot

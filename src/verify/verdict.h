@@ -19,7 +19,7 @@ enum class Level { None, Bitwise, Real };
 
 std::string_view verdictName(Verdict v);  // "equivalent", "not_equivalent", ...
 std::string_view levelName(Level l);      // "bitwise", "real", "" for None
-int exitCode(Verdict v);                  // 0, 1, 2, 3 as in DESIGN.md
+int exitCode(Verdict v);                  // 0, 1, 2, 3 as in README.md's verdict table
 // The real-level assumptions of a verdict (the normal form's, Note [Real normal form]), one line per
 // kind with the count of places and one example: a 126-layer step assumes "a variance plus eps is
 // positive" once, not once per layer. Kinds: a value that a fractional power (sqrt, rsqrt) takes

@@ -1,6 +1,6 @@
 // The semantics audit (issue 15, item 3): every op torchtv gives semantics,
 // evaluated by torchtv's evaluator (src/eval, Precision::Native) and by
-// LibTorch's own kernel (src/replay) on seeded random, special (+-0, +-inf,
+// LibTorch's own kernel (src/torch/replay.h) on seeded random, special (+-0, +-inf,
 // NaN, denormals, extremes, rounding ties) and tied inputs, at each dtype the
 // semantics claim, with empty, size-1, 0-dim and broadcast shapes.
 //
@@ -39,7 +39,7 @@
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
 #include "src/eval/concrete.h"
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 #include "src/sem/semantics.h"
 #include "tests/audit/audit_cases.h"
 

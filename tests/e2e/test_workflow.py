@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs the torchtv steps of docs/github-workflow.yml and scripts/pre-commit, so
-that the workflow the README offers is the one the tests exercise.
+that the workflow docs/ci.md offers is the one the tests exercise.
 
 The workflow's install and build steps (scripts/install-deps.sh,
 scripts/build.sh) are what the test suite itself was built with; the other
@@ -18,8 +18,8 @@ a = args()
 c = Checker("github workflow and pre-commit hook")
 with open(os.path.join(a.source_dir, "docs/github-workflow.yml")) as f:
     workflow = f.read()
-with open(os.path.join(a.source_dir, "README.md")) as f:
-    c.check("```yaml\n" + workflow + "```" in f.read(), "README's workflow differs from docs/github-workflow.yml")
+with open(os.path.join(a.source_dir, "docs/ci.md")) as f:
+    c.check("```yaml\n" + workflow + "```" in f.read(), "docs/ci.md's workflow differs from docs/github-workflow.yml")
 runs = re.findall(r"^\s*run:\s*(.+)$", workflow, re.M)
 c.check(runs[:2] == ["scripts/install-deps.sh", "scripts/build.sh"], f"unexpected setup steps: {runs[:2]}")
 steps = runs[2:]

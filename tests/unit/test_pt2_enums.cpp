@@ -11,7 +11,7 @@
 #include "ir/text_format.h"
 #include "src/import/pt2.h"
 #include "src/import/pt2_enums.h"
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 
 using namespace torchtv;
 

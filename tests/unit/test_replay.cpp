@@ -5,7 +5,7 @@
 
 #include "ir/text_format.h"
 #include "src/import/load.h"
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 
 using namespace torchtv;
 

@@ -23,7 +23,7 @@ sees. A reference that gives different results on the same input twice (random o
 compared: nothing can be concluded from it.
 
 A shape-only pair (meta example inputs) has nothing to run at its own shapes; when it defines
-small_inputs() (real tensors at reduced sizes, DESIGN.md "Pair files") the functions run on those
+small_inputs() (real tensors at reduced sizes, docs/tvir.md "Pair files") the functions run on those
 and on seeded draws of their shapes, and the record says `"reduced_shapes": true`. Such runs can
 only refute (Note [Cross-checks] in src/verify/cross_check.h): a difference beyond rounding is a
 real input on which the two functions differ, but bit differences at other shapes say nothing

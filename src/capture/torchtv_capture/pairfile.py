@@ -1,4 +1,4 @@
-"""Loading and validating a pair file (see DESIGN.md, "Pair files")."""
+"""Loading and validating a pair file (see docs/tvir.md, "Pair files")."""
 import ast
 import hashlib
 import inspect
@@ -183,6 +183,10 @@ def fill_pair(pair, mod):
                                _assign_line(pair.tree, fname))
     pair.reference = mod.reference
     pair.production = mod.production
+    # A pair file may import its functions (a planted-bug variant imports its base model):
+    # their nodes' source lines lie in the file that defines them, which is user code too.
+    pair.user_files.add(_fn_file(mod.reference))
+    pair.user_files.add(_fn_file(mod.production))
 
     mode = getattr(mod, "MODE", "forward")
     if mode not in MODES:
@@ -264,7 +268,7 @@ def fill_pair(pair, mod):
 
 
 def _small_inputs(mod, pair):
-    """The optional small_inputs() of a shape-only pair (DESIGN.md, "Pair files"): real tensors
+    """The optional small_inputs() of a shape-only pair (docs/tvir.md, "Pair files"): real tensors
     at reduced sizes on which the eager cross-check runs the functions (Note [Eager
     cross-check]). Each must match its example input in dtype, rank and requires_grad; None
     when the pair has none."""

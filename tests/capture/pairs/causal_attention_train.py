@@ -8,7 +8,6 @@ import torch
 import torch.nn.functional as F
 
 MODE = "train_step"
-BUG = 'none'   # planted bug (production only): tiny_term: an extra 1e-7 * k in the key gradient; mask_diagonal: production's mask also hides the diagonal (triu(0) instead of triu(1))
 
 H, T, DH = 2, 4, 4
 SCALE = 1.0 / math.sqrt(DH)
@@ -26,8 +25,11 @@ def reference(q, k, v, c):
     return ((p @ v) * c).sum()
 
 
-def production(q, k, v, c):
-    mask = torch.ones(T, T, dtype=torch.bool).triu(0 if BUG == "mask_diagonal" else 1)
+def production(q, k, v, c, bug="none"):
+    # bug: the planted bug of a variant (causal_attention_train__BUG.py), "none" here. tiny_term: an
+    # extra 1e-7 * k in the key gradient; mask_diagonal: production's mask also hides the diagonal
+    # (triu(0) instead of triu(1)).
+    mask = torch.ones(T, T, dtype=torch.bool).triu(0 if bug == "mask_diagonal" else 1)
     s = (q @ k.transpose(-2, -1)) * SCALE
     p = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
     o = p @ v
@@ -37,7 +39,7 @@ def production(q, k, v, c):
     gs = p * (gp - (gp * p).sum(-1, keepdim=True)) * SCALE
     gq = gs @ k
     gk = gs.transpose(-2, -1) @ q
-    if BUG == "tiny_term":
+    if bug == "tiny_term":
         gk = gk + 1e-7 * k
     return loss, gq, gk, gv
 

@@ -1,49 +1,13 @@
-"""Causal attention train step, loss = sum(attention(q, k, v) * c). Reference: plain autograd
-(masked_fill with -inf, softmax, matmuls). Production: explicit forward and the hand-derived
-backward gs = p * (gp - sum(gp * p)) * scale, which does not mask the gradient again (p is 0
-where the mask holds)."""
-import math
-
-import torch
-import torch.nn.functional as F
-
-MODE = "train_step"
-BUG = 'tiny_term'   # planted bug (production only): tiny_term: an extra 1e-7 * k in the key gradient; mask_diagonal: production's mask also hides the diagonal (triu(0) instead of triu(1))
-
-H, T, DH = 2, 4, 4
-SCALE = 1.0 / math.sqrt(DH)
-
-
-def example_inputs():
-    torch.manual_seed(0)
-    return tuple(torch.randn(H, T, DH, requires_grad=True) for _ in range(3)) + (torch.randn(H, T, DH),)
-
-
-def reference(q, k, v, c):
-    s = (q @ k.transpose(-2, -1)) * SCALE
-    mask = torch.ones(T, T, dtype=torch.bool).triu(1)
-    p = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
-    return ((p @ v) * c).sum()
+"""causal_attention_train.py with a planted bug in production: an extra 1e-7 * k in the key gradient."""
+from causal_attention_train import MODE, example_inputs, reference  # noqa: F401
+from causal_attention_train import production as correct_production
 
 
 def production(q, k, v, c):
-    mask = torch.ones(T, T, dtype=torch.bool).triu(0 if BUG == "mask_diagonal" else 1)
-    s = (q @ k.transpose(-2, -1)) * SCALE
-    p = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
-    o = p @ v
-    loss = (o * c).sum()
-    gv = p.transpose(-2, -1) @ c
-    gp = c @ v.transpose(-2, -1)
-    gs = p * (gp - (gp * p).sum(-1, keepdim=True)) * SCALE
-    gq = gs @ k
-    gk = gs.transpose(-2, -1) @ q
-    if BUG == "tiny_term":
-        gk = gk + 1e-7 * k
-    return loss, gq, gk, gv
+    return correct_production(q, k, v, c, bug="tiny_term")
 
 
 # Expectations for tests/golden/run_golden.py (torchtv verify on this file):
-# Planted bug: an extra 1e-7 * k in the key gradient
 # EXPECT: not_equivalent
 # EXPECT-REASON: replayed through LibTorch
 # NEVER: equivalent

@@ -8,7 +8,6 @@ import torch
 import torch.nn.functional as F
 
 MODE = "train_step"
-BUG = 'none'   # planted bug (production only): tiny_term: an extra 1e-7 * w1 in the first weight's gradient; tanh_derivative: production differentiates the tanh approximation of GELU
 
 SQRT1_2 = 0.7071067811865476      # M_SQRT1_2, as PyTorch's kernels use it
 INV_SQRT_2PI = 0.3989422804014327  # M_2_SQRTPI * M_SQRT1_2 * 0.5
@@ -25,21 +24,24 @@ def reference(x, w1, w2, c):
     return ((F.gelu(x @ w1) @ w2) * c).sum()
 
 
-def gelu_grad(h):
-    if BUG == "tanh_derivative":
+def gelu_grad(h, bug):
+    if bug == "tanh_derivative":
         t = torch.tanh(K_TANH * (h + 0.044715 * h * h * h))
         return 0.5 * (1 + t) + 0.5 * h * (1 - t * t) * K_TANH * (1 + 0.134145 * h * h)
     return 0.5 * (1 + torch.erf(h * SQRT1_2)) + h * (torch.exp(-0.5 * (h * h)) * INV_SQRT_2PI)
 
 
-def production(x, w1, w2, c):
+def production(x, w1, w2, c, bug="none"):
+    # bug: the planted bug of a variant (gelu_mlp_train__BUG.py), "none" here. tiny_term: an extra
+    # 1e-7 * w1 in the first weight's gradient; tanh_derivative: production differentiates the tanh
+    # approximation of GELU.
     h = x @ w1
     a = F.gelu(h)
     loss = ((a @ w2) * c).sum()
     gw2 = a.t() @ c
-    gh = (c @ w2.t()) * gelu_grad(h)
+    gh = (c @ w2.t()) * gelu_grad(h, bug)
     gw1 = x.t() @ gh
-    if BUG == "tiny_term":
+    if bug == "tiny_term":
         gw1 = gw1 + 1e-7 * w1
     gx = gh @ w1.t()
     return loss, gx, gw1, gw2

@@ -7,7 +7,6 @@ import torch
 import torch.nn.functional as F
 
 MODE = "train_step"
-BUG = 'none'   # planted bug (production only): eps: epsilon off by 1e-6 (forward and backward); tiny_term: an extra 1e-7 * w in the weight gradient
 
 EPS = 1e-6
 
@@ -23,13 +22,15 @@ def reference(x, w, c):
     return (y * c).sum()
 
 
-def production(x, w, c):
-    eps = EPS + 1e-6 if BUG == "eps" else EPS
+def production(x, w, c, bug="none"):
+    # bug: the planted bug of a variant (rmsnorm_train__BUG.py), "none" here. eps: epsilon off by 1e-6
+    # (forward and backward); tiny_term: an extra 1e-7 * w in the weight gradient.
+    eps = EPS + 1e-6 if bug == "eps" else EPS
     rstd = torch.rsqrt((x * x).mean(-1, keepdim=True) + eps)
     xhat = x * rstd
     loss = (xhat * w * c).sum()
     gw = (c * xhat).sum(0)
-    if BUG == "tiny_term":
+    if bug == "tiny_term":
         gw = gw + 1e-7 * w
     gxhat = c * w
     gx = rstd * (gxhat - xhat * (gxhat * xhat).mean(-1, keepdim=True))

@@ -7,7 +7,6 @@ import torch
 import torch.nn.functional as F
 
 MODE = "train_step"
-BUG = 'none'   # planted bug (production only): tiny_term: an extra 1e-7 * logits in the gradient; reduction_dim: the targets are summed over tokens, not over the vocabulary
 
 T, V = 4, 8
 
@@ -21,12 +20,15 @@ def reference(logits, y):
     return F.cross_entropy(logits, y)
 
 
-def production(logits, y):
+def production(logits, y, bug="none"):
+    # bug: the planted bug of a variant (softmax_xent_train__BUG.py), "none" here. tiny_term: an extra
+    # 1e-7 * logits in the gradient; reduction_dim: the targets are summed over tokens, not over the
+    # vocabulary.
     logp = logits - logits.logsumexp(-1, keepdim=True)
     loss = -(y * logp).sum() / T
-    ysum = y.sum(0 if BUG == "reduction_dim" else -1, keepdim=True)
+    ysum = y.sum(0 if bug == "reduction_dim" else -1, keepdim=True)
     glogits = (torch.exp(logp) * ysum - y) / T
-    if BUG == "tiny_term":
+    if bug == "tiny_term":
         glogits = glogits + 1e-7 * logits
     return loss, glogits
 

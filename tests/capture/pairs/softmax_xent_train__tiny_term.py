@@ -1,38 +1,13 @@
-"""Softmax cross-entropy train step (probability targets, mean over tokens). Reference:
-F.cross_entropy with autograd (_log_softmax and its backward). Production: log-probabilities
-as logits - logsumexp(logits), gradient (softmax * sum(y) - y) / T."""
-import math
-
-import torch
-import torch.nn.functional as F
-
-MODE = "train_step"
-BUG = 'tiny_term'   # planted bug (production only): tiny_term: an extra 1e-7 * logits in the gradient; reduction_dim: the targets are summed over tokens, not over the vocabulary
-
-T, V = 4, 8
-
-
-def example_inputs():
-    torch.manual_seed(0)
-    return (torch.randn(T, V, requires_grad=True), torch.softmax(torch.randn(T, V), -1))
-
-
-def reference(logits, y):
-    return F.cross_entropy(logits, y)
+"""softmax_xent_train.py with a planted bug in production: an extra 1e-7 * logits in the gradient."""
+from softmax_xent_train import MODE, example_inputs, reference  # noqa: F401
+from softmax_xent_train import production as correct_production
 
 
 def production(logits, y):
-    logp = logits - logits.logsumexp(-1, keepdim=True)
-    loss = -(y * logp).sum() / T
-    ysum = y.sum(0 if BUG == "reduction_dim" else -1, keepdim=True)
-    glogits = (torch.exp(logp) * ysum - y) / T
-    if BUG == "tiny_term":
-        glogits = glogits + 1e-7 * logits
-    return loss, glogits
+    return correct_production(logits, y, bug="tiny_term")
 
 
 # Expectations for tests/golden/run_golden.py (torchtv verify on this file):
-# Planted bug: an extra 1e-7 * logits in the gradient
 # EXPECT: not_equivalent
 # EXPECT-REASON: replayed through LibTorch
 # NEVER: equivalent

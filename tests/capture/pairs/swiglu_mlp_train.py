@@ -7,7 +7,6 @@ import torch
 import torch.nn.functional as F
 
 MODE = "train_step"
-BUG = 'none'   # planted bug (production only): tiny_term: an extra 1e-7 * wu in the up projection's gradient; dropped_term: production drops the g * (1 - s) term of the silu derivative
 
 
 def example_inputs():
@@ -21,18 +20,21 @@ def reference(x, wg, wu, wd, c):
     return ((F.silu(x @ wg) * (x @ wu)) @ wd * c).sum()
 
 
-def production(x, wg, wu, wd, c):
+def production(x, wg, wu, wd, c, bug="none"):
+    # bug: the planted bug of a variant (swiglu_mlp_train__BUG.py), "none" here. tiny_term: an extra
+    # 1e-7 * wu in the up projection's gradient; dropped_term: production drops the g * (1 - s) term
+    # of the silu derivative.
     g, u = x @ wg, x @ wu
     s = torch.sigmoid(g)
     m = g * s * u
     loss = (m @ wd * c).sum()
     gwd = m.t() @ c
     gm = c @ wd.t()
-    dsilu = s if BUG == "dropped_term" else s * (1 + g * (1 - s))
+    dsilu = s if bug == "dropped_term" else s * (1 + g * (1 - s))
     gg = gm * u * dsilu
     gu = gm * g * s
     gwg, gwu = x.t() @ gg, x.t() @ gu
-    if BUG == "tiny_term":
+    if bug == "tiny_term":
         gwu = gwu + 1e-7 * wu
     gx = gg @ wg.t() + gu @ wu.t()
     return loss, gx, gwg, gwu, gwd

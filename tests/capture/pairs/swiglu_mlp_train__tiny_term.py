@@ -1,45 +1,13 @@
-"""SwiGLU MLP train step, loss = sum((silu(x @ wg) * (x @ wu)) @ wd * c). Reference: plain
-autograd (silu_backward). Production: the hand-derived backward
-d silu(g) = s * (1 + g * (1 - s)), s = sigmoid(g)."""
-import math
-
-import torch
-import torch.nn.functional as F
-
-MODE = "train_step"
-BUG = 'tiny_term'   # planted bug (production only): tiny_term: an extra 1e-7 * wu in the up projection's gradient; dropped_term: production drops the g * (1 - s) term of the silu derivative
-
-
-def example_inputs():
-    torch.manual_seed(0)
-    return (torch.randn(4, 8, requires_grad=True), (torch.randn(8, 16) / 3).requires_grad_(),
-            (torch.randn(8, 16) / 3).requires_grad_(), (torch.randn(16, 8) / 4).requires_grad_(),
-            torch.randn(4, 8))
-
-
-def reference(x, wg, wu, wd, c):
-    return ((F.silu(x @ wg) * (x @ wu)) @ wd * c).sum()
+"""swiglu_mlp_train.py with a planted bug in production: an extra 1e-7 * wu in the up projection's gradient."""
+from swiglu_mlp_train import MODE, example_inputs, reference  # noqa: F401
+from swiglu_mlp_train import production as correct_production
 
 
 def production(x, wg, wu, wd, c):
-    g, u = x @ wg, x @ wu
-    s = torch.sigmoid(g)
-    m = g * s * u
-    loss = (m @ wd * c).sum()
-    gwd = m.t() @ c
-    gm = c @ wd.t()
-    dsilu = s if BUG == "dropped_term" else s * (1 + g * (1 - s))
-    gg = gm * u * dsilu
-    gu = gm * g * s
-    gwg, gwu = x.t() @ gg, x.t() @ gu
-    if BUG == "tiny_term":
-        gwu = gwu + 1e-7 * wu
-    gx = gg @ wg.t() + gu @ wu.t()
-    return loss, gx, gwg, gwu, gwd
+    return correct_production(x, wg, wu, wd, c, bug="tiny_term")
 
 
 # Expectations for tests/golden/run_golden.py (torchtv verify on this file):
-# Planted bug: an extra 1e-7 * wu in the up projection's gradient
 # EXPECT: not_equivalent
 # EXPECT-REASON: replayed through LibTorch
 # NEVER: equivalent

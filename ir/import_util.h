@@ -1,4 +1,6 @@
-// Helpers shared by the importers of foreign graph files (TorchScript, .pt2).
+// Helpers shared by the importers of foreign graph files (TorchScript, .pt2,
+// capture JSON). In ir/ because the readers of src/import/ and the LibTorch
+// module (src/torch/, which links ir/ and nothing else of torchtv) both use them.
 #pragma once
 
 #include <cstdint>

@@ -3,11 +3,13 @@
 // Note [LibTorch module]
 // Loading LibTorch costs about a second of startup (hundreds of shared
 // libraries and their static initializers), and most checks never need it:
-// only reading a TorchScript .pt file and replaying a counterexample do. The
-// translation units that include torch headers (src/torch/) are built into a
-// shared module, libtorchtv_torch.so, which the CLI dlopen()s the first time
-// one of them is needed. This header is the whole interface; it includes no
-// torch header.
+// only reading a TorchScript .pt file and replaying a counterexample do. All
+// that touches LibTorch lives in src/torch/: the translation units that include
+// torch headers (torchscript_import.cpp, replay.cpp, module_entry.cpp) are built
+// into a shared module, libtorchtv_torch.so, and the loader (loader.cpp, with
+// this header, replay.h and torchscript.h, which include no torch header)
+// dlopen()s it the first time one of them is needed and implements replay.h
+// and torchscript.h through the table below.
 //
 // - The module is built in the same tree, by the same compiler, from the same
 //   ir/ sources (its own private copy, symbols hidden), so C++ types cross the
@@ -34,7 +36,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "src/replay/replay.h"
+#include "src/torch/replay.h"
 
 namespace torchtv {
 
@@ -43,15 +45,15 @@ constexpr int kTorchModuleAbi = 3;
 
 struct TorchModuleApi {
   int abi = kTorchModuleAbi;
-  // src/import/torchscript.h, importTorchScript.
+  // src/torch/torchscript.h, importTorchScript.
   std::unique_ptr<Module> (*importTorchScript)(const std::string &path, const std::vector<TensorType> &inputs);
-  // src/replay/replay.h, canReplay.
+  // src/torch/replay.h, canReplay.
   bool (*canReplay)(const OpSchema &schema);
-  // src/replay/replay.h, replayGraph.
+  // src/torch/replay.h, replayGraph.
   std::vector<ConcreteTensor> (*replayGraph)(const Graph &g, const std::vector<ConcreteTensor> &inputs,
                                              std::map<const Value *, ConcreteTensor> *trace,
                                              const ReplayObserver *observer);
-  // src/replay/replay.h, setReplayThreads.
+  // src/torch/replay.h, setReplayThreads.
   void (*setThreads)(int n);
 };
 

@@ -1,4 +1,7 @@
-#include "src/torch_module/torch_module.h"
+// The loader: finds the LibTorch module, loads it on first use, and implements the
+// interfaces of replay.h and torchscript.h through it (Note [LibTorch module]).
+// Includes no torch header.
+#include "src/torch/torch_module.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -7,6 +10,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+
+#include "ir/diagnostic.h"
+#include "src/torch/replay.h"
+#include "src/torch/torchscript.h"
 
 namespace torchtv {
 
@@ -75,5 +82,46 @@ const TorchModuleApi &torchModule() {
 }
 
 bool torchModuleLoaded() { return moduleLoaded; }
+
+// ---- replay.h and torchscript.h, through the module -------------------------------------------
+
+bool canReplay(const OpSchema &schema) {
+  try {
+    return torchModule().canReplay(schema);
+  } catch (const TorchModuleUnavailable &) {
+    return false;
+  }
+}
+
+namespace {
+const TorchModuleApi &replayModule() {
+  try {
+    return torchModule();
+  } catch (const TorchModuleUnavailable &e) {
+    throw ReplayUnavailable(std::string("LibTorch replay is unavailable: ") + e.what());
+  }
+}
+}  // namespace
+
+std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,
+                                        std::map<const Value *, ConcreteTensor> *trace,
+                                        const ReplayObserver *observer) {
+  return replayModule().replayGraph(g, inputs, trace, observer);
+}
+
+void loadReplay() { replayModule(); }
+
+void setReplayThreads(int n) { replayModule().setThreads(n); }
+
+std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs) {
+  const TorchModuleApi *api = nullptr;
+  try {
+    api = &torchModule();
+  } catch (const TorchModuleUnavailable &e) {
+    throw InputError(SourcePos{path}, std::string("reading a TorchScript file needs LibTorch, which is unavailable: ") +
+                                          e.what());
+  }
+  return api->importTorchScript(path, inputs);
+}
 
 }  // namespace torchtv

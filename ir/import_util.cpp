@@ -1,4 +1,4 @@
-#include "src/import/import_util.h"
+#include "ir/import_util.h"
 
 #include <cctype>
 
