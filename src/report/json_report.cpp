@@ -24,6 +24,23 @@ json number(double v) {
   return v;
 }
 
+json firstDifferenceJson(const std::optional<IntermediateDifference> &d) {
+  if (!d) return nullptr;
+  json j = {{"reference", siteJson(d->reference)},
+            {"production", siteJson(d->production)},
+            {"reference_type", d->referenceType},
+            {"production_type", d->productionType},
+            {"index", nullptr},
+            {"reference_value", nullptr},
+            {"production_value", nullptr}};
+  if (d->differs) {
+    j["index"] = d->index;
+    j["reference_value"] = number(d->referenceValue);
+    j["production_value"] = number(d->productionValue);
+  }
+  return j;
+}
+
 json counterexampleJson(const std::optional<Counterexample> &c) {
   if (!c) return nullptr;
   json inputs = json::array();
@@ -37,7 +54,8 @@ json counterexampleJson(const std::optional<Counterexample> &c) {
           {"index", c->index},
           {"reference_value", number(c->referenceValue)},
           {"production_value", number(c->productionValue)},
-          {"note", c->note}};
+          {"note", c->note},
+          {"first_difference", firstDifferenceJson(c->firstDifference)}};
 }
 
 }  // namespace

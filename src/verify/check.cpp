@@ -15,6 +15,7 @@
 #include "src/verify/cut_points.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
+#include "src/verify/localize.h"
 #include "src/verify/refute.h"
 #include "src/verify/replay_confirm.h"
 #include "src/verify/self_check.h"
@@ -38,10 +39,6 @@ void requireSameInterface(const Graph &ref, const Graph &prod) {
     throw InputError("the graphs return different numbers of outputs: reference " +
                      std::to_string(ref.outputs().size()) + ", production " +
                      std::to_string(prod.outputs().size()));
-}
-
-Site siteOf(const Node &n) {
-  return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
 }
 
 // Note [Levels of rewrites]: an output equal only through a value that
@@ -402,6 +399,8 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   summarize(result);
   result.match.reference = numbersByName(ref, vn);
   result.match.production = numbersByName(prod, vn);
+  if (result.counterexample)
+    result.counterexample->firstDifference = localizeDifference(ref, prod, *result.counterexample, result.match);
   result.comparedReference = refCopy;
   result.comparedProduction = prodCopy;
   if (result.verdict == Verdict::Equivalent) {

@@ -46,6 +46,16 @@ struct TensorValues {
   std::vector<double> values;
 };
 
+// The first intermediate values of a refuted output that differ on the
+// counterexample's inputs (Note [Localized counterexample]).
+struct IntermediateDifference {
+  Site reference, production;
+  std::string referenceType, productionType;  // "f32[4,8]"
+  bool differs = false;           // an element was compared and differs (else: the types differ)
+  std::vector<long long> index;   // that element
+  double referenceValue = 0, productionValue = 0;
+};
+
 struct Counterexample {
   std::vector<TensorValues> inputs;
   std::string output;
@@ -53,6 +63,7 @@ struct Counterexample {
   double referenceValue = 0;
   double productionValue = 0;
   std::string note;  // e.g. "types differ"
+  std::optional<IntermediateDifference> firstDifference;
 };
 
 struct CheckStats {

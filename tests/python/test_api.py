@@ -108,3 +108,29 @@ def test_verify_writes_the_report(tmp_path):
     assert page.startswith("<!DOCTYPE html>")
     assert "v-" + result.verdict in page
     assert result.report_path == str(report)
+
+
+def rmsnorm(x, w):
+    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-5) * w
+
+
+def rmsnorm_eps(x, w):
+    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w
+
+
+def test_failure_message_names_the_first_differing_intermediate_with_its_numbers(tmp_path):
+    report = tmp_path / "eps.html"
+    with pytest.raises(AssertionError) as info:
+        torchtv.assert_equivalent(rmsnorm, rmsnorm_eps, example(), report=str(report))
+    text = str(info.value)
+    result = torchtv.verify(rmsnorm, rmsnorm_eps, example())
+    assert result.verdict == "not_equivalent"
+    first = result.counterexample["first_difference"]
+    assert first is not None
+    # the eps add on each side, not the output far below it
+    assert first["reference"]["op"] == first["production"]["op"] == "aten::add.Scalar"
+    assert first["reference_value"] != first["production_value"]
+    assert "first differing intermediate: reference %%%s = aten::add.Scalar" % first["reference"]["value"] in text
+    assert "reference %r, production %r" % (first["reference_value"], first["production_value"]) in text
+    assert "report: " + str(report) in text
+    assert "First differing intermediate" in report.read_text()
