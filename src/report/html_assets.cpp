@@ -15,6 +15,8 @@ main { padding: 4px 20px 32px 20px; }
 h2 { font-size: 17px; margin: 18px 0 8px 0; }
 #summary p, #summary ul { margin: 4px 0; font-size: 13px; }
 #failing-outputs { padding-left: 20px; }
+#failing-outputs li { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+#collapsed-notice { padding: 2px 8px; font-size: 12px; margin: 4px 0; }
 table { border-collapse: collapse; background: #fff; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #eceff1; }
@@ -24,7 +26,7 @@ code, .mono { font-family: "DejaVu Sans Mono", monospace; font-size: 12px; }
 .verdict.not_equivalent, .verdict.error { background: #ffcdd2; }
 .verdict.unknown { background: #fff9c4; }
 #tv-toolbar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 8px 0 6px 0; font-size: 12px; }
-#tv-search { width: 280px; }
+#tv-search { width: 320px; }
 #tv-search-count { min-width: 5em; color: #37474f; }
 .sides { display: flex; gap: 10px; align-items: stretch; }
 .side { flex: 1 1 0; min-width: 0; background: #fff; border: 1px solid #ddd; padding: 4px; }

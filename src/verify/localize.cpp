@@ -104,11 +104,21 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
     return false;
   };
   auto refCone = coneOf(ref.outputs()[output]), prodCone = coneOf(prod.outputs()[output]);
+  // Per production value of the cone: does the reference compute it (matched, or the same
+  // numbers), and does something it feeds (in the cone) again compute what the reference does?
+  std::map<const Value *, bool> known, reconverges;
+  for (const auto &node : prod.nodes())
+    for (const Value *v : node->outputs)
+      if (prodCone.count(v)) known[v] = matched(match.production, v) || computed(v, prodRun.at(v));
+  for (auto it = prod.nodes().rbegin(); it != prod.nodes().rend(); ++it)
+    for (const Value *in : (*it)->inputs)
+      if (in && prodCone.count(in))
+        for (const Value *v : (*it)->outputs)
+          if (prodCone.count(v) && (known[v] || reconverges[v])) reconverges[in] = true;
   for (const auto &node : prod.nodes()) {
     for (const Value *v : node->outputs) {
-      if (!prodCone.count(v) || matched(match.production, v)) continue;
+      if (!prodCone.count(v) || known[v] || reconverges[v]) continue;
       const eval::EvalTensor &mine = prodRun.at(v);
-      if (computed(v, mine)) continue;
       // The nearest unmatched reference value of the same type.
       const Value *partner = nullptr;
       long double best = 0;

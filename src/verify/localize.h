@@ -15,11 +15,14 @@ namespace torchtv {
 // refutation is confirmed against; in a tensor's own dtype an eps shift of
 // 1e-6 can round away in the forward pass and show only at the outputs). The
 // matched values (the match map's shared numbers) are proven equal, so the
-// difference lies among the others: the first production value, in
-// topological order, in the cone of the refuted output and without a
-// counterpart, whose numbers the reference run computes nowhere (same type,
-// equal up to double's noise, relative 1e-9) is the first differing
-// intermediate. Its
+// difference lies among the others. The first differing intermediate is the
+// first production value, in topological order, in the cone of the refuted
+// output, whose numbers the reference run computes nowhere (same type, equal up
+// to double's noise, relative 1e-9; matched values count as computed) and
+// from which nothing downstream computes what the reference does again. The
+// second condition passes over another decomposition's own intermediates (a
+// fused logsumexp the reference never materializes, whose log-softmax it does
+// compute): a legitimate detour re-converges, a bug does not. Its
 // reference side is the unmatched reference value of the same type in that
 // output's cone that is nearest to it (largest elementwise difference
 // smallest); the first element where the two differ is given with both
