@@ -47,6 +47,7 @@ g.node { cursor: pointer; }
 g.node.tv-selected path, g.node.tv-selected polygon, g.node.tv-selected ellipse { stroke: #1565c0; stroke-width: 4px; }
 g.node.tv-found path, g.node.tv-found polygon, g.node.tv-found ellipse { stroke: #ff6f00; stroke-width: 5px; }
 g.node.tv-divergence path, g.node.tv-divergence polygon { stroke-width: 3px; }
+g.node.tv-first-diff path, g.node.tv-first-diff polygon { stroke: #6a1b9a; stroke-width: 5px; stroke-dasharray: 8 3; }
 tr.node { cursor: pointer; }
 tr.tv-residual td { background: #fff3e0; }
 tr.tv-divergence td { background: #ffcdd2; font-weight: bold; }
@@ -69,8 +70,8 @@ details { margin-top: 12px; }
 // Each drawing sits in a fixed-size pane; the script drives the SVG's viewBox
 // (kept at the pane's aspect ratio, so one scale maps user units to pixels):
 // drag pans, the wheel zooms about the pointer, Fit shows the whole drawing.
-// On load each pane is centred on its divergence (the whole drawing when it is
-// legible at that size), and a click on a node or a link centres the node and
+// On load each pane is centred on its first differing value, else on its
+// divergence (the whole drawing when it is legible at that size), and a click on a node or a link centres the node and
 // its counterpart. No library: about a hundred lines do it, and the page stays
 // self-contained and offline.
 //
@@ -175,9 +176,15 @@ const char *const kScript = R"JS(
     if (p) centreOn(p, el, p.s < 0.6 ? 1 : p.s);
     else if (el.scrollIntoView) el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
+  // The first differing value (Note [Localized counterexample]) where it is drawn, else the
+  // first structural divergence.
+  for (var f in info) {
+    var firstEl = info[f].first_difference ? document.getElementById(f) : null;
+    if (firstEl) firstEl.classList.add('tv-first-diff');
+  }
   function centreDivergences() {
     for (var i = 0; i < panes.length; ++i) {
-      var p = panes[i], div = p.el.querySelector('.node.tv-divergence');
+      var p = panes[i], div = p.el.querySelector('.node.tv-first-diff') || p.el.querySelector('.node.tv-divergence');
       fit(p);
       if (div && fitScale(p) < 0.6) centreOn(p, div, 1);
     }
@@ -295,7 +302,8 @@ const char *const kScript = R"JS(
   }
 
   centreDivergences();
-  var first = document.querySelector('#side-reference .node.tv-divergence');
+  var first = document.querySelector('#side-reference .node.tv-first-diff') ||
+              document.querySelector('#side-reference .node.tv-divergence');
   if (first) showPanel(first.id);
   document.body.setAttribute('data-tv-ready', String(Math.round(performance.now())));
 })();

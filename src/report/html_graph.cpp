@@ -89,7 +89,7 @@ nlohmann::json nodesJson(const SideView &side, const std::string &sideName, cons
 }
 
 std::vector<bool> neighbourhood(const SideView &side, const std::vector<OutputResult> &outputs, int radius,
-                                size_t limit) {
+                                size_t limit, const std::vector<int> &alsoShow) {
   size_t count = side.nodes.size();
   // The cone of the failing outputs (all outputs when none failed).
   std::vector<int> roots;
@@ -120,6 +120,8 @@ std::vector<bool> neighbourhood(const SideView &side, const std::vector<OutputRe
   if (anyFailing) seedWith(NodeStatus::Divergence);
   if (anyFailing && frontier.empty()) seedWith(NodeStatus::Residual);
   if (frontier.empty()) frontier = roots;
+  for (int i : alsoShow)
+    if (cone[i]) frontier.push_back(i);
   std::vector<bool> visible(count);
   size_t shown = 0;
   for (int i : frontier)

@@ -25,8 +25,10 @@ std::string outputNodeId(const std::string &side, size_t output);
 // outputs' cones) is folded into one placeholder node, so the drawing stays
 // small whatever the size of the model (at 64 layers as at 1); the full
 // drawing is offered folded below it when it is small enough for dot.
+// `alsoShow`: nodes seeded as the divergences are (the first differing
+// intermediate, Note [Localized counterexample]).
 std::vector<bool> neighbourhood(const SideView &side, const std::vector<OutputResult> &outputs, int radius,
-                                size_t limit = 120);
+                                size_t limit = 120, const std::vector<int> &alsoShow = {});
 
 // `visible` empty: every node. `idPrefix` makes the ids of a second drawing of
 // the same side unique ("full-").

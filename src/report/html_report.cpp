@@ -42,7 +42,7 @@ std::string outputRow(const OutputResult &o, size_t i, const DiffView *view) {
 
 // Note [Outputs at scale]
 // The outputs that are not proven come first, one row each; the proven ones
-// are folded into one <details> (open when there are few), so an equivalent
+// are folded into one <details> (open when there are at most 8), so an equivalent
 // 8-layer train step is a summary line, not a thousand rows.
 std::string verdictTable(const CheckResult &r, const DiffView *view) {
   const std::string head = "<thead><tr><th>output</th><th>verdict</th><th>reason</th>"
@@ -61,7 +61,7 @@ std::string verdictTable(const CheckResult &r, const DiffView *view) {
   std::string html;
   if (!failing.empty()) html += "<table id=\"verdict-table\">" + head + failing + "</tbody></table>\n";
   if (provenCount)
-    html += std::string("<details id=\"proven-outputs\"") + (provenCount <= 8 || failing.empty() ? " open" : "") +
+    html += std::string("<details id=\"proven-outputs\"") + (provenCount <= 8 ? " open" : "") +
             "><summary>" + std::to_string(provenCount) + " proven output" + (provenCount == 1 ? "" : "s") +
             "</summary><table id=\"proven-table\">" + head + proven + "</tbody></table></details>\n";
   return html;
@@ -210,6 +210,13 @@ std::string drawSide(const SideView &side, const std::string &sideName, const st
   return fallback();
 }
 
+std::vector<int> nodesNamed(const SideView &side, const std::string &value) {
+  std::vector<int> out;
+  for (size_t i = 0; i < side.nodes.size(); ++i)
+    if (side.nodes[i].value->name == value) out.push_back(static_cast<int>(i));
+  return out;
+}
+
 // Each drawn node's details (Note [Side panel]); the sites of the first
 // differing intermediate carry its numbers.
 std::string panelJson(const CheckResult &r, const DiffView &view, const std::vector<bool> &refVisible,
@@ -219,9 +226,9 @@ std::string panelJson(const CheckResult &r, const DiffView &view, const std::vec
   if (r.counterexample && r.counterexample->firstDifference) {
     const IntermediateDifference &d = *r.counterexample->firstDifference;
     auto mark = [&](const SideView &side, const std::string &sideName, const Site &site, double mine, double other) {
-      for (size_t i = 0; i < side.nodes.size(); ++i) {
-        std::string id = viewNodeId(sideName, static_cast<int>(i));
-        if (side.nodes[i].value->name != site.value || !nodes.contains(id)) continue;
+      for (int i : nodesNamed(side, site.value)) {
+        std::string id = viewNodeId(sideName, i);
+        if (!nodes.contains(id)) continue;
         nodes[id]["first_difference"] =
             d.differs ? "first differing intermediate: " + indexText(d.index) + " = " + formatFloat(mine) +
                             " here, " + formatFloat(other) + " on the other side"
@@ -263,13 +270,19 @@ GraphsHtml graphsSection(const CheckResult &r, const DiffView &view, const HtmlO
                      "<span><i style=\"background:#e8f5e9\"></i>matched</span>"
                      "<span><i style=\"background:#fff3e0\"></i>residual</span>"
                      "<span><i style=\"background:#ffcdd2\"></i>divergence</span>"
+                     "<span><i style=\"border:3px solid #6a1b9a\"></i>first differing value</span>"
                      "<span><i style=\"background:#e3f2fd\"></i>input</span>"
                      "<span><i style=\"background:#f5f5f5\"></i>dead</span>"
                      "<span>drag: pan &middot; wheel: zoom &middot; click: counterpart</span></span></div>\n";
   std::vector<bool> refVisible, prodVisible;
   if (collapse) {
-    refVisible = neighbourhood(view.reference, r.outputs, options.neighbourhoodRadius);
-    prodVisible = neighbourhood(view.production, r.outputs, options.neighbourhoodRadius);
+    std::vector<int> refFirst, prodFirst;
+    if (r.counterexample && r.counterexample->firstDifference) {
+      refFirst = nodesNamed(view.reference, r.counterexample->firstDifference->reference.value);
+      prodFirst = nodesNamed(view.production, r.counterexample->firstDifference->production.value);
+    }
+    refVisible = neighbourhood(view.reference, r.outputs, options.neighbourhoodRadius, 120, refFirst);
+    prodVisible = neighbourhood(view.production, r.outputs, options.neighbourhoodRadius, 120, prodFirst);
   }
   Drawing drawing(options);
   std::string ref = drawSide(view.reference, "ref", r.outputs, refVisible, "", drawing);

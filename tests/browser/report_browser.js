@@ -3,7 +3,8 @@
 //   node report_browser.js PLAYWRIGHT_DIR SCREENSHOT_PREFIX REPORT.html[:expect[:shot]] ...
 // expect: "divergence" (a diverging pair), "counterexample", "equivalent", or
 // "scale" (a diverging model-size pair: the divergence, search, fit and the
-// side panel are checked as well). shot: "shot" writes PREFIX-NAME.png.
+// side panel are checked as well), "scale-first" (and the first differing
+// intermediate: drawn, in view, its numbers in the panel). shot: "shot" writes PREFIX-NAME.png.
 // The time each page takes to open is printed, as a measurement: no test
 // fails on a timing (the machine is shared).
 const path = require('path');
@@ -27,7 +28,9 @@ async function inView(page, selector) {
 }
 
 // A model-size diverging pair: what the report is for at scale.
-async function checkScale(page, name) {
+// first: the page must show the first differing intermediate (a counterexample the
+// graphs were evaluated on; a pair refuted only by running the code has none).
+async function checkScale(page, name, first) {
   for (const side of ['reference', 'production']) {
     const sel = `#side-${side} .tv-pane svg .node.tv-divergence`;
     check(await page.locator(sel).count() > 0, `${name}: no divergence drawn (${side})`);
@@ -35,7 +38,17 @@ async function checkScale(page, name) {
       check(await inView(page, sel), `${name}: the ${side} divergence is not in view on load`);
   }
   check(await page.locator('#first-divergence').isVisible(), `${name}: no first-divergence line`);
-  check(await page.locator('#first-difference').isVisible(), `${name}: no first differing intermediate`);
+  if (first) {
+    check(await page.locator('#first-difference').isVisible(), `${name}: no first differing intermediate`);
+    for (const side of ['reference', 'production']) {
+      const sel = `#side-${side} .tv-pane svg .node.tv-first-diff`;
+      check(await page.locator(sel).count() > 0, `${name}: the first differing value is not drawn (${side})`);
+      if (await page.locator(sel).count())
+        check(await inView(page, sel), `${name}: the ${side} first differing value is not in view on load`);
+    }
+    check(/\d/.test(await page.locator('#tv-panel-body .tv-first').first().textContent()),
+          `${name}: the side panel does not give the first differing numbers`);
+  }
   // The side panel opens on the divergence with its constants; a differing one is marked.
   check(await page.locator('#tv-panel-body table').count() > 0, `${name}: the side panel shows no constants`);
   // Search: the divergence's op finds at least that node and centres it.
@@ -133,7 +146,7 @@ async function checkScale(page, name) {
         const visibleRows = await page.locator('tr:visible').count();
         check(visibleRows < 100, `${name}: ${visibleRows} table rows in view for an equivalent pair`);
       }
-      if (expect === 'scale') await checkScale(page, name);
+      if (expect === 'scale' || expect === 'scale-first') await checkScale(page, name, expect === 'scale-first');
       if (shot === 'shot') await page.screenshot({ path: `${shotPrefix}-${path.basename(file, '.html')}.png`, fullPage: false });
       await page.close();
     }
