@@ -9,8 +9,9 @@ separately a bug), with SQLite and with Redis, at small and realistic dims.
 Writes bench/results/cache.md (--out FILE elsewhere). Each backend starts from an empty cache (a
 fresh SQLite file; a redis-server started here on a loopback port, nothing saved to disk). Pairs
 are captured once through measure.capture (cached in build/bench-cache, as bench/run.py does);
-the capture column is the time measured when the capture was made: `check` of a captured folder
-does not capture, and `verify` does not cache captures yet (issue 21, item 2).
+the capture column is the time measured when the capture was made. Then `verify` of the pair file
+end to end (capture + decide) with an empty cache of its own, and again unchanged: the capture
+cache (Note [Capture cache]) skips the tracing, the result cache (Note [Result cache]) the proving.
 
 Variants, each a copy of the generated pair file (bench/gen_transformer.py):
   refactor  layer N/2's attention backward sums its three input-gradient products in another
@@ -84,7 +85,13 @@ def decide(args, cap_dir, cache):
     stats = j.get("stats", {})
     return {"seconds": r.seconds, "verdict": j.get("verdict", "error: " + r.stderr.strip()[-200:]),
             "hits": stats.get("proof_cache", {}).get("hits", 0), "misses": stats.get("proof_cache", {}).get("misses", 0),
-            "proofs": stats.get("distinct_proofs", 0)}
+            "proofs": stats.get("distinct_proofs", 0), "whole": stats.get("result_cache", "off")}
+
+
+def verify(args, pair, cache):
+    r = measure.run([args.torchtv, "verify", pair, "--format", "json", "--cache", cache], args.timeout)
+    j = r.json() or {}
+    return {"seconds": r.seconds, "verdict": j.get("verdict", "error: " + r.stderr.strip()[-200:])}
 
 
 def measure_size(args, size, tmp):
@@ -112,6 +119,9 @@ def measure_size(args, size, tmp):
             row["second"] = decide(args, caps["base"]["dir"], cache)
             row["refactor"] = decide(args, caps["refactor"]["dir"], cache)
             row["bug"] = decide(args, caps["bug"]["dir"], cache)
+            verify_cache = cache + "-verify" if backend == "sqlite" else cache.replace("/0", "/1")
+            row["verify_first"] = verify(args, paths["base"], verify_cache)
+            row["verify_second"] = verify(args, paths["base"], verify_cache)
             rows.append(row)
         finally:
             if server:
@@ -127,27 +137,36 @@ def table(args, rows):
            "Load average at the start: %s, at the end: %s (2-core shared machine: times are noisy)." %
            (args.load_start, [round(x, 2) for x in os.getloadavg()]), "",
            "Decide time of `torchtv check CAPTURED --format json` at %d layers, in seconds; the ratio is to "
-           "the first (cold-cache) run. `hits/misses`: `stats.proof_cache`. `floor`: `--stop-after normalize` "
-           "(read + normalize, no proving). `capture`: when the pair was captured (not repeated: see "
-           "item 2 of the issue)." % args.layers, "",
-           "| dims | backend | capture | floor | no cache | first (cold) | second (unchanged) | one layer refactored | one layer bug |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "the first (cold-cache) run. `hits/misses`: `stats.proof_cache` (regions); `whole`: the whole "
+           "decision came from the result cache (Note [Result cache]). `floor`: `--stop-after normalize` "
+           "(read + normalize, no proving). `capture`: when the pair was captured for these columns. "
+           "`verify`: the pair file end to end (capture + decide), first with an empty cache, then "
+           "unchanged (Note [Capture cache])." % args.layers, "",
+           "| dims | backend | capture | floor | no cache | first (cold) | second (unchanged) | one layer refactored "
+           "| one layer bug | verify first | verify unchanged |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def cell(r, first=None):
         s = "%.2f" % r["seconds"]
         if first:
             s += " (%.2fx)" % (r["seconds"] / first)
-        return s + "<br>%s, %d/%d" % (r["verdict"], r["hits"], r["misses"])
+        if "hits" not in r:
+            return s + "<br>%s" % r["verdict"]
+        return s + "<br>%s, %d/%d%s" % (r["verdict"], r["hits"], r["misses"], ", whole" if r["whole"] == "hit" else "")
 
     for r in rows:
         f = r["first"]["seconds"]
         out.append("| %s | %s | %.1f | %.2f | %s | %s | %s | %s | %s |" % (
             r["size"], r["backend"], r["capture"], r["floor"], cell(r["uncached"]), cell(r["first"]),
-            cell(r["second"], f), cell(r["refactor"], f), cell(r["bug"], f)))
+            cell(r["second"], f), cell(r["refactor"], f), cell(r["bug"], f), cell(r["verify_first"]),
+            cell(r["verify_second"], r["verify_first"]["seconds"])))
     out.append("")
     targets = ["- unchanged re-run <= 0.2x the first run: %s %s: %.2fx (%s)" % (
         r["size"], r["backend"], r["second"]["seconds"] / r["first"]["seconds"],
         "met" if r["second"]["seconds"] <= 0.2 * r["first"]["seconds"] else "NOT met") for r in rows]
+    targets += ["- `verify` of an unchanged pair file skips capture: %s %s: %.2f s after %.2f s (%.2fx)" % (
+        r["size"], r["backend"], r["verify_second"]["seconds"], r["verify_first"]["seconds"],
+        r["verify_second"]["seconds"] / r["verify_first"]["seconds"]) for r in rows]
     return "\n".join(out + ["Targets:", ""] + targets) + "\n"
 
 

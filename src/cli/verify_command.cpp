@@ -2,6 +2,8 @@
 // Note: this runs the user's Python code (the pair file); `check` never does.
 #include <algorithm>
 
+#include "src/cache/proof_cache.h"
+#include "src/cli/capture_cache.h"
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
 #include "src/import/pair_file.h"
@@ -14,6 +16,7 @@ struct VerifyArgs {
   CaptureOptions capture;
   EngineOptions engine;
   OutputOptions output;
+  bool recapture = false;
 };
 }  // namespace
 
@@ -32,6 +35,8 @@ Command addVerifyCommand(CLI::App &app) {
   cmd->add_option("pair", args->pair, "Pair file defining example_inputs, reference, production")->required();
   addCaptureOptions(*cmd, args->capture);
   addEngineOptions(*cmd, args->engine);
+  cmd->add_flag("--recapture", args->recapture,
+                "Trace the pair file even when the capture cache holds it unchanged (Note [Capture cache])");
   addOutputOptions(*cmd, args->output);
   return {cmd, [args] {
             ReportContext ctx;
@@ -40,7 +45,14 @@ Command addVerifyCommand(CLI::App &app) {
             CaptureOptions capture = args->capture;
             if (args->engine.timeout > 0) capture.timeoutSeconds = std::min(capture.timeoutSeconds, args->engine.timeout);
             auto load = [&] {
-              return std::make_pair(capturePairFile(args->pair, capture), std::unique_ptr<Module>());
+              std::unique_ptr<cache::ProofCache> store = openProofCache(args->engine.cache, args->engine.noCache);
+              CaptureCache captures(store.get(), args->pair, capture);
+              std::optional<std::string> json = args->recapture ? std::nullopt : captures.lookup();
+              if (!json) {
+                json = capturePairFileJson(args->pair, capture);
+                captures.store(*json);
+              }
+              return std::make_pair(readCapturedPair(*json, args->pair), std::unique_ptr<Module>());
             };
             return decideAndEmit(load, ctx, args->engine, args->output);
           }};

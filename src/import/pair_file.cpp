@@ -69,10 +69,13 @@ std::string defaultPython() {
   return env && *env ? env : "/usr/bin/python3";
 }
 
-std::unique_ptr<Module> capturePairFile(const std::string &pairPath, const CaptureOptions &options) {
-  std::string out = runCapture(pairPath, {"--emit-stdout"}, options);
+std::string capturePairFileJson(const std::string &pairPath, const CaptureOptions &options) {
+  return runCapture(pairPath, {"--emit-stdout"}, options);
+}
+
+std::unique_ptr<Module> readCapturedPair(const std::string &jsonText, const std::string &pairPath) {
   std::string where = pairPath + " (captured)";
-  return readCaptureBundle(parseJsonText(out, where), where);
+  return readCaptureBundle(parseJsonText(jsonText, where), where);
 }
 
 void capturePairFileToDir(const std::string &pairPath, const std::string &dir, bool force,

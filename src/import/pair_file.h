@@ -18,9 +18,12 @@ struct CaptureOptions {
 // The interpreter to use when none was given on the command line.
 std::string defaultPython();
 
-// Captures PAIR.py and reads both graphs (and its FUSIONS graphs). Capture
+// Captures PAIR.py: the capture's JSON text ({"capture", "graphs"}; `verify`
+// keeps it in its capture cache, Note [Capture cache] in src/cli). Capture
 // errors become InputError at the user's file and line.
-std::unique_ptr<Module> capturePairFile(const std::string &pairPath, const CaptureOptions &options);
+std::string capturePairFileJson(const std::string &pairPath, const CaptureOptions &options);
+// Reads both graphs (and the FUSIONS graphs) of a capture's JSON text.
+std::unique_ptr<Module> readCapturedPair(const std::string &jsonText, const std::string &pairPath);
 
 // Captures PAIR.py into DIR (capture.json, reference.json, ...). Nothing is
 // left half-written in DIR on failure; `force` replaces a non-empty DIR.

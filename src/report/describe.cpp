@@ -50,14 +50,9 @@ std::string indexText(const std::vector<long long> &index) {
 }
 
 std::string firstDifferenceText(const IntermediateDifference &d) {
-  std::string out = "reference " + siteText(d.reference) + " " + d.referenceType +
-                    ", production " + siteText(d.production) + " " + d.productionType;
-  if (d.differs)
-    out += "; at " + indexText(d.index) + ", evaluated in double: reference " + formatFloat(d.referenceValue) + ", production " +
-           formatFloat(d.productionValue);
-  else
-    out += "; the types differ";
-  return out;
+  auto site = [](const Site &s) { return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " at " + s.loc); };
+  return "first differing intermediate: production " + site(d.production) + " is " + formatFloat(d.productionValue) +
+         " at " + indexText(d.index) + " where reference " + site(d.reference) + " is " + formatFloat(d.referenceValue);
 }
 
 std::string counterexampleText(const Counterexample &c, size_t maxValues) {
@@ -67,7 +62,8 @@ std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   }
   if (!c.note.empty()) out += (c.index.empty() ? ": " : "; ") + c.note;
   out += "\n";
-  if (c.firstDifference) out += "  first differing intermediate: " + firstDifferenceText(*c.firstDifference) + "\n";
+  if (c.firstDifference) out += "  " + firstDifferenceText(*c.firstDifference) + "\n";
+  if (!c.shrunk.empty()) out += "  input " + c.shrunk + "\n";
   for (const TensorValues &t : c.inputs)
     out += "  input " + t.name + ": " + t.type + " = " + valuesText(t.values, maxValues) + "\n";
   return out;

@@ -19,8 +19,7 @@ std::string siteText(const Site &s);
 std::string counterexampleText(const Counterexample &c, size_t maxValues = 16);
 // "[2,0]"
 std::string indexText(const std::vector<long long> &index);
-// The first differing intermediate (Note [Localized counterexample]):
-// "reference %a = op (loc) f32[4], production ...; at [2]: reference 1.5, production 1.25"
+// "first differing intermediate: production %x = op at f:l is V at [i] where reference ..."
 std::string firstDifferenceText(const IntermediateDifference &d);
 // A node's constant arguments, "name=value, ..." (None ones left out unless
 // `withNone`), cut to `maxChars` with "..." (0: whole).

@@ -107,15 +107,14 @@ std::string summarySection(const CheckResult &r, const DiffView *view) {
   }
   if (r.counterexample && r.counterexample->firstDifference) {
     const IntermediateDifference &d = *r.counterexample->firstDifference;
-    auto side = [&](const Site &s, const std::string &type, double value, const SideView *sv, const std::string &name) {
-      return siteLink(s, sv, name) + " <span class=\"mono\">" + xmlEscape(type) +
-             (d.differs ? indexText(d.index) + " = <b>" + xmlEscape(formatFloat(value)) + "</b>" : "") + "</span>";
+    auto side = [&](const Site &site, double value, const SideView *sv, const std::string &name) {
+      return siteLink(site, sv, name) + " <span class=\"mono\">" + indexText(d.index) + " = <b>" +
+             xmlEscape(formatFloat(value)) + "</b></span>";
     };
     html += "<p id=\"first-difference\"><b>First differing intermediate</b> (on the counterexample's inputs): "
-            "reference " + side(d.reference, d.referenceType, d.referenceValue, view ? &view->reference : nullptr, "ref") +
-            " &middot; production " +
-            side(d.production, d.productionType, d.productionValue, view ? &view->production : nullptr, "prod") +
-            (d.differs ? "" : " (the types differ)") + "</p>\n";
+            "production " + side(d.production, d.productionValue, view ? &view->production : nullptr, "prod") +
+            " &middot; closest reference " +
+            side(d.reference, d.referenceValue, view ? &view->reference : nullptr, "ref") + "</p>\n";
   }
   return html + "</section>\n";
 }
@@ -130,9 +129,9 @@ std::string counterexampleSection(const Counterexample &c) {
             "</td></tr>";
   }
   if (c.firstDifference)
-    html += "<tr><th>first differing intermediate</th><td class=\"mono\">" +
-            xmlEscape(firstDifferenceText(*c.firstDifference)) +
+    html += "<tr><th>localized</th><td class=\"mono\">" + xmlEscape(firstDifferenceText(*c.firstDifference)) +
             "</td></tr>";
+  if (!c.shrunk.empty()) html += "<tr><th>input</th><td>" + xmlEscape(c.shrunk) + "</td></tr>";
   if (!c.note.empty()) html += "<tr><th>note</th><td>" + xmlEscape(c.note) + "</td></tr>";
   html += "</table>\n";
   if (!c.inputs.empty()) {
@@ -229,10 +228,8 @@ std::string panelJson(const CheckResult &r, const DiffView &view, const std::vec
       for (int i : nodesNamed(side, site.value)) {
         std::string id = viewNodeId(sideName, i);
         if (!nodes.contains(id)) continue;
-        nodes[id]["first_difference"] =
-            d.differs ? "first differing intermediate: " + indexText(d.index) + " = " + formatFloat(mine) +
-                            " here, " + formatFloat(other) + " on the other side"
-                      : std::string("first differing intermediate: the types differ");
+        nodes[id]["first_difference"] = "first differing intermediate: " + indexText(d.index) + " = " +
+                                        formatFloat(mine) + " here, " + formatFloat(other) + " on the other side";
       }
     };
     mark(view.reference, "ref", d.reference, d.referenceValue, d.productionValue);

@@ -75,19 +75,15 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
       cex.referenceValue = numberOf(c.at("reference_value"));
       cex.productionValue = numberOf(c.at("production_value"));
       cex.note = c.at("note").get<std::string>();
-      if (auto d = c.find("first_difference"); d != c.end() && !d->is_null()) {
-        IntermediateDifference fd;
-        fd.reference = *siteOf(d->at("reference"));
-        fd.production = *siteOf(d->at("production"));
-        fd.referenceType = d->at("reference_type").get<std::string>();
-        fd.productionType = d->at("production_type").get<std::string>();
-        fd.differs = !d->at("index").is_null();
-        if (fd.differs) {
-          fd.index = d->at("index").get<std::vector<long long>>();
-          fd.referenceValue = numberOf(d->at("reference_value"));
-          fd.productionValue = numberOf(d->at("production_value"));
-        }
-        cex.firstDifference = fd;
+      cex.shrunk = c.value("shrunk", "");
+      if (const json &d = c.value("first_difference", json(nullptr)); !d.is_null()) {
+        IntermediateDifference diff;
+        diff.reference = *siteOf(d.at("reference"));
+        diff.production = *siteOf(d.at("production"));
+        diff.index = d.at("index").get<std::vector<long long>>();
+        diff.referenceValue = numberOf(d.at("reference_value"));
+        diff.productionValue = numberOf(d.at("production_value"));
+        cex.firstDifference = diff;
       }
       r.counterexample = cex;
     }

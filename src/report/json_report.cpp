@@ -26,19 +26,11 @@ json number(double v) {
 
 json firstDifferenceJson(const std::optional<IntermediateDifference> &d) {
   if (!d) return nullptr;
-  json j = {{"reference", siteJson(d->reference)},
-            {"production", siteJson(d->production)},
-            {"reference_type", d->referenceType},
-            {"production_type", d->productionType},
-            {"index", nullptr},
-            {"reference_value", nullptr},
-            {"production_value", nullptr}};
-  if (d->differs) {
-    j["index"] = d->index;
-    j["reference_value"] = number(d->referenceValue);
-    j["production_value"] = number(d->productionValue);
-  }
-  return j;
+  return {{"reference", siteJson(d->reference)},
+          {"production", siteJson(d->production)},
+          {"index", d->index},
+          {"reference_value", number(d->referenceValue)},
+          {"production_value", number(d->productionValue)}};
 }
 
 json counterexampleJson(const std::optional<Counterexample> &c) {
@@ -55,6 +47,7 @@ json counterexampleJson(const std::optional<Counterexample> &c) {
           {"reference_value", number(c->referenceValue)},
           {"production_value", number(c->productionValue)},
           {"note", c->note},
+          {"shrunk", c->shrunk},
           {"first_difference", firstDifferenceJson(c->firstDifference)}};
 }
 
@@ -90,6 +83,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
         {"distinct_proofs", r.stats.distinctProofs},
         {"cache_hits", r.stats.cacheHits},
         {"proof_cache", {{"hits", r.stats.proofCacheHits}, {"misses", r.stats.proofCacheMisses}}},
+        {"result_cache", r.stats.resultCache},
         {"cut_points", r.stats.cutPoints},
         {"cut_point_attempts", r.stats.cutPointAttempts},
         {"solver_queries", r.stats.solverQueries}}},

@@ -13,11 +13,12 @@
 #include "src/sem/semantics.h"
 #include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
+#include "src/verify/localize.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
-#include "src/verify/localize.h"
 #include "src/verify/refute.h"
 #include "src/verify/replay_confirm.h"
+#include "src/verify/result_cache.h"
 #include "src/verify/self_check.h"
 
 namespace torchtv {
@@ -136,10 +137,21 @@ Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std
 // (Note [Replaying counterexamples]).
 // Records a refutation of output i after replaying it through LibTorch on the
 // original graphs (Note [Replaying counterexamples]); false when it did not replay.
-bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, Refutation refuted, size_t i,
-                      CheckResult &result) {
+bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                      Refutation refuted, size_t i, CheckResult &result, CounterexampleConfirmer &confirmer) {
   OutputResult &out = result.outputs[i];
+  // The pair's counterexample (the first refutation) is shrunk and localized
+  // (Note [Minimal, localized counterexamples]); a shrunk input that does not
+  // replay gives way to the input found.
+  const bool first = !result.counterexample;
+  const Refutation found = refuted;
+  std::string shrunk = first ? shrinkRefutation(ref, prod, refuted, confirmer) : "";
   ReplayOutcome replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
+  if (!shrunk.empty() && replay.kind == ReplayOutcome::Kind::DidNotReplay) {
+    refuted = found;
+    shrunk.clear();
+    replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
+  }
   if (replay.kind == ReplayOutcome::Kind::DidNotReplay) {
     out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
     return false;
@@ -159,9 +171,11 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
   out.verdict = Verdict::NotEquivalent;
   out.level = Level::None;
   out.reason = std::string(reasons::kRefuted) + " (" + refuted.how + "; " + evidence + ")";
-  if (!result.counterexample) {
+  if (first) {
     result.counterexample = counterexampleOf(ref, refuted, out.name);
     result.counterexample->note += "; " + evidence;
+    result.counterexample->shrunk = shrunk;
+    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i);
   }
   return true;
 }
@@ -187,7 +201,7 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
     auto it = std::find(open.begin(), open.end(), i);
     if (it == open.end()) break;  // not one asked about: a confirmer bug, stop searching
     open.erase(it);
-    recordRefutation(origRef, origProd, ref, *refuted, i, result);
+    recordRefutation(origRef, origProd, ref, prod, *refuted, i, result, *confirmer);
     ++decided;
   }
   report("proving");
@@ -208,7 +222,7 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
     if (!p.realModel.empty() && p.realModelOverInputs) {
       auto byModel = refuteByModel(ref, prod, {i}, p.realModel, *confirmer);
       if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-      else recordRefutation(origRef, origProd, ref, *byModel, i, result);
+      else recordRefutation(origRef, origProd, ref, prod, *byModel, i, result, *confirmer);
     }
   }
 }
@@ -230,7 +244,7 @@ size_t decideAllMonolithic(const Graph &origRef, const Graph &origProd, const Gr
     if (m.realModel.empty()) continue;
     auto byModel = refuteByModel(ref, prod, {i}, m.realModel, *confirmer);
     if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-    else recordRefutation(origRef, origProd, ref, *byModel, i, result);
+    else recordRefutation(origRef, origProd, ref, prod, *byModel, i, result, *confirmer);
   }
   return queries;
 }
@@ -241,41 +255,17 @@ bool someOutputDiffers(const Graph &ref, const Graph &prod, const ValueNumbering
   return false;
 }
 
-}  // namespace
-
-CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
-  auto start = std::chrono::steady_clock::now();
-  requireSameInterface(origRef, origProd);
-  std::shared_ptr<Graph> refCopy, prodCopy;
-  NormalizeResult refNorm, prodNorm;
+// Matches, searches cut points and proves: everything a stored decision skips
+// (Note [Result cache]). `refNorm`/`prodNorm` gain the real-level cut values.
+Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                       NormalizeResult &refNorm, NormalizeResult &prodNorm, const CheckOptions &options,
+                       const ProverLimits &limits, const std::function<void(const char *, size_t)> &stage) {
   const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
-  auto stage = [&](const char *name, size_t decided) {
-    if (options.progress) options.progress(name, decided, origRef.outputs().size());
-  };
-  if (options.normalization == Normalization::On) {
-    stage("normalizing", 0);
-    NormalizeOptions no;
-    no.rules = &bundledRules();
-    refCopy = cloneGraph(origRef);
-    prodCopy = cloneGraph(origProd);
-    refNorm = normalizeGraph(*refCopy, lib, no);
-    prodNorm = normalizeGraph(*prodCopy, lib, no);
-  }
-  const Graph &ref = refCopy ? *refCopy : origRef;
-  const Graph &prod = prodCopy ? *prodCopy : origProd;
   // Outputs already equal as written are bitwise-equal whatever normalization
   // does (it may expand a composite both sides call alike, at level real).
   ValueNumbering raw;
   raw.addGraph(origRef);
   raw.addGraph(origProd);
-
-  ProverLimits limits;
-  limits.rlimit = options.rlimit;
-  limits.memoryMB = options.solverMemoryMB;
-  limits.cache = options.proofCache;
-  if (options.timeoutSeconds > 0)
-    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(options.timeoutSeconds));
 
   ValueNumbering vn;
   vn.addGraph(ref);
@@ -395,17 +385,67 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
       out.reason += std::string("; ") + reasons::kStructurallyEqualReal;
     }
   }
-  if (options.capture) applyCaptureEvidence(result, *options.capture);
-  summarize(result);
+  Decision decision;
+  decision.realAssumptions = std::move(assumptions);
   result.match.reference = numbersByName(ref, vn);
   result.match.production = numbersByName(prod, vn);
-  if (result.counterexample)
-    result.counterexample->firstDifference = localizeDifference(ref, prod, *result.counterexample, result.match);
+  result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
+  result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;
+  result.stats.proofCacheHits = prover.persistentHits() + cuts.persistentHits;
+  result.stats.proofCacheMisses = prover.persistentMisses() + cuts.persistentMisses;
+  result.stats.solverQueries = prover.solverQueries() + monolithicQueries + cuts.solverQueries;
+  result.stats.cutPoints = cuts.cuts.size();
+  result.stats.cutPointAttempts = cuts.attempts;
+  decision.result = std::move(result);
+  return decision;
+}
+
+}  // namespace
+
+CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  requireSameInterface(origRef, origProd);
+  std::shared_ptr<Graph> refCopy, prodCopy;
+  NormalizeResult refNorm, prodNorm;
+  auto stage = [&](const char *name, size_t decided) {
+    if (options.progress) options.progress(name, decided, origRef.outputs().size());
+  };
+  if (options.normalization == Normalization::On) {
+    stage("normalizing", 0);
+    NormalizeOptions no;
+    no.rules = &bundledRules();
+    refCopy = cloneGraph(origRef);
+    prodCopy = cloneGraph(origProd);
+    const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+    refNorm = normalizeGraph(*refCopy, lib, no);
+    prodNorm = normalizeGraph(*prodCopy, lib, no);
+  }
+  const Graph &ref = refCopy ? *refCopy : origRef;
+  const Graph &prod = prodCopy ? *prodCopy : origProd;
+  ProverLimits limits;
+  limits.rlimit = options.rlimit;
+  limits.memoryMB = options.solverMemoryMB;
+  limits.cache = options.proofCache;
+  if (options.timeoutSeconds > 0)
+    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options.timeoutSeconds));
+
+  ResultCache stored(origRef, origProd, ref, prod, options);
+  std::optional<Decision> decision = stored.lookup();
+  const bool hit = decision.has_value();
+  if (!decision) {
+    decision = decideOutputs(origRef, origProd, ref, prod, refNorm, prodNorm, options, limits, stage);
+    stored.store(*decision);
+  }
+  CheckResult result = std::move(decision->result);
+  result.stats.resultCache = !stored.on() ? "off" : hit ? "hit" : "miss";
+  if (options.capture) applyCaptureEvidence(result, *options.capture);
+  summarize(result);
   result.comparedReference = refCopy;
   result.comparedProduction = prodCopy;
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);
-    for (const std::string &a : assumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
+    for (const std::string &a : decision->realAssumptions) result.assumptions.push_back(reasons::kRealAssumptionPrefix + a);
   }
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
     stage("self-check", result.outputs.size());
@@ -414,14 +454,6 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
     applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits);
   }
   applyRequirement(result, options.require);
-  result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
-  result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;
-  result.stats.proofCacheHits = prover.persistentHits() + cuts.persistentHits;
-  result.stats.proofCacheMisses = prover.persistentMisses() + cuts.persistentMisses;
-  result.stats.solverQueries = prover.solverQueries() + monolithicQueries + cuts.solverQueries;
-  result.stats.cutPoints = cuts.cuts.size();
-  result.stats.cutPointAttempts = cuts.attempts;
-
   result.stats.referenceNodes = origRef.nodes().size();
   result.stats.productionNodes = origProd.nodes().size();
   result.stats.seconds =

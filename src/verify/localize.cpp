@@ -1,152 +1,186 @@
 #include "src/verify/localize.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
-#include <set>
+#include <map>
+#include <string>
 #include <unordered_set>
 
-#include "src/eval/concrete.h"
-#include "src/verify/refute.h"
-
 namespace torchtv {
-
 namespace {
 
-// The counterexample's inputs as the evaluator takes them; nullopt when they
-// are not inputs of `g` (another count, or another number of elements).
-std::optional<std::vector<eval::EvalTensor>> inputsOf(const Graph &g, const Counterexample &c) {
-  if (c.inputs.size() != g.inputs().size()) return std::nullopt;
-  std::vector<eval::EvalTensor> out;
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    const TensorType &type = g.inputs()[i]->type;
-    auto n = numel(type.shape);
-    if (!n || static_cast<size_t>(*n) != c.inputs[i].values.size()) return std::nullopt;
-    eval::EvalTensor t{type, {}};
-    for (double v : c.inputs[i].values) t.values.push_back(v);
-    out.push_back(std::move(t));
-  }
-  return out;
+using eval::EvalTensor;
+
+bool floating(const EvalTensor &t) { return isFloating(t.type.dtype); }
+
+// Rounds to `digits` significant digits (0 stays 0; inf and NaN stay).
+long double roundSignificant(long double v, int digits) {
+  if (v == 0 || !std::isfinite(static_cast<double>(v))) return v;
+  long double scale = std::pow(10.0L, digits - 1 - std::floor(std::log10(std::fabs(v))));
+  return std::round(v * scale) / scale;
 }
 
-// The values `root` depends on (itself included).
-std::unordered_set<const Value *> coneOf(const Value *root) {
-  std::unordered_set<const Value *> cone;
-  std::vector<const Value *> stack{root};
-  while (!stack.empty()) {
-    const Value *v = stack.back();
-    stack.pop_back();
-    if (!v || !cone.insert(v).second || !v->producer) continue;
-    for (const Value *in : v->producer->inputs) stack.push_back(in);
-    for (const Value *sibling : v->producer->outputs) cone.insert(sibling);
+// A value's content to 9 significant digits, for "agrees with" (Note [Minimal, localized counterexamples]).
+std::string fingerprint(const EvalTensor &t) {
+  std::string key = t.type.str();
+  char buf[40];
+  for (long double v : t.values) {
+    if (std::isnan(static_cast<double>(v))) {
+      key += "|nan";
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "|%.8Le", v);
+    key += buf;
+  }
+  return key;
+}
+
+// Index of the first element where a and b differ beyond 9 significant digits, and how far.
+std::optional<size_t> firstDiffering(const EvalTensor &a, const EvalTensor &b, long double *distance) {
+  std::optional<size_t> first;
+  long double total = 0;
+  for (size_t k = 0; k < a.values.size() && k < b.values.size(); ++k) {
+    long double x = roundSignificant(a.values[k], 9), y = roundSignificant(b.values[k], 9);
+    if (x == y || (std::isnan(static_cast<double>(x)) && std::isnan(static_cast<double>(y)))) continue;
+    if (!first) first = k;
+    long double d = std::fabs(x - y);
+    total += std::isfinite(static_cast<double>(d)) ? d : std::numeric_limits<long double>::max() / 4;
+  }
+  if (distance) *distance = total;
+  return first;
+}
+
+// The values of `g` on `inputs` at Wide precision, by value (inputs included).
+std::map<const Value *, EvalTensor> traceOf(const Graph &g, const std::vector<EvalTensor> &inputs) {
+  std::map<const Value *, EvalTensor> trace;
+  eval::evaluateGraph(g, inputs, eval::Precision::Wide, &trace);
+  for (size_t i = 0; i < g.inputs().size() && i < inputs.size(); ++i) trace.emplace(g.inputs()[i], inputs[i]);
+  return trace;
+}
+
+// Nodes of g in the cone of `out` (topological order is the graph's order).
+std::unordered_set<const Node *> coneOf(const Graph &g, const Value *out) {
+  std::unordered_set<const Node *> cone;
+  std::vector<const Value *> work = {out};
+  while (!work.empty()) {
+    const Value *v = work.back();
+    work.pop_back();
+    if (!v || !v->producer || !cone.insert(v->producer).second) continue;
+    for (const Value *in : v->producer->inputs) work.push_back(in);
   }
   return cone;
-}
-
-bool same(long double a, long double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
-// Equal up to the noise of evaluating in double (another order of the same
-// additions), far below any difference a refutation confirms.
-constexpr long double kRelativeNoise = 1e-9L;
-
-bool close(const eval::EvalTensor &a, const eval::EvalTensor &b) {
-  for (size_t k = 0; k < a.values.size(); ++k) {
-    long double x = a.values[k], y = b.values[k];
-    if (same(x, y)) continue;
-    if (!(std::fabs(x - y) <= kRelativeNoise * std::max(std::fabs(x), std::fabs(y)))) return false;
-  }
-  return true;
-}
-
-// The largest elementwise difference (NaN against a number: infinite).
-long double distance(const eval::EvalTensor &a, const eval::EvalTensor &b) {
-  long double worst = 0;
-  for (size_t k = 0; k < a.values.size(); ++k)
-    if (!same(a.values[k], b.values[k])) {
-      long double d = std::fabs(a.values[k] - b.values[k]);
-      worst = std::isnan(d) ? std::numeric_limits<long double>::infinity() : std::max(worst, d);
-    }
-  return worst;
 }
 
 }  // namespace
 
 Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
 
-std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod, const Counterexample &c,
-                                                         const MatchMap &match) {
-  size_t output = 0;
-  while (output < ref.outputNames().size() && ref.outputNames()[output] != c.output) ++output;
-  if (output >= ref.outputs().size() || output >= prod.outputs().size() || !withinEvalBudget(ref, prod))
-    return std::nullopt;
-  auto inputs = inputsOf(ref, c);
-  if (!inputs || !inputsOf(prod, c)) return std::nullopt;
-  std::map<const Value *, eval::EvalTensor> refRun, prodRun;
+std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r, CounterexampleConfirmer &confirmer) {
+  int budget = kShrinkEvaluations;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(kShrinkSeconds));
+  const size_t output = r.difference.output;
+  std::vector<EvalTensor> &inputs = r.inputs;
+  auto stillRefutes = [&](const std::vector<EvalTensor> &candidate) {
+    if (budget <= 0 || std::chrono::steady_clock::now() > deadline) return false;
+    --budget;
+    try {
+      auto d = confirmer.confirm(ref, prod, candidate, {output});
+      if (!d || d->output != output) return false;
+      r.difference = *d;
+      return true;
+    } catch (const std::exception &) {
+      return false;
+    }
+  };
+  size_t zeroed = 0, rounded = 0;
+  // Delta debugging: zero chunks of nonzero entries, coarse to fine.
+  for (size_t t = 0; t < inputs.size(); ++t) {
+    if (!floating(inputs[t])) continue;
+    for (size_t chunk = std::max<size_t>(inputs[t].values.size() / 2, 1); chunk >= 1 && budget > 0; chunk /= 2) {
+      for (size_t start = 0; start < inputs[t].values.size() && budget > 0; start += chunk) {
+        std::vector<EvalTensor> candidate = inputs;
+        size_t changed = 0;
+        for (size_t k = start; k < std::min(start + chunk, candidate[t].values.size()); ++k)
+          if (candidate[t].values[k] != 0) {
+            candidate[t].values[k] = 0;
+            ++changed;
+          }
+        if (changed && stillRefutes(candidate)) {
+          inputs = std::move(candidate);
+          zeroed += changed;
+        }
+      }
+    }
+  }
+  // Simpler numbers: integers, else two significant digits.
+  for (size_t t = 0; t < inputs.size(); ++t) {
+    if (!floating(inputs[t])) continue;
+    for (int digits : {0, 2}) {
+      std::vector<EvalTensor> candidate = inputs;
+      for (long double &v : candidate[t].values) v = digits == 0 ? std::round(v) : roundSignificant(v, digits);
+      if (candidate[t].values != inputs[t].values && stillRefutes(candidate)) {
+        inputs = std::move(candidate);
+        ++rounded;
+        break;
+      }
+    }
+  }
+  std::string what;
+  if (zeroed) what = std::to_string(zeroed) + " entries set to zero";
+  if (rounded) what += std::string(what.empty() ? "" : ", ") + std::to_string(rounded) + " inputs rounded";
+  return what.empty() ? what : "shrunk: " + what + " while it still refutes";
+}
+
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<EvalTensor> &inputs, size_t output) {
+  std::map<const Value *, EvalTensor> refTrace, prodTrace;
   try {
-    eval::evaluateGraph(ref, *inputs, eval::Precision::Double, &refRun);
-    eval::evaluateGraph(prod, *inputs, eval::Precision::Double, &prodRun);
-  } catch (const eval::EvalError &) {
+    refTrace = traceOf(ref, inputs);
+    prodTrace = traceOf(prod, inputs);
+  } catch (const std::exception &) {
     return std::nullopt;
   }
-  std::set<int> refNumbers, shared;
-  for (const auto &[name, number] : match.reference) refNumbers.insert(number);
-  for (const auto &[name, number] : match.production)
-    if (refNumbers.count(number)) shared.insert(number);
-  auto matched = [&](const std::map<std::string, int> &numbers, const Value *v) {
-    auto it = numbers.find(v->name);
-    return it != numbers.end() && shared.count(it->second);
-  };
-  // The reference's values by type: does it compute these numbers somewhere?
-  std::map<std::string, std::vector<const eval::EvalTensor *>> byType;
-  for (const auto &[value, tensor] : refRun) byType[value->type.str()].push_back(&tensor);
-  auto computed = [&](const Value *v, const eval::EvalTensor &t) {
-    for (const eval::EvalTensor *r : byType[v->type.str()])
-      if (close(*r, t)) return true;
-    return false;
-  };
-  auto refCone = coneOf(ref.outputs()[output]), prodCone = coneOf(prod.outputs()[output]);
-  // Per production value of the cone: does the reference compute it (matched, or the same
-  // numbers), and does something it feeds (in the cone) again compute what the reference does?
-  std::map<const Value *, bool> known, reconverges;
-  for (const auto &node : prod.nodes())
-    for (const Value *v : node->outputs)
-      if (prodCone.count(v)) known[v] = matched(match.production, v) || computed(v, prodRun.at(v));
-  for (auto it = prod.nodes().rbegin(); it != prod.nodes().rend(); ++it)
-    for (const Value *in : (*it)->inputs)
-      if (in && prodCone.count(in))
-        for (const Value *v : (*it)->outputs)
-          if (prodCone.count(v) && (known[v] || reconverges[v])) reconverges[in] = true;
-  for (const auto &node : prod.nodes()) {
-    for (const Value *v : node->outputs) {
-      if (!prodCone.count(v) || known[v] || reconverges[v]) continue;
-      const eval::EvalTensor &mine = prodRun.at(v);
-      // The nearest unmatched reference value of the same type.
-      const Value *partner = nullptr;
-      long double best = 0;
-      for (const auto &refNode : ref.nodes())
-        for (const Value *r : refNode->outputs) {
-          if (!refCone.count(r) || matched(match.reference, r) || r->type != v->type) continue;
-          long double d = distance(refRun.at(r), mine);
-          if (!partner || d < best) partner = r, best = d;
+  std::unordered_set<std::string> refKeys, prodKeys;
+  for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t));
+  for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t));
+  std::unordered_set<const Node *> cone = coneOf(prod, prod.outputs().at(output));
+  for (const auto &n : prod.nodes()) {
+    if (!cone.count(n.get()) || n->outputs.empty()) continue;
+    auto it = prodTrace.find(n->outputs[0]);
+    if (it == prodTrace.end() || refKeys.count(fingerprint(it->second))) continue;
+    // Production departs here; its counterpart: the closest reference value of its type that
+    // no production value agrees with, else the closest of its type.
+    const Node *best = nullptr;
+    long double bestDistance = 0;
+    size_t bestIndex = 0;
+    for (bool onlyUnmatched : {true, false}) {
+      for (const auto &m : ref.nodes()) {
+        if (m->outputs.empty()) continue;
+        auto r = refTrace.find(m->outputs[0]);
+        if (r == refTrace.end() || r->second.type != it->second.type) continue;
+        if (onlyUnmatched && prodKeys.count(fingerprint(r->second))) continue;
+        long double distance = 0;
+        std::optional<size_t> k = firstDiffering(r->second, it->second, &distance);
+        if (k && (!best || distance < bestDistance)) {
+          best = m.get();
+          bestDistance = distance;
+          bestIndex = *k;
         }
-      if (!partner) return std::nullopt;
-      const eval::EvalTensor &theirs = refRun.at(partner);
-      IntermediateDifference out;
-      out.reference = siteOf(*partner->producer);
-      out.reference.value = partner->name;
-      out.production = siteOf(*node);
-      out.production.value = v->name;
-      out.referenceType = partner->type.str();
-      out.productionType = v->type.str();
-      for (size_t k = 0; k < mine.values.size(); ++k) {
-        if (same(theirs.values[k], mine.values[k])) continue;
-        out.differs = true;
-        out.index = eval::unflatten(v->type.shape, k);
-        out.referenceValue = static_cast<double>(theirs.values[k]);
-        out.productionValue = static_cast<double>(mine.values[k]);
-        return out;
       }
-      return std::nullopt;  // not reached: the bits differ somewhere
+      if (best) break;
     }
+    if (!best) return std::nullopt;  // nothing of its type to hold it against
+    IntermediateDifference d;
+    d.reference = siteOf(*best);
+    d.production = siteOf(*n);
+    d.index = eval::unflatten(it->second.type.shape, bestIndex);
+    d.referenceValue = static_cast<double>(refTrace.at(best->outputs[0]).values[bestIndex]);
+    d.productionValue = static_cast<double>(it->second.values[bestIndex]);
+    return d;
   }
   return std::nullopt;
 }

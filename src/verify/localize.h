@@ -1,43 +1,53 @@
-// Localizing a counterexample: the first intermediate values that differ,
-// with their numbers (issue 19, item 3; issue 17, item 4).
+// A refuting input made small, and the first intermediate value where
+// production departs from the reference on it (Note [Minimal, localized
+// counterexamples]).
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "ir/graph.h"
+#include "src/eval/concrete.h"
+#include "src/verify/confirm.h"
+#include "src/verify/refute.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
 
-// Note [Localized counterexample]
-// Both (normalized) graphs are evaluated on the counterexample's inputs in
-// double precision (Note [Evaluation precisions]: the real-number semantics a
-// refutation is confirmed against; in a tensor's own dtype an eps shift of
-// 1e-6 can round away in the forward pass and show only at the outputs). The
-// matched values (the match map's shared numbers) are proven equal, so the
-// difference lies among the others. The first differing intermediate is the
-// first production value, in topological order, in the cone of the refuted
-// output, whose numbers the reference run computes nowhere (same type, equal up
-// to double's noise, relative 1e-9; matched values count as computed) and
-// from which nothing downstream computes what the reference does again. The
-// second condition passes over another decomposition's own intermediates (a
-// fused logsumexp the reference never materializes, whose log-softmax it does
-// compute): a legitimate detour re-converges, a bug does not. Its
-// reference side is the unmatched reference value of the same type in that
-// output's cone that is nearest to it (largest elementwise difference
-// smallest); the first element where the two differ is given with both
-// numbers. For an eps bug this is the 1e-05-shifted value against the
-// 1.1e-05-shifted one, not the outputs far below it.
-// Nothing is claimed (nullopt) past the evaluation budget, when the graphs
-// cannot be evaluated, when the counterexample's inputs are not the graphs'
-// (shape-only pairs refuted at reduced shapes), or when no such pair exists.
-// A value computed differently in the two graphs that differs in double only
-// by more than 1e-9 relative (a catastrophic cancellation reordered) would be
-// named although it is no bug; the reason a refutation gives stays the verdict.
-std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod, const Counterexample &c,
-                                                         const MatchMap &match);
+// Note [Minimal, localized counterexamples]
+// Shrinking: a confirmed refuting input is simplified while the confirmer
+// still finds the same output differing on it. Delta debugging sets chunks of
+// each floating input's nonzero entries to zero (halves, then quarters, ...),
+// then rounds each floating input's values to integers, else to two
+// significant digits. Integer inputs (indices, targets) are left as drawn: an
+// index out of range would make the evaluation fail, not refute. At most
+// kShrinkEvaluations candidate inputs are confirmed, within kShrinkSeconds
+// (graphs near the evaluation budget take long to evaluate).
+// Localizing: both graphs are evaluated at Wide precision (Note [Evaluation
+// precisions]) on the shrunk input, every intermediate kept. A production
+// value agrees with the reference when a reference value of the same type
+// equals it to 9 significant digits (rounding noise at Wide precision is far
+// below that; the smallest planted bugs, 1e-7 relative in f32 code, are
+// above). The first production node, in topological order and in the cone of
+// the refuted output, whose value agrees with no reference value is where
+// production departs; its counterpart is the reference value of the same type,
+// agreeing with no production value, closest to it (else the closest of its
+// type, e.g. when production adds a term after the reference's last step).
+// Heuristic by nature: the report says "first differing intermediate", not
+// "the bug".
+constexpr int kShrinkEvaluations = 48;
+constexpr double kShrinkSeconds = 2.0;
 
-// Where a value came from: its node's first result, op and source line.
+// Where a node is, for reports: its first result's name, its op, its source line.
 Site siteOf(const Node &n);
+
+// Shrinks `r` in place (its inputs, and the difference confirmed on them);
+// returns a phrase saying what shrinking did, "" when nothing smaller refutes.
+std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r, CounterexampleConfirmer &confirmer);
+
+// Nullopt when the graphs cannot be evaluated or no departing value is found.
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<eval::EvalTensor> &inputs, size_t output);
 
 }  // namespace torchtv

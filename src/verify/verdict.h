@@ -46,13 +46,11 @@ struct TensorValues {
   std::vector<double> values;
 };
 
-// The first intermediate values of a refuted output that differ on the
-// counterexample's inputs (Note [Localized counterexample]).
+// The first intermediate value where production departs from the reference on
+// a counterexample (Note [Minimal, localized counterexamples]).
 struct IntermediateDifference {
   Site reference, production;
-  std::string referenceType, productionType;  // "f32[4,8]"
-  bool differs = false;           // an element was compared and differs (else: the types differ)
-  std::vector<long long> index;   // that element
+  std::vector<long long> index;  // first element where the two differ
   double referenceValue = 0, productionValue = 0;
 };
 
@@ -63,6 +61,7 @@ struct Counterexample {
   double referenceValue = 0;
   double productionValue = 0;
   std::string note;  // e.g. "types differ"
+  std::string shrunk;  // what shrinking did to the input found ("" : nothing)
   std::optional<IntermediateDifference> firstDifference;
 };
 
@@ -78,6 +77,8 @@ struct CheckStats {
   size_t solverQueries = 0;   // Z3 queries run
   size_t cutPoints = 0;        // intermediate values proven equal and merged (Note [Cut points])
   size_t cutPointAttempts = 0; // candidate pairs the cut-point search sent to the prover
+  // The whole decision from the store (Note [Result cache]): "off", "hit" or "miss".
+  const char *resultCache = "off";
 };
 
 // `--self-check`: every equivalent output re-checked by concrete evaluation.

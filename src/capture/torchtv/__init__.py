@@ -75,18 +75,14 @@ class Result:
                 cex.get("output"), index, cex.get("reference_value"), cex.get("production_value")))
             first = cex.get("first_difference")
             if first:
-                def where(site, typ):
-                    return "%%%s = %s%s %s" % (site["value"], site["op"],
-                                               " (%s)" % site["loc"] if site.get("loc") else "", typ)
-                lines.append("    first differing intermediate: reference %s, production %s" % (
-                    where(first["reference"], first["reference_type"]),
-                    where(first["production"], first["production_type"])))
-                if first.get("index") is not None:
-                    lines.append("      at [%s], evaluated in double: reference %r, production %r" % (
-                        ", ".join(str(i) for i in first["index"]), first["reference_value"],
-                        first["production_value"]))
-                else:
-                    lines.append("      the types differ")
+                def where(site):
+                    return "%%%s = %s%s" % (site["value"], site["op"],
+                                            " (%s)" % site["loc"] if site.get("loc") else "")
+                lines.append("    first differing intermediate: production %s, closest reference %s" % (
+                    where(first["production"]), where(first["reference"])))
+                lines.append("      at [%s]: production %r, reference %r" % (
+                    ", ".join(str(i) for i in first["index"]), first["production_value"],
+                    first["reference_value"]))
             inputs = ", ".join("%s: %s" % (i["name"], i["type"]) for i in cex.get("inputs") or [])
             if inputs:
                 lines.append("    on inputs %s (values in result.counterexample%s)" % (

@@ -9,6 +9,7 @@ from .export import UPDATED_SUFFIX, graph_to_json, input_updates
 from .fake import fake_capture
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
+from .sources import code_files
 from .tracing import trace_forward, trace_joint, trace_production, run_make_fx
 from .values import bind_args, canonical_name, encode_value, dtype_name
 
@@ -69,6 +70,7 @@ def capture_loaded_pair(pair):
     capture["eager_check"] = eager_check(pair, out_names)
     if not capture["eager_check"]["ran"]:
         capture["warnings"].append("eager cross-check not run: " + capture["eager_check"]["why"])
+    capture["code_files"] = code_files(pair.path)
     return result
 
 
