@@ -148,10 +148,34 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
   for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t));
   for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t));
   std::unordered_set<const Node *> cone = coneOf(prod, prod.outputs().at(output));
+  // Which nodes of the cone agree with a reference value, and which feed (within the cone) a
+  // node that agrees again: another decomposition's own intermediate re-converges, a departure
+  // does not (Note [Minimal, localized counterexamples]). A constant tensor (zeros after
+  // shrinking, a clamp) agreeing downstream is no evidence of re-converging.
+  std::unordered_set<const Node *> agrees, reconverges;
   for (const auto &n : prod.nodes()) {
     if (!cone.count(n.get()) || n->outputs.empty()) continue;
     auto it = prodTrace.find(n->outputs[0]);
-    if (it == prodTrace.end() || refKeys.count(fingerprint(it->second))) continue;
+    if (it != prodTrace.end() && refKeys.count(fingerprint(it->second))) agrees.insert(n.get());
+  }
+  auto varies = [&](const Node *n) {
+    const auto &values = prodTrace.at(n->outputs[0]).values;
+    for (long double v : values)
+      if (v != values.front()) return true;
+    return values.size() == 1 && values.front() != 0;
+  };
+  for (auto n = prod.nodes().rbegin(); n != prod.nodes().rend(); ++n) {
+    const Node *node = n->get();
+    if (!cone.count(node)) continue;
+    bool again = reconverges.count(node) || (agrees.count(node) && prodTrace.count(node->outputs[0]) && varies(node));
+    if (!again) continue;
+    for (const Value *in : node->inputs)
+      if (in && in->producer && cone.count(in->producer)) reconverges.insert(in->producer);
+  }
+  for (const auto &n : prod.nodes()) {
+    if (!cone.count(n.get()) || n->outputs.empty()) continue;
+    auto it = prodTrace.find(n->outputs[0]);
+    if (it == prodTrace.end() || agrees.count(n.get()) || reconverges.count(n.get())) continue;
     // Production departs here; its counterpart: the closest reference value of its type that
     // no production value agrees with, else the closest of its type.
     const Node *best = nullptr;

@@ -30,8 +30,11 @@ namespace torchtv {
 // equals it to 9 significant digits (rounding noise at Wide precision is far
 // below that; the smallest planted bugs, 1e-7 relative in f32 code, are
 // above). The first production node, in topological order and in the cone of
-// the refuted output, whose value agrees with no reference value is where
-// production departs; its counterpart is the reference value of the same type,
+// the refuted output, whose value agrees with no reference value, and from
+// which no node downstream (in the cone) agrees with a reference value again
+// (a non-constant one), is where production departs: another decomposition's
+// own intermediate re-converges (a fused logsumexp the reference never
+// materializes, whose log-softmax it does compute), a departure does not; its counterpart is the reference value of the same type,
 // agreeing with no production value, closest to it (else the closest of its
 // type, e.g. when production adds a term after the reference's last step).
 // Heuristic by nature: the report says "first differing intermediate", not

@@ -97,7 +97,9 @@ def test_failure_message_is_a_summary_with_the_differing_element_and_report(tmp_
         assert "differs at %s[" % cex["output"] in text
         # the inputs are named with their types, not dumped value by value
         assert "x: f32[4,8]" in text
-        assert repr(cex["inputs"][0]["values"][0]) not in text
+        # (a run of the first values: one value alone may be any number in the text, 0.0 once
+        # the counterexample is shrunk)
+        assert ", ".join(repr(v) for v in cex["inputs"][0]["values"][:3]) not in text
         assert len(text) < 2000
 
 
