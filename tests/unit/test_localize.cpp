@@ -65,3 +65,26 @@ TEST_CASE("equal graphs have no differing intermediate") {
                                           {ref.inputs()[1]->type, std::vector<long double>(8, 2.0L)}};
   CHECK_FALSE(localizeDifference(ref, ref, inputs, 0));
 }
+
+TEST_CASE("a detour that re-converges is not where production departs") {
+  // Production computes 2x as 3x - x (3x: a value the reference never has), then adds the wrong
+  // constant: the departure is the add, not the detour.
+  Module m = parseModule(R"(graph @reference(%x: f32[4]) -> (f32[4]) {
+  %d: f32[4] = aten::mul.Scalar(%x) {other=2.0} loc("ref.py":2)
+  %o: f32[4] = aten::add.Scalar(%d) {other=1.0} loc("ref.py":3)
+  return %o
+}
+graph @production(%x: f32[4]) -> (f32[4]) {
+  %a: f32[4] = aten::mul.Scalar(%x) {other=3.0} loc("prod.py":2)
+  %b: f32[4] = aten::sub.Tensor(%a, %x) loc("prod.py":3)
+  %o: f32[4] = aten::add.Scalar(%b) {other=1.5} loc("prod.py":4)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, {0.5L, -1.25L, 2.0L, 3.0L}}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:4");
+  CHECK(d->productionValue - d->referenceValue == doctest::Approx(0.5));
+}
