@@ -46,6 +46,6 @@ set -e
 rm -f "$work"/shot-*.png
 node "$src/tests/browser/report_browser.js" "$work" "$work/shot" \
   "$work/divergence.html:divergence:shot" "$work/counterexample.html:counterexample" \
-  "$work/equivalent.html:equivalent" "$work/transformer_L1_eps.html:scale-first:shot"
+  "$work/equivalent.html:equivalent" "$work/transformer_L1_eps.html:scale:shot"
 for shot in "$work"/shot-*.png; do "$python" "$src/tests/browser/check_screenshot.py" "$shot"; done
 echo "ok browser: reports checked in $(chromium --version 2>/dev/null | head -1)"
