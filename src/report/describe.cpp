@@ -12,8 +12,28 @@ std::string verdictWithLevel(Verdict v, Level l) {
   return s;
 }
 
+std::string countsText(const CheckResult &r) {
+  size_t proven = 0, refuted = 0, unknown = 0;
+  for (const OutputResult &o : r.outputs) {
+    if (o.verdict == Verdict::Equivalent) ++proven;
+    else if (o.verdict == Verdict::NotEquivalent) ++refuted;
+    else ++unknown;
+  }
+  size_t n = r.outputs.size();
+  return std::to_string(n) + (n == 1 ? " output: " : " outputs: ") + std::to_string(proven) + " proven, " +
+         std::to_string(refuted) + " refuted, " + std::to_string(unknown) + " unknown";
+}
+
 std::string siteText(const Site &s) {
   return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " (" + s.loc + ")");
+}
+
+std::string attributesText(const Node &n, size_t maxChars, bool withNone) {
+  std::string out;
+  for (const auto &[name, attr] : n.attrs)
+    if (withNone || !attr.isNone()) out += (out.empty() ? "" : ", ") + name + "=" + attr.str();
+  if (maxChars && out.size() > maxChars) out = out.substr(0, maxChars - 3) + "...";
+  return out;
 }
 
 std::string valuesText(const std::vector<double> &values, size_t maxValues) {
@@ -23,15 +43,26 @@ std::string valuesText(const std::vector<double> &values, size_t maxValues) {
   return out + "]";
 }
 
+std::string indexText(const std::vector<long long> &index) {
+  std::string out = "[";
+  for (size_t i = 0; i < index.size(); ++i) out += (i ? "," : "") + std::to_string(index[i]);
+  return out + "]";
+}
+
+std::string firstDifferenceText(const IntermediateDifference &d) {
+  auto site = [](const Site &s) { return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " at " + s.loc); };
+  return "first differing intermediate: production " + site(d.production) + " is " + formatFloat(d.productionValue) +
+         " at " + indexText(d.index) + " where reference " + site(d.reference) + " is " + formatFloat(d.referenceValue);
+}
+
 std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   std::string out = "counterexample: output " + c.output;
   if (!c.index.empty()) {
-    out += " at index [";
-    for (size_t i = 0; i < c.index.size(); ++i) out += (i ? "," : "") + std::to_string(c.index[i]);
-    out += "]: reference " + formatFloat(c.referenceValue) + ", production " + formatFloat(c.productionValue);
+    out += " at index " + indexText(c.index) + ": reference " + formatFloat(c.referenceValue) + ", production " + formatFloat(c.productionValue);
   }
   if (!c.note.empty()) out += (c.index.empty() ? ": " : "; ") + c.note;
   out += "\n";
+  if (c.firstDifference) out += "  " + firstDifferenceText(*c.firstDifference) + "\n";
   if (!c.shrunk.empty()) out += "  input " + c.shrunk + "\n";
   for (const TensorValues &t : c.inputs)
     out += "  input " + t.name + ": " + t.type + " = " + valuesText(t.values, maxValues) + "\n";

@@ -3,17 +3,27 @@
 
 #include <string>
 
+#include "ir/graph.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
 
 // "equivalent (bitwise)", "not_equivalent", ...
 std::string verdictWithLevel(Verdict v, Level l);
+// "40 outputs: 38 proven, 2 refuted, 0 unknown"
+std::string countsText(const CheckResult &r);
 // "%t3 = aten::mul.Tensor (model.py:12)"
 std::string siteText(const Site &s);
 // The counterexample as lines of text: output, index, both values, inputs
 // (each shortened to `maxValues` values).
 std::string counterexampleText(const Counterexample &c, size_t maxValues = 16);
+// "[2,0]"
+std::string indexText(const std::vector<long long> &index);
+// "first differing intermediate: production %x = op at f:l is V at [i] where reference ..."
+std::string firstDifferenceText(const IntermediateDifference &d);
+// A node's constant arguments, "name=value, ..." (None ones left out unless
+// `withNone`), cut to `maxChars` with "..." (0: whole).
+std::string attributesText(const Node &n, size_t maxChars = 0, bool withNone = true);
 // The values of a tensor, shortened: "[1, 2, 3, ... (61 more)]".
 std::string valuesText(const std::vector<double> &values, size_t maxValues);
 

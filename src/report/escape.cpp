@@ -22,4 +22,11 @@ std::string xmlEscape(std::string_view s) {
   return out;
 }
 
+std::string scriptSafe(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) out += json[i] == '/' && i && json[i - 1] == '<' ? std::string("\\/") : std::string(1, json[i]);
+  return out;
+}
+
 }  // namespace torchtv

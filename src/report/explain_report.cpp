@@ -38,8 +38,7 @@ std::string operandList(const ViewNode &n, const SideView &side) {
   for (int o : n.operands) out += (out.empty() ? "" : ", ") + ("%" + side.nodes[o].value->name);
   out = "(" + out + ")";
   // Constant arguments are often the whole difference (an epsilon, a dim).
-  std::string attrs;
-  for (const auto &[name, attr] : n.node->attrs) attrs += (attrs.empty() ? "" : ", ") + name + "=" + attr.str();
+  std::string attrs = attributesText(*n.node);
   return attrs.empty() ? out : out + " {" + attrs + "}";
 }
 

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "ir/attribute.h"
+#include "src/report/describe.h"
 #include "src/report/escape.h"
 
 namespace torchtv {
@@ -39,6 +42,14 @@ std::string verdictOf(const std::vector<OutputResult> &outputs, size_t i) {
   return i < outputs.size() ? std::string(verdictName(outputs[i].verdict)) : "";
 }
 
+// In a collapsed view, an output is drawn when it failed or its node is drawn
+// (a 64-layer train step has hundreds of proven gradient outputs).
+bool shownOutput(const SideView &side, const std::vector<OutputResult> &outputs, const std::vector<bool> &visible,
+                 size_t o) {
+  if (visible.empty() || o >= outputs.size() || outputs[o].verdict != Verdict::Equivalent) return true;
+  return visible[side.outputNodes[o]];
+}
+
 }  // namespace
 
 std::string viewNodeId(const std::string &side, int index) { return side + "-n" + std::to_string(index); }
@@ -56,33 +67,72 @@ NodeLabel labelOf(const ViewNode &n, const SideView &side) {
     if (n.node->loc.known()) label.loc = n.node->loc.str();
   }
   label.type = n.value->type.str();
+  if (n.node) label.attrs = attributesText(*n.node, 48, false);
   return label;
 }
 
-std::vector<bool> neighbourhood(const SideView &side, int radius) {
+nlohmann::json nodesJson(const SideView &side, const std::string &sideName, const std::vector<bool> &visible) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t i = 0; i < side.nodes.size(); ++i) {
+    if (!visible.empty() && !visible[i]) continue;
+    const ViewNode &n = side.nodes[i];
+    NodeLabel label = labelOf(n, side);
+    nlohmann::json attrs = nlohmann::json::object();
+    if (n.node)
+      for (const auto &[name, value] : n.node->attrs)
+        if (!value.isNone()) attrs[name] = value.str();
+    out[viewNodeId(sideName, static_cast<int>(i))] = {{"title", label.title}, {"type", label.type},
+                                                       {"loc", label.loc}, {"status", std::string(statusName(n.status))},
+                                                       {"attrs", attrs}};
+  }
+  return out;
+}
+
+std::vector<bool> neighbourhood(const SideView &side, const std::vector<OutputResult> &outputs, int radius,
+                                size_t limit, const std::vector<int> &alsoShow) {
   size_t count = side.nodes.size();
+  // The cone of the failing outputs (all outputs when none failed).
+  std::vector<int> roots;
+  for (size_t o = 0; o < side.outputNodes.size(); ++o)
+    if (o >= outputs.size() || outputs[o].verdict != Verdict::Equivalent) roots.push_back(side.outputNodes[o]);
+  bool anyFailing = !roots.empty();
+  if (!anyFailing) roots = side.outputNodes;
+  std::vector<bool> cone(count);
+  for (std::vector<int> stack = roots; !stack.empty();) {
+    int i = stack.back();
+    stack.pop_back();
+    if (cone[i]) continue;
+    cone[i] = true;
+    for (int o : side.nodes[i].operands) stack.push_back(o);
+  }
   std::vector<std::vector<int>> adjacent(count);
   for (size_t i = 0; i < count; ++i)
-    for (int o : side.nodes[i].operands) {
-      adjacent[i].push_back(o);
-      adjacent[o].push_back(static_cast<int>(i));
-    }
-  std::vector<int> distance(count, -1), frontier;
-  for (size_t i = 0; i < count; ++i)
-    if (side.nodes[i].status == NodeStatus::Residual || side.nodes[i].status == NodeStatus::Divergence)
-      distance[i] = 0, frontier.push_back(static_cast<int>(i));
-  if (frontier.empty())
-    for (int o : side.outputNodes)
-      if (distance[o] < 0) distance[o] = 0, frontier.push_back(o);
-  for (int d = 1; d <= radius; ++d) {
+    for (int o : side.nodes[i].operands)
+      if (cone[i] && cone[o]) {
+        adjacent[i].push_back(o);
+        adjacent[o].push_back(static_cast<int>(i));
+      }
+  std::vector<int> frontier;
+  auto seedWith = [&](NodeStatus status) {
+    for (size_t i = 0; i < count; ++i)
+      if (cone[i] && side.nodes[i].status == status) frontier.push_back(static_cast<int>(i));
+  };
+  if (anyFailing) seedWith(NodeStatus::Divergence);
+  if (anyFailing && frontier.empty()) seedWith(NodeStatus::Residual);
+  if (frontier.empty()) frontier = roots;
+  for (int i : alsoShow)
+    if (cone[i]) frontier.push_back(i);
+  std::vector<bool> visible(count);
+  size_t shown = 0;
+  for (int i : frontier)
+    if (!visible[i]) visible[i] = true, ++shown;
+  for (int d = 1; d <= radius && shown < limit; ++d) {
     std::vector<int> next;
     for (int i : frontier)
       for (int j : adjacent[i])
-        if (distance[j] < 0) distance[j] = d, next.push_back(j);
+        if (!visible[j] && shown < limit) visible[j] = true, ++shown, next.push_back(j);
     frontier = std::move(next);
   }
-  std::vector<bool> visible(count);
-  for (size_t i = 0; i < count; ++i) visible[i] = distance[i] >= 0;
   return visible;
 }
 
@@ -104,7 +154,8 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
       continue;
     }
     NodeLabel label = labelOf(n, side);
-    std::string text = label.title + "\n" + label.type + (label.loc.empty() ? "" : "\n" + label.loc);
+    std::string text = label.title + "\n" + label.type + (label.attrs.empty() ? "" : "\n" + label.attrs) +
+                       (label.loc.empty() ? "" : "\n" + label.loc);
     Colors c = colorsOf(n);
     dot += "  n" + std::to_string(i) + " [id=\"" + idPrefix + viewNodeId(sideName, index) + "\", class=\"tv-" +
            std::string(statusName(n.status)) + "\", label=" + quote(text) + ", style=\"" + c.style +
@@ -118,12 +169,13 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
   }
   if (hidden) {
     dot += "  folded [id=\"" + p + "-folded\", class=\"tv-folded\", shape=note, style=filled, fillcolor=\"#eceff1\", "
-           "label=\"" + std::to_string(hidden) + " nodes folded (matched or dead)\"];\n";
+           "label=\"" + std::to_string(hidden) + " nodes folded\\n(outside the failing cone or\\nfurther from the divergence)\"];\n";
     for (int i : fedByHidden)
       dot += "  folded -> n" + std::to_string(i) + " [style=dashed, id=\"" + p + "-e" + std::to_string(edges++) +
              "\"];\n";
   }
   for (size_t o = 0; o < side.outputNodes.size(); ++o) {
+    if (!shownOutput(side, outputs, visible, o)) continue;
     std::string name = o < side.graph->outputNames().size() ? side.graph->outputNames()[o] : std::to_string(o);
     std::string verdict = verdictOf(outputs, o);
     dot += "  out" + std::to_string(o) + " [id=\"" + idPrefix + outputNodeId(sideName, o) +
@@ -137,26 +189,36 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
   return dot + "}\n";
 }
 
-std::string sideToTable(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs) {
-  std::string html = "<table class=\"nodes\"><thead><tr><th>value</th><th>op</th><th>type</th><th>source</th>"
-                     "<th>status</th><th>operands</th></tr></thead><tbody>\n";
+std::string sideToTable(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
+                        const std::vector<bool> &visible) {
+  std::string html = "<table class=\"nodes\"><thead><tr><th>value</th><th>op</th><th>type</th><th>constants</th>"
+                     "<th>source</th><th>status</th><th>operands</th></tr></thead><tbody>\n";
+  size_t hidden = 0;
   for (size_t i = 0; i < side.nodes.size(); ++i) {
     const ViewNode &n = side.nodes[i];
+    if (!visible.empty() && !visible[i]) {
+      ++hidden;
+      continue;
+    }
     NodeLabel label = labelOf(n, side);
     std::string operands;
     for (int o : n.operands) operands += (operands.empty() ? "%" : ", %") + side.nodes[o].value->name;
     html += "<tr id=\"" + viewNodeId(sideName, static_cast<int>(i)) + "\" class=\"node tv-" +
             std::string(statusName(n.status)) + "\"><td>%" + xmlEscape(n.value->name) + "</td><td>" +
             xmlEscape(n.node ? n.node->op : "input") + "</td><td>" + xmlEscape(label.type) + "</td><td>" +
-            xmlEscape(label.loc) + "</td><td>" + std::string(statusName(n.status)) + "</td><td>" +
+            xmlEscape(n.node ? attributesText(*n.node, 0, false) : "") + "</td><td>" + xmlEscape(label.loc) + "</td><td>" + std::string(statusName(n.status)) + "</td><td>" +
             xmlEscape(operands) + "</td></tr>\n";
   }
   for (size_t o = 0; o < side.outputNodes.size(); ++o)
-    html += "<tr id=\"" + outputNodeId(sideName, o) + "\" class=\"node tv-output\"><td>output " +
+    if (shownOutput(side, outputs, visible, o))
+      html += "<tr id=\"" + outputNodeId(sideName, o) + "\" class=\"node tv-output\"><td>output " +
             xmlEscape(o < side.graph->outputNames().size() ? side.graph->outputNames()[o] : "") + "</td><td>return</td><td>" +
-            xmlEscape(side.nodes[side.outputNodes[o]].value->type.str()) + "</td><td></td><td>" +
+            xmlEscape(side.nodes[side.outputNodes[o]].value->type.str()) + "</td><td></td><td></td><td>" +
             xmlEscape(verdictOf(outputs, o)) + "</td><td>%" + xmlEscape(side.nodes[side.outputNodes[o]].value->name) +
             "</td></tr>\n";
+  if (hidden)
+    html += "<tr class=\"tv-folded\"><td colspan=\"7\">" + std::to_string(hidden) +
+            " nodes folded (outside the failing cone or further from the divergence)</td></tr>\n";
   return html + "</tbody></table>\n";
 }
 

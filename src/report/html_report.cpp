@@ -32,35 +32,106 @@ std::string siteLink(const std::optional<Site> &site, const SideView *side, cons
   return text;
 }
 
+std::string outputRow(const OutputResult &o, size_t i, const DiffView *view) {
+  return "<tr class=\"output-row\" data-verdict=\"" + std::string(verdictName(o.verdict)) + "\"><td><a class=\"site\" "
+         "data-target=\"" + outputNodeId("ref", i) + "\">" + xmlEscape(o.name) + "</a></td><td>" +
+         verdictSpan(o.verdict, o.level) + "</td><td>" + xmlEscape(o.reason) + "</td><td>" +
+         siteLink(o.referenceSite, view ? &view->reference : nullptr, "ref") + "</td><td>" +
+         siteLink(o.productionSite, view ? &view->production : nullptr, "prod") + "</td></tr>\n";
+}
+
+// Note [Outputs at scale]
+// The outputs that are not proven come first, one row each; the proven ones
+// are folded into one <details> (open when there are at most 8), so an equivalent
+// 8-layer train step is a summary line, not a thousand rows.
 std::string verdictTable(const CheckResult &r, const DiffView *view) {
-  std::string html = "<table id=\"verdict-table\"><thead><tr><th>output</th><th>verdict</th><th>reason</th>"
-                     "<th>reference diverges at</th><th>production diverges at</th></tr></thead><tbody>\n";
+  const std::string head = "<thead><tr><th>output</th><th>verdict</th><th>reason</th>"
+                           "<th>reference diverges at</th><th>production diverges at</th></tr></thead><tbody>\n";
+  std::string failing, proven;
+  size_t provenCount = 0;
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     const OutputResult &o = r.outputs[i];
-    html += "<tr class=\"output-row\" data-verdict=\"" + std::string(verdictName(o.verdict)) + "\"><td><a class=\"site\" "
-            "data-target=\"" + outputNodeId("ref", i) + "\">" + xmlEscape(o.name) + "</a></td><td>" +
-            verdictSpan(o.verdict, o.level) + "</td><td>" + xmlEscape(o.reason) + "</td><td>" +
-            siteLink(o.referenceSite, view ? &view->reference : nullptr, "ref") + "</td><td>" +
-            siteLink(o.productionSite, view ? &view->production : nullptr, "prod") + "</td></tr>\n";
+    if (o.verdict == Verdict::Equivalent) proven += outputRow(o, i, view), ++provenCount;
+    else failing += outputRow(o, i, view);
   }
   if (r.verdict == Verdict::Error)
-    html += "<tr class=\"output-row\" data-verdict=\"error\"><td>(all)</td><td>" + verdictSpan(r.verdict, r.level) +
-            "</td><td>" + xmlEscape((r.errorLocation.empty() ? "" : r.errorLocation + ": ") + r.reason) +
-            "</td><td></td><td></td></tr>\n";
-  return html + "</tbody></table>\n";
+    failing += "<tr class=\"output-row\" data-verdict=\"error\"><td>(all)</td><td>" + verdictSpan(r.verdict, r.level) +
+               "</td><td>" + xmlEscape((r.errorLocation.empty() ? "" : r.errorLocation + ": ") + r.reason) +
+               "</td><td></td><td></td></tr>\n";
+  std::string html;
+  if (!failing.empty()) html += "<table id=\"verdict-table\">" + head + failing + "</tbody></table>\n";
+  if (provenCount)
+    html += std::string("<details id=\"proven-outputs\"") + (provenCount <= 8 ? " open" : "") +
+            "><summary>" + std::to_string(provenCount) + " proven output" + (provenCount == 1 ? "" : "s") +
+            "</summary><table id=\"proven-table\">" + head + proven + "</tbody></table></details>\n";
+  return html;
+}
+
+// Note [Report summary]
+// What a reader needs first, above the drawings so that the divergence is in
+// view without scrolling: the counts, then for a failing pair the outputs that
+// failed (the first few), the first divergence and the first differing
+// intermediate values with their numbers; for an equivalent pair one line
+// saying so (no divergence heading).
+std::string summarySection(const CheckResult &r, const DiffView *view) {
+  std::string html = "<section id=\"summary\">";
+  if (!r.outputs.empty()) html += "<p id=\"counts\"><b>" + xmlEscape(countsText(r)) + "</b></p>\n";
+  if (r.verdict == Verdict::Equivalent) {
+    html += "<p id=\"equivalent-summary\">Every output is proven equivalent" +
+            std::string(r.level == Level::Bitwise ? ", bit for bit" : r.level == Level::Real ? " over the reals" : "") +
+            "; nothing diverges.</p>\n";
+    return html + "</section>\n";
+  }
+  const size_t kListed = 4;
+  size_t listed = 0, failing = 0;
+  std::string items;
+  for (size_t i = 0; i < r.outputs.size(); ++i) {
+    const OutputResult &o = r.outputs[i];
+    if (o.verdict == Verdict::Equivalent) continue;
+    if (++failing > kListed) continue;
+    ++listed;
+    std::string reason = o.reason.size() > 160 ? o.reason.substr(0, 157) + "..." : o.reason;
+    items += "<li><a class=\"site\" data-target=\"" + outputNodeId("ref", i) + "\">" + xmlEscape(o.name) + "</a> " +
+             verdictSpan(o.verdict, o.level) + " " + xmlEscape(reason) + "</li>";
+  }
+  if (!items.empty())
+    html += "<ul id=\"failing-outputs\">" + items +
+            (failing > listed ? "<li>and " + std::to_string(failing - listed) + " more (Outputs, below)</li>" : "") +
+            "</ul>\n";
+  for (const OutputResult &o : r.outputs) {
+    if (!o.referenceSite && !o.productionSite) continue;
+    html += "<p id=\"first-divergence\"><b>First divergence</b> (output " + xmlEscape(o.name) + "): reference " +
+            siteLink(o.referenceSite, view ? &view->reference : nullptr, "ref") + " &middot; production " +
+            siteLink(o.productionSite, view ? &view->production : nullptr, "prod") + "</p>\n";
+    break;
+  }
+  if (r.counterexample && r.counterexample->firstDifference) {
+    const IntermediateDifference &d = *r.counterexample->firstDifference;
+    auto side = [&](const Site &site, double value, const SideView *sv, const std::string &name) {
+      return siteLink(site, sv, name) + " <span class=\"mono\">" + indexText(d.index) + " = <b>" +
+             xmlEscape(formatFloat(value)) + "</b></span>";
+    };
+    html += "<p id=\"first-difference\"><b>First differing intermediate</b> (on the counterexample's inputs): "
+            "production " + side(d.production, d.productionValue, view ? &view->production : nullptr, "prod") +
+            " &middot; closest reference " +
+            side(d.reference, d.referenceValue, view ? &view->reference : nullptr, "ref") + "</p>\n";
+  }
+  return html + "</section>\n";
 }
 
 std::string counterexampleSection(const Counterexample &c) {
   std::string html = "<section id=\"counterexample\"><h2>Counterexample</h2>\n<table>";
   html += "<tr><th>output</th><td>" + xmlEscape(c.output) + "</td></tr>";
   if (!c.index.empty()) {
-    std::string index;
-    for (size_t i = 0; i < c.index.size(); ++i) index += (i ? "," : "") + std::to_string(c.index[i]);
-    html += "<tr><th>index</th><td class=\"mono\">[" + index + "]</td></tr>";
+    html += "<tr><th>index</th><td class=\"mono\">" + indexText(c.index) + "</td></tr>";
     html += "<tr><th>reference value</th><td class=\"mono\">" + xmlEscape(formatFloat(c.referenceValue)) + "</td></tr>";
     html += "<tr><th>production value</th><td class=\"mono\">" + xmlEscape(formatFloat(c.productionValue)) +
             "</td></tr>";
   }
+  if (c.firstDifference)
+    html += "<tr><th>localized</th><td class=\"mono\">" + xmlEscape(firstDifferenceText(*c.firstDifference)) +
+            "</td></tr>";
+  if (!c.shrunk.empty()) html += "<tr><th>input</th><td>" + xmlEscape(c.shrunk) + "</td></tr>";
   if (!c.note.empty()) html += "<tr><th>note</th><td>" + xmlEscape(c.note) + "</td></tr>";
   html += "</table>\n";
   if (!c.inputs.empty()) {
@@ -88,11 +159,7 @@ std::string pairsJson(const DiffView &view) {
   };
   add(view.reference, "ref", view.production, "prod");
   add(view.production, "prod", view.reference, "ref");
-  // "</" cannot end the script element early once escaped.
-  std::string text = pairs.dump();
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) out += text[i] == '/' && i && text[i - 1] == '<' ? "\\/" : std::string(1, text[i]);
-  return out;
+  return scriptSafe(pairs.dump());
 }
 
 // Note [Drawing budget]
@@ -124,7 +191,7 @@ struct Drawing {
 
 std::string drawSide(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
                      const std::vector<bool> &visible, const std::string &prefix, Drawing &drawing) {
-  auto fallback = [&] { return prefix.empty() ? sideToTable(side, sideName, outputs) : ""; };
+  auto fallback = [&] { return prefix.empty() ? sideToTable(side, sideName, outputs, visible) : ""; };
   if (!drawing.problem.empty()) return fallback();
   double left = drawing.secondsLeft();
   char budget[32];
@@ -142,34 +209,95 @@ std::string drawSide(const SideView &side, const std::string &sideName, const st
   return fallback();
 }
 
-std::string graphsSection(const CheckResult &r, const DiffView &view, const HtmlOptions &options) {
-  std::string html = "<section id=\"graphs\"><h2>Graphs</h2>\n<div class=\"legend\">"
-                     "<span><i style=\"background:#e8f5e9\"></i>matched (proven equal)</span>"
-                     "<span><i style=\"background:#fff3e0\"></i>residual (no counterpart)</span>"
-                     "<span><i style=\"background:#ffcdd2\"></i>first divergence</span>"
+std::vector<int> nodesNamed(const SideView &side, const std::string &value) {
+  std::vector<int> out;
+  for (size_t i = 0; i < side.nodes.size(); ++i)
+    if (side.nodes[i].value->name == value) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+// Each drawn node's details (Note [Side panel]); the sites of the first
+// differing intermediate carry its numbers.
+std::string panelJson(const CheckResult &r, const DiffView &view, const std::vector<bool> &refVisible,
+                      const std::vector<bool> &prodVisible) {
+  nlohmann::json nodes = nodesJson(view.reference, "ref", refVisible);
+  nodes.update(nodesJson(view.production, "prod", prodVisible));
+  if (r.counterexample && r.counterexample->firstDifference) {
+    const IntermediateDifference &d = *r.counterexample->firstDifference;
+    auto mark = [&](const SideView &side, const std::string &sideName, const Site &site, double mine, double other) {
+      for (int i : nodesNamed(side, site.value)) {
+        std::string id = viewNodeId(sideName, i);
+        if (!nodes.contains(id)) continue;
+        nodes[id]["first_difference"] = "first differing intermediate: " + indexText(d.index) + " = " +
+                                        formatFloat(mine) + " here, " + formatFloat(other) + " on the other side";
+      }
+    };
+    mark(view.reference, "ref", d.reference, d.referenceValue, d.productionValue);
+    mark(view.production, "prod", d.production, d.productionValue, d.referenceValue);
+  }
+  return scriptSafe(nodes.dump());
+}
+
+struct GraphsHtml {
+  std::string html, nodes;
+};
+
+// Note [Drawing at scale]
+// An equivalent pair above `collapseAbove` nodes is not drawn: there is no
+// divergence to show, and its drawing is what made a report slower than its
+// decision. A failing one is drawn collapsed (Note [Collapsed view]) in panes
+// with pan, zoom, fit and search (Note [Pan and zoom]), each centred on its
+// divergence, with a side panel for the selected node (Note [Side panel]).
+GraphsHtml graphsSection(const CheckResult &r, const DiffView &view, const HtmlOptions &options) {
+  size_t biggest = std::max(view.reference.nodes.size(), view.production.nodes.size());
+  bool collapse = biggest > options.collapseAbove;
+  if (collapse && r.verdict == Verdict::Equivalent)
+    return {"<section id=\"graphs\"><p class=\"notice\" id=\"not-drawn\">Every output is proven, so the graphs (" +
+                std::to_string(view.reference.nodes.size()) + " and " + std::to_string(view.production.nodes.size()) +
+                " nodes) are not drawn; <code>torchtv show</code> prints them.</p></section>\n",
+            "{}"};
+  std::string html = "<section id=\"graphs\">\n<div id=\"tv-toolbar\">"
+                     "<input id=\"tv-search\" type=\"search\" placeholder=\"search nodes: op, %name, constant, file:line\" "
+                     "aria-label=\"search nodes\"> <span id=\"tv-search-count\"></span> "
+                     "<button id=\"tv-fit\" title=\"fit both drawings\">Fit</button>"
+                     "<button id=\"tv-zoom-in\" title=\"zoom in\">+</button>"
+                     "<button id=\"tv-zoom-out\" title=\"zoom out\">&minus;</button>"
+                     "<button id=\"tv-centre\" title=\"centre the divergence\">Divergence</button>"
+                     "<span class=\"legend\">"
+                     "<span><i style=\"background:#e8f5e9\"></i>matched</span>"
+                     "<span><i style=\"background:#fff3e0\"></i>residual</span>"
+                     "<span><i style=\"background:#ffcdd2\"></i>divergence</span>"
+                     "<span><i style=\"border:3px solid #6a1b9a\"></i>first differing value</span>"
                      "<span><i style=\"background:#e3f2fd\"></i>input</span>"
-                     "<span><i style=\"background:#f5f5f5\"></i>dead code</span>"
-                     "<span>Click a node to highlight its counterpart.</span></div>\n"
-                     "<p id=\"tv-selection\"></p>\n";
-  bool collapse = view.reference.nodes.size() > options.collapseAbove ||
-                  view.production.nodes.size() > options.collapseAbove;
+                     "<span><i style=\"background:#f5f5f5\"></i>dead</span>"
+                     "<span>drag: pan &middot; wheel: zoom &middot; click: counterpart</span></span></div>\n";
   std::vector<bool> refVisible, prodVisible;
   if (collapse) {
-    refVisible = neighbourhood(view.reference, options.neighbourhoodRadius);
-    prodVisible = neighbourhood(view.production, options.neighbourhoodRadius);
-    html += "<p class=\"notice\" id=\"collapsed-notice\">Large graphs: showing the neighbourhood of the divergence "
-            "(" + std::to_string(options.neighbourhoodRadius) + " edges around it); matched regions are folded.</p>\n";
+    std::vector<int> refFirst, prodFirst;
+    if (r.counterexample && r.counterexample->firstDifference) {
+      refFirst = nodesNamed(view.reference, r.counterexample->firstDifference->reference.value);
+      prodFirst = nodesNamed(view.production, r.counterexample->firstDifference->production.value);
+    }
+    refVisible = neighbourhood(view.reference, r.outputs, options.neighbourhoodRadius, 120, refFirst);
+    prodVisible = neighbourhood(view.production, r.outputs, options.neighbourhoodRadius, 120, prodFirst);
   }
   Drawing drawing(options);
   std::string ref = drawSide(view.reference, "ref", r.outputs, refVisible, "", drawing);
   std::string prod = drawSide(view.production, "prod", r.outputs, prodVisible, "", drawing);
   // The reference may be drawn and the production not: both become tables, so that they compare.
-  if (!drawing.problem.empty() && ref.rfind("<table", 0) != 0) ref = sideToTable(view.reference, "ref", r.outputs);
+  if (!drawing.problem.empty() && ref.rfind("<table", 0) != 0)
+    ref = sideToTable(view.reference, "ref", r.outputs, refVisible);
+  if (collapse)
+    html += "<p class=\"notice\" id=\"collapsed-notice\">Large graphs: showing the cone of the failing outputs "
+            "around the divergence (" + std::to_string(options.neighbourhoodRadius) +
+            " edges around it); the rest is folded.</p>\n";
   if (!drawing.problem.empty())
     html += "<p class=\"notice\" id=\"no-graphviz\">" + drawing.noticeHtml() + "</p>\n";
-  html += "<div class=\"sides\"><div class=\"side\" id=\"side-reference\"><h3>reference</h3>\n" + ref +
-          "</div>\n<div class=\"side\" id=\"side-production\"><h3>production</h3>\n" + prod + "</div></div>\n";
-  size_t biggest = std::max(view.reference.nodes.size(), view.production.nodes.size());
+  html += "<div class=\"sides\"><div class=\"side\" id=\"side-reference\"><h3>reference</h3><div class=\"tv-pane\">\n" +
+          ref + "</div></div>\n<div class=\"side\" id=\"side-production\"><h3>production</h3><div class=\"tv-pane\">\n" +
+          prod + "</div></div>\n<aside id=\"tv-panel\"><h3>Selected node</h3><div id=\"tv-panel-body\">"
+          "Click a node: its op, type, constants (eps, dims, ...) and counterpart.</div>"
+          "<p id=\"tv-selection\"></p></aside></div>\n";
   if (collapse && drawing.problem.empty() && biggest <= options.fullGraphLimit) {
     std::string fullRef = drawSide(view.reference, "ref", r.outputs, {}, "full-", drawing);
     std::string fullProd = drawSide(view.production, "prod", r.outputs, {}, "full-", drawing);
@@ -177,7 +305,7 @@ std::string graphsSection(const CheckResult &r, const DiffView &view, const Html
       html += "<details id=\"full-graphs\"><summary>Full graphs</summary><div class=\"sides\"><div class=\"side\">" +
               fullRef + "</div><div class=\"side\">" + fullProd + "</div></div></details>\n";
   }
-  return html + "</section>\n";
+  return {html + "</section>\n", panelJson(r, view, refVisible, prodVisible)};
 }
 
 }  // namespace
@@ -191,27 +319,25 @@ std::string renderHtml(const CheckResult &r, const ReportContext &ctx, const Htm
                      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
                      "<title>torchtv: " + xmlEscape(verdict) + "</title>\n<style>" + html::kStyle + "</style></head>\n<body>\n";
+  std::string reason = r.reason.size() > 400 ? r.reason.substr(0, 397) + "..." : r.reason;
   html += "<header class=\"v-" + std::string(verdictName(r.verdict)) + "\"><h1>torchtv: " + verdictSpan(r.verdict, r.level) +
-          "</h1>\n<p id=\"reason\">" + xmlEscape(r.reason) + "</p>\n";
-  html += "<p>reference: <code>" + xmlEscape(ctx.referencePath) + "</code> (" + std::to_string(r.stats.referenceNodes) +
+          "</h1>\n<p id=\"reason\" title=\"" + xmlEscape(r.reason) + "\">" + xmlEscape(reason) + "</p>\n";
+  html += "<p class=\"files\">reference: <code>" + xmlEscape(ctx.referencePath) + "</code> (" + std::to_string(r.stats.referenceNodes) +
           " nodes) &middot; production: <code>" + xmlEscape(ctx.productionPath) + "</code> (" +
           std::to_string(r.stats.productionNodes) + " nodes) &middot; torchtv " + xmlEscape(ctx.version) + "</p></header>\n<main>\n";
+  html += summarySection(r, view ? &*view : nullptr);
+  GraphsHtml graphs{"", "{}"};
+  if (view) graphs = graphsSection(r, *view, options);
+  html += graphs.html;
   html += "<section id=\"verdicts\"><h2>Outputs</h2>\n" + verdictTable(r, view ? &*view : nullptr) + "</section>\n";
-  for (const OutputResult &o : r.outputs) {
-    if (!o.referenceSite && !o.productionSite) continue;
-    html += "<section id=\"first-divergence\"><h2>First divergence (output " + xmlEscape(o.name) + ")</h2>\n<p>reference: " +
-            siteLink(o.referenceSite, view ? &view->reference : nullptr, "ref") + "<br>production: " +
-            siteLink(o.productionSite, view ? &view->production : nullptr, "prod") + "</p></section>\n";
-    break;
-  }
   if (r.counterexample) html += counterexampleSection(*r.counterexample);
   if (!r.assumptions.empty()) {
     html += "<section id=\"assumptions\"><h2>Assumptions</h2><ul>";
     for (const std::string &a : r.assumptions) html += "<li>" + xmlEscape(a) + "</li>";
     html += "</ul></section>\n";
   }
-  if (view) html += graphsSection(r, *view, options);
   html += "</main>\n<script type=\"application/json\" id=\"tv-pairs\">" + (view ? pairsJson(*view) : "{}") +
+          "</script>\n<script type=\"application/json\" id=\"tv-nodes\">" + graphs.nodes +
           "</script>\n<script>" + html::kScript + "</script>\n</body></html>\n";
   return html;
 }

@@ -76,6 +76,15 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
       cex.productionValue = numberOf(c.at("production_value"));
       cex.note = c.at("note").get<std::string>();
       cex.shrunk = c.value("shrunk", "");
+      if (const json &d = c.value("first_difference", json(nullptr)); !d.is_null()) {
+        IntermediateDifference diff;
+        diff.reference = *siteOf(d.at("reference"));
+        diff.production = *siteOf(d.at("production"));
+        diff.index = d.at("index").get<std::vector<long long>>();
+        diff.referenceValue = numberOf(d.at("reference_value"));
+        diff.productionValue = numberOf(d.at("production_value"));
+        cex.firstDifference = diff;
+      }
       r.counterexample = cex;
     }
     r.assumptions = j.at("assumptions").get<std::vector<std::string>>();

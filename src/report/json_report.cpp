@@ -24,6 +24,15 @@ json number(double v) {
   return v;
 }
 
+json firstDifferenceJson(const std::optional<IntermediateDifference> &d) {
+  if (!d) return nullptr;
+  return {{"reference", siteJson(d->reference)},
+          {"production", siteJson(d->production)},
+          {"index", d->index},
+          {"reference_value", number(d->referenceValue)},
+          {"production_value", number(d->productionValue)}};
+}
+
 json counterexampleJson(const std::optional<Counterexample> &c) {
   if (!c) return nullptr;
   json inputs = json::array();
@@ -38,7 +47,8 @@ json counterexampleJson(const std::optional<Counterexample> &c) {
           {"reference_value", number(c->referenceValue)},
           {"production_value", number(c->productionValue)},
           {"note", c->note},
-          {"shrunk", c->shrunk}};
+          {"shrunk", c->shrunk},
+          {"first_difference", firstDifferenceJson(c->firstDifference)}};
 }
 
 }  // namespace

@@ -12,18 +12,6 @@ namespace torchtv {
 
 namespace {
 
-std::string countsLine(const CheckResult &r) {
-  size_t proven = 0, refuted = 0, unknown = 0;
-  for (const OutputResult &o : r.outputs) {
-    if (o.verdict == Verdict::Equivalent) ++proven;
-    else if (o.verdict == Verdict::NotEquivalent) ++refuted;
-    else ++unknown;
-  }
-  size_t n = r.outputs.size();
-  return "  " + std::to_string(n) + (n == 1 ? " output: " : " outputs: ") + std::to_string(proven) + " proven, " +
-         std::to_string(refuted) + " refuted, " + std::to_string(unknown) + " unknown\n";
-}
-
 std::string outputLine(const OutputResult &o) {
   return "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
 }
@@ -89,7 +77,7 @@ std::string renderText(const CheckResult &r, const ReportContext &ctx, const Tex
     out += "  error: " + (r.errorLocation.empty() ? "" : r.errorLocation + ": ") + r.reason + "\n";
     return out;
   }
-  if (!r.outputs.empty()) out += countsLine(r);
+  if (!r.outputs.empty()) out += "  " + countsText(r) + "\n";
   out += "  reason: " + r.reason + "\n";
   if (!ctx.referencePath.empty())
     out += "  reference:  " + ctx.referencePath + " (" + std::to_string(r.stats.referenceNodes) + " nodes)\n";

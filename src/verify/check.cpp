@@ -13,6 +13,7 @@
 #include "src/sem/semantics.h"
 #include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
+#include "src/verify/localize.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
@@ -40,10 +41,6 @@ void requireSameInterface(const Graph &ref, const Graph &prod) {
     throw InputError("the graphs return different numbers of outputs: reference " +
                      std::to_string(ref.outputs().size()) + ", production " +
                      std::to_string(prod.outputs().size()));
-}
-
-Site siteOf(const Node &n) {
-  return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""};
 }
 
 // Note [Levels of rewrites]: an output equal only through a value that
@@ -145,8 +142,9 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
                       Refutation refuted, size_t i, CheckResult &result, CounterexampleConfirmer &confirmer) {
   OutputResult &out = result.outputs[i];
   // The pair's counterexample (the first refutation) is shrunk (Note
-  // [Shrinking counterexamples]); a shrunk input that does not replay gives
-  // way to the input found.
+  // [Shrinking counterexamples]) and localized (Note [Localized
+  // counterexamples]); a shrunk input that does not replay gives way to the
+  // input found.
   const bool first = !result.counterexample;
   const Refutation found = refuted;
   std::string shrunk = first ? shrinkRefutation(ref, prod, refuted, confirmer) : "";
@@ -179,6 +177,7 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     result.counterexample = counterexampleOf(ref, refuted, out.name);
     result.counterexample->note += "; " + evidence;
     result.counterexample->shrunk = shrunk;
+    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i);
   }
   return true;
 }

@@ -12,14 +12,13 @@ using eval::EvalTensor;
 
 bool floating(const EvalTensor &t) { return isFloating(t.type.dtype); }
 
-// Rounds to `digits` significant digits (0 stays 0; inf and NaN stay).
+}  // namespace
+
 long double roundSignificant(long double v, int digits) {
   if (v == 0 || !std::isfinite(static_cast<double>(v))) return v;
   long double scale = std::pow(10.0L, digits - 1 - std::floor(std::log10(std::fabs(v))));
   return std::round(v * scale) / scale;
 }
-
-}  // namespace
 
 std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r, CounterexampleConfirmer &confirmer) {
   int budget = kShrinkEvaluations;

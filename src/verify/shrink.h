@@ -29,4 +29,8 @@ constexpr double kShrinkSeconds = 2.0;
 // returns a phrase saying what shrinking did, "" when nothing smaller refutes.
 std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r, CounterexampleConfirmer &confirmer);
 
+// `v` rounded to `digits` significant digits (0, inf and NaN stay); also how
+// localization compares values (src/verify/localize.cpp).
+long double roundSignificant(long double v, int digits);
+
 }  // namespace torchtv

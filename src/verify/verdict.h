@@ -52,6 +52,14 @@ struct TensorValues {
   std::vector<double> values;
 };
 
+// The first intermediate value where production departs from the reference on
+// a counterexample (Note [Localized counterexamples] in src/verify/localize.h).
+struct IntermediateDifference {
+  Site reference, production;
+  std::vector<long long> index;  // first element where the two differ
+  double referenceValue = 0, productionValue = 0;
+};
+
 struct Counterexample {
   std::vector<TensorValues> inputs;
   std::string output;
@@ -60,6 +68,7 @@ struct Counterexample {
   double productionValue = 0;
   std::string note;  // e.g. "types differ"
   std::string shrunk;  // what shrinking did to the input found, "" when nothing (Note [Shrinking counterexamples])
+  std::optional<IntermediateDifference> firstDifference;
 };
 
 struct CheckStats {

@@ -99,6 +99,7 @@ TEST_CASE("renderJson and parseJsonResult round-trip, non-finite values included
   CHECK(std::signbit(again.counterexample->productionValue));
   CHECK(std::isinf(again.counterexample->inputs[0].values[1]));
   CHECK(again.counterexample->index == std::vector<long long>{1, 2});
+  CHECK_FALSE(again.counterexample->firstDifference);
   CHECK_THROWS_AS(parseJsonResult("{\"verdict\": \"maybe\"}", back), InputError);
   CHECK_THROWS_AS(parseJsonResult("not json", back), InputError);
 }
@@ -223,10 +224,88 @@ TEST_CASE("HTML report collapses big graphs around the divergence") {
   Checked c = checkText((ref + prod).c_str());
   DiffView v = buildDiffView(c.result, *c.ctx.reference, *c.ctx.production);
   HtmlOptions options;
-  std::vector<bool> shown = neighbourhood(v.reference, options.neighbourhoodRadius);
+  std::vector<bool> shown = neighbourhood(v.reference, c.result.outputs, options.neighbourhoodRadius);
   size_t count = 0;
   for (bool b : shown) count += b;
   CHECK(count == 3);  // %y and two nodes above it
+}
+
+TEST_CASE("HTML report: the first differing intermediate in the summary and the panel, constants on nodes") {
+  Checked c = checkText(kPair);
+  REQUIRE(c.result.outputs.size() == 2);
+  REQUIRE(c.result.outputs[1].verdict == Verdict::NotEquivalent);
+  REQUIRE(c.result.counterexample);
+  REQUIRE(c.result.counterexample->firstDifference);
+  const IntermediateDifference &d = *c.result.counterexample->firstDifference;
+  CHECK(d.reference.value == "g");
+  CHECK(d.production.value == "g");
+  // add.Scalar with other 1.0 against 2.0: the values differ by exactly one.
+  CHECK(d.productionValue - d.referenceValue == doctest::Approx(1.0));
+  ReportContext back;
+  CheckResult again = parseJsonResult(renderJson(c.result, c.ctx), back);
+  REQUIRE(again.counterexample->firstDifference);
+  CHECK(again.counterexample->firstDifference->index == d.index);
+  CHECK(again.counterexample->firstDifference->productionValue == d.productionValue);
+  HtmlOptions options;
+  options.dotPath = "";
+  std::string html = renderHtml(c.result, c.ctx, options);
+  CHECK(html.find("id=\"first-difference\"") != std::string::npos);
+  CHECK(html.find("id=\"first-divergence\"") != std::string::npos);
+  // The constants are on the nodes and in the panel's data: the whole difference here.
+  CHECK(html.find("other=1.0") != std::string::npos);
+  CHECK(html.find("other=2.0") != std::string::npos);
+  CHECK(html.find("\"first_difference\":\"first differing intermediate: ") != std::string::npos);
+}
+
+TEST_CASE("HTML report of an equivalent big pair: a summary, no divergence, no drawing, proven outputs folded") {
+  std::string ref = "graph @reference(%x: f32[4]) -> (", prod = "graph @production(%x: f32[4]) -> (";
+  std::string body, returns;
+  for (int i = 0; i < 80; ++i) {
+    std::string v = "v" + std::to_string(i);
+    body += "  %" + v + ": f32[4] = aten::exp(%" + (i ? "v" + std::to_string(i - 1) : std::string("x")) + ")\n";
+    returns += (i ? ", %" : "%") + v;
+    ref += i ? ", f32[4]" : "f32[4]";
+    prod += i ? ", f32[4]" : "f32[4]";
+  }
+  std::string text = ref + ") {\n" + body + "  return " + returns + "\n}\n" + prod + ") {\n" + body + "  return " +
+                     returns + "\n}\n";
+  Checked c = checkText(text.c_str());
+  REQUIRE(c.result.verdict == Verdict::Equivalent);
+  HtmlOptions options;
+  options.dotPath = "/nonexistent/dot";  // would fail if it were run
+  std::string html = renderHtml(c.result, c.ctx, options);
+  CHECK(html.find("id=\"equivalent-summary\"") != std::string::npos);
+  CHECK(html.find("First divergence") == std::string::npos);
+  CHECK(html.find("id=\"not-drawn\"") != std::string::npos);
+  CHECK(html.find("id=\"no-graphviz\"") == std::string::npos);
+  CHECK(html.find("<details id=\"proven-outputs\"><summary>80 proven outputs") != std::string::npos);
+  CHECK(html.find("id=\"verdict-table\"") == std::string::npos);
+}
+
+TEST_CASE("Collapsed view: only the cone of the failing outputs, around their divergence") {
+  // Two independent chains; only the second output's chain differs at its end.
+  std::string ref = "graph @reference(%x: f32[4]) -> (f32[4], f32[4]) {\n",
+              prod = "graph @production(%x: f32[4]) -> (f32[4], f32[4]) {\n";
+  std::string body;
+  for (int i = 0; i < 40; ++i) {
+    body += "  %a" + std::to_string(i) + ": f32[4] = aten::exp(%" + (i ? "a" + std::to_string(i - 1) : std::string("x")) + ")\n";
+    body += "  %b" + std::to_string(i) + ": f32[4] = aten::sin(%" + (i ? "b" + std::to_string(i - 1) : std::string("x")) + ")\n";
+  }
+  ref += body + "  %y: f32[4] = aten::relu(%b39)\n  return %a39, %y\n}\n";
+  prod += body + "  %y: f32[4] = aten::sigmoid(%b39)\n  return %a39, %y\n}\n";
+  Checked c = checkText((ref + prod).c_str());
+  REQUIRE(c.result.outputs[0].verdict == Verdict::Equivalent);
+  REQUIRE(c.result.outputs[1].verdict != Verdict::Equivalent);
+  DiffView v = buildDiffView(c.result, *c.ctx.reference, *c.ctx.production);
+  std::vector<bool> shown = neighbourhood(v.reference, c.result.outputs, 2);
+  std::set<std::string> names;
+  for (size_t i = 0; i < shown.size(); ++i)
+    if (shown[i]) names.insert(v.reference.nodes[i].value->name);
+  CHECK(names == std::set<std::string>{"y", "b39", "b38"});
+  std::string dot = sideToDot(v.reference, "ref", c.result.outputs, shown, "");
+  const auto &outNames = c.ctx.reference->outputNames();
+  CHECK(dot.find("\"output " + outNames[0]) == std::string::npos);  // the proven output's node is folded
+  CHECK(dot.find("\"output " + outNames[1]) != std::string::npos);
 }
 
 TEST_CASE("writeFileAtomic replaces the whole file and leaves no temporary behind") {

@@ -43,7 +43,8 @@ class Result:
 
     def summary(self):
         """What a failing test should say: the verdict and the counts, each output that is not
-        proven with where the two sides start to differ, the differing element and the report.
+        proven with where the two sides start to differ, the differing element, the first differing
+        intermediate values (Note [Localized counterexample]) and the report.
         The inputs' values stay in `self.counterexample` (and the report), not in the message."""
         head = "torchtv: %s%s - %s" % (self.verdict, " (%s)" % self.level if self.level else "",
                                         self.reason)
@@ -72,6 +73,16 @@ class Result:
             index = "[%s]" % ", ".join(str(i) for i in cex.get("index") or [])
             lines.append("  differs at %s%s: reference %r, production %r" % (
                 cex.get("output"), index, cex.get("reference_value"), cex.get("production_value")))
+            first = cex.get("first_difference")
+            if first:
+                def where(site):
+                    return "%%%s = %s%s" % (site["value"], site["op"],
+                                            " (%s)" % site["loc"] if site.get("loc") else "")
+                lines.append("    first differing intermediate: production %s, closest reference %s" % (
+                    where(first["production"]), where(first["reference"])))
+                lines.append("      at [%s]: production %r, reference %r" % (
+                    ", ".join(str(i) for i in first["index"]), first["production_value"],
+                    first["reference_value"]))
             inputs = ", ".join("%s: %s" % (i["name"], i["type"]) for i in cex.get("inputs") or [])
             if inputs:
                 lines.append("    on inputs %s (values in result.counterexample%s)" % (

@@ -1,0 +1,147 @@
+#include "src/verify/localize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_set>
+
+#include "src/verify/shrink.h"
+
+namespace torchtv {
+namespace {
+
+using eval::EvalTensor;
+
+// A value's content to 9 significant digits, for "agrees with" (Note [Localized counterexamples]).
+std::string fingerprint(const EvalTensor &t) {
+  std::string key = t.type.str();
+  char buf[40];
+  for (long double v : t.values) {
+    if (std::isnan(static_cast<double>(v))) {
+      key += "|nan";
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "|%.8Le", v);
+    key += buf;
+  }
+  return key;
+}
+
+// Index of the first element where a and b differ beyond 9 significant digits, and how far.
+std::optional<size_t> firstDiffering(const EvalTensor &a, const EvalTensor &b, long double *distance) {
+  std::optional<size_t> first;
+  long double total = 0;
+  for (size_t k = 0; k < a.values.size() && k < b.values.size(); ++k) {
+    long double x = roundSignificant(a.values[k], 9), y = roundSignificant(b.values[k], 9);
+    if (x == y || (std::isnan(static_cast<double>(x)) && std::isnan(static_cast<double>(y)))) continue;
+    if (!first) first = k;
+    long double d = std::fabs(x - y);
+    total += std::isfinite(static_cast<double>(d)) ? d : std::numeric_limits<long double>::max() / 4;
+  }
+  if (distance) *distance = total;
+  return first;
+}
+
+// The values of `g` on `inputs` at Wide precision, by value (inputs included).
+std::map<const Value *, EvalTensor> traceOf(const Graph &g, const std::vector<EvalTensor> &inputs) {
+  std::map<const Value *, EvalTensor> trace;
+  eval::evaluateGraph(g, inputs, eval::Precision::Wide, &trace);
+  for (size_t i = 0; i < g.inputs().size() && i < inputs.size(); ++i) trace.emplace(g.inputs()[i], inputs[i]);
+  return trace;
+}
+
+// Nodes of g in the cone of `out` (topological order is the graph's order).
+std::unordered_set<const Node *> coneOf(const Graph &g, const Value *out) {
+  std::unordered_set<const Node *> cone;
+  std::vector<const Value *> work = {out};
+  while (!work.empty()) {
+    const Value *v = work.back();
+    work.pop_back();
+    if (!v || !v->producer || !cone.insert(v->producer).second) continue;
+    for (const Value *in : v->producer->inputs) work.push_back(in);
+  }
+  return cone;
+}
+
+}  // namespace
+
+Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
+
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<EvalTensor> &inputs, size_t output) {
+  std::map<const Value *, EvalTensor> refTrace, prodTrace;
+  try {
+    refTrace = traceOf(ref, inputs);
+    prodTrace = traceOf(prod, inputs);
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+  std::unordered_set<std::string> refKeys, prodKeys;
+  for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t));
+  for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t));
+  std::unordered_set<const Node *> cone = coneOf(prod, prod.outputs().at(output));
+  // Which nodes of the cone agree with a reference value, and which feed (within the cone) a
+  // node that agrees again: another decomposition's own intermediate re-converges, a departure
+  // does not (Note [Localized counterexamples]). A constant tensor (zeros after
+  // shrinking, a clamp) agreeing downstream is no evidence of re-converging.
+  std::unordered_set<const Node *> agrees, reconverges;
+  for (const auto &n : prod.nodes()) {
+    if (!cone.count(n.get()) || n->outputs.empty()) continue;
+    auto it = prodTrace.find(n->outputs[0]);
+    if (it != prodTrace.end() && refKeys.count(fingerprint(it->second))) agrees.insert(n.get());
+  }
+  auto varies = [&](const Node *n) {
+    const auto &values = prodTrace.at(n->outputs[0]).values;
+    for (long double v : values)
+      if (v != values.front()) return true;
+    return values.size() == 1 && values.front() != 0;
+  };
+  for (auto n = prod.nodes().rbegin(); n != prod.nodes().rend(); ++n) {
+    const Node *node = n->get();
+    if (!cone.count(node)) continue;
+    bool again = reconverges.count(node) || (agrees.count(node) && prodTrace.count(node->outputs[0]) && varies(node));
+    if (!again) continue;
+    for (const Value *in : node->inputs)
+      if (in && in->producer && cone.count(in->producer)) reconverges.insert(in->producer);
+  }
+  for (const auto &n : prod.nodes()) {
+    if (!cone.count(n.get()) || n->outputs.empty()) continue;
+    auto it = prodTrace.find(n->outputs[0]);
+    if (it == prodTrace.end() || agrees.count(n.get()) || reconverges.count(n.get())) continue;
+    // Production departs here; its counterpart: the closest reference value of its type that
+    // no production value agrees with, else the closest of its type.
+    const Node *best = nullptr;
+    long double bestDistance = 0;
+    size_t bestIndex = 0;
+    for (bool onlyUnmatched : {true, false}) {
+      for (const auto &m : ref.nodes()) {
+        if (m->outputs.empty()) continue;
+        auto r = refTrace.find(m->outputs[0]);
+        if (r == refTrace.end() || r->second.type != it->second.type) continue;
+        if (onlyUnmatched && prodKeys.count(fingerprint(r->second))) continue;
+        long double distance = 0;
+        std::optional<size_t> k = firstDiffering(r->second, it->second, &distance);
+        if (k && (!best || distance < bestDistance)) {
+          best = m.get();
+          bestDistance = distance;
+          bestIndex = *k;
+        }
+      }
+      if (best) break;
+    }
+    if (!best) return std::nullopt;  // nothing of its type to hold it against
+    IntermediateDifference d;
+    d.reference = siteOf(*best);
+    d.production = siteOf(*n);
+    d.index = eval::unflatten(it->second.type.shape, bestIndex);
+    d.referenceValue = static_cast<double>(refTrace.at(best->outputs[0]).values[bestIndex]);
+    d.productionValue = static_cast<double>(it->second.values[bestIndex]);
+    return d;
+  }
+  return std::nullopt;
+}
+
+}  // namespace torchtv

@@ -1,0 +1,40 @@
+// The first intermediate value where production departs from the reference
+// on a counterexample (Note [Localized counterexamples]); the counterexample
+// was made small first (src/verify/shrink.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "src/eval/concrete.h"
+#include "src/verify/verdict.h"
+
+namespace torchtv {
+
+// Note [Localized counterexamples]
+// Both graphs are evaluated at Wide precision (Note [Evaluation
+// precisions]) on the shrunk input, every intermediate kept. A production
+// value agrees with the reference when a reference value of the same type
+// equals it to 9 significant digits (rounding noise at Wide precision is far
+// below that; the smallest planted bugs, 1e-7 relative in f32 code, are
+// above). The first production node, in topological order and in the cone of
+// the refuted output, whose value agrees with no reference value, and from
+// which no node downstream (in the cone) agrees with a reference value again
+// (a non-constant one), is where production departs: another decomposition's
+// own intermediate re-converges (a fused logsumexp the reference never
+// materializes, whose log-softmax it does compute), a departure does not.
+// Its counterpart is the reference value of the same type, agreeing with no
+// production value, closest to it (else the closest of its type, e.g. when
+// production adds a term after the reference's last step). Heuristic by
+// nature: the report says "first differing intermediate", not "the bug".
+
+// Where a node is, for reports: its first result's name, its op, its source line.
+Site siteOf(const Node &n);
+
+// Nullopt when the graphs cannot be evaluated or no departing value is found.
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<eval::EvalTensor> &inputs, size_t output);
+
+}  // namespace torchtv

@@ -1,0 +1,58 @@
+#include <doctest/doctest.h>
+
+#include "ir/text_format.h"
+#include "src/verify/localize.h"
+
+using namespace torchtv;
+
+TEST_CASE("a detour that re-converges is not where production departs") {
+  // Production computes 2x as 3x - x (3x: a value the reference never has), then adds the wrong
+  // constant: the departure is the add, not the detour.
+  Module m = parseModule(R"(graph @reference(%x: f32[4]) -> (f32[4]) {
+  %d: f32[4] = aten::mul.Scalar(%x) {other=2.0} loc("ref.py":2)
+  %o: f32[4] = aten::add.Scalar(%d) {other=1.0} loc("ref.py":3)
+  return %o
+}
+graph @production(%x: f32[4]) -> (f32[4]) {
+  %a: f32[4] = aten::mul.Scalar(%x) {other=3.0} loc("prod.py":2)
+  %b: f32[4] = aten::sub.Tensor(%a, %x) loc("prod.py":3)
+  %o: f32[4] = aten::add.Scalar(%b) {other=1.5} loc("prod.py":4)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, {0.5L, -1.25L, 2.0L, 3.0L}}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:4");
+  CHECK(d->productionValue - d->referenceValue == doctest::Approx(0.5));
+}
+
+TEST_CASE("the first differing intermediate of a wrong eps is the eps addition") {
+  Module m = parseModule(R"(graph @reference(%x: f32[2,4]) -> (f32[2,4]) {
+  %sq: f32[2,4] = aten::mul.Tensor(%x, %x) loc("ref.py":3)
+  %ms: f32[2,1] = aten::mean.dim(%sq) {dim=[1], keepdim=true} loc("ref.py":4)
+  %eps: f32[2,1] = aten::add.Scalar(%ms) {other=1e-05} loc("ref.py":5)
+  %r: f32[2,1] = aten::rsqrt(%eps) loc("ref.py":6)
+  %y: f32[2,4] = aten::mul.Tensor(%x, %r) loc("ref.py":7)
+  return %y
+}
+graph @production(%x: f32[2,4]) -> (f32[2,4]) {
+  %sq: f32[2,4] = aten::mul.Tensor(%x, %x) loc("prod.py":3)
+  %ms: f32[2,1] = aten::mean.dim(%sq) {dim=[1], keepdim=true} loc("prod.py":4)
+  %eps: f32[2,1] = aten::add.Scalar(%ms) {other=1e-06} loc("prod.py":5)
+  %r: f32[2,1] = aten::rsqrt(%eps) loc("prod.py":6)
+  %y: f32[2,4] = aten::mul.Tensor(%x, %r) loc("prod.py":7)
+  return %y
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, std::vector<long double>(8, 1.0L)}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:5");
+  CHECK(d->reference.loc == "ref.py:5");
+  CHECK(d->referenceValue - d->productionValue == doctest::Approx(9e-6).epsilon(1e-3));
+  // Equal graphs have none.
+  CHECK_FALSE(localizeDifference(ref, ref, inputs, 0));
+}
