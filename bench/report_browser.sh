@@ -38,7 +38,7 @@ for layers in 1 8 64; do
   set -e
   echo "measured verify $name: exit $rc, $(echo "$(date +%s.%N) - $start" | bc) s; $(sed -n 2p "$work/$name.txt")"
   # Where the page has a first differing intermediate (up to 8 layers, within the evaluation
-  # budget) it is checked too; its presence is not required (see docs/report.md).
+  # budget) it is checked too; its presence is not required (see docs/reports.md).
   reports+=("$work/$name.html:scale:shot")
 done
 start=$(date +%s.%N)
