@@ -378,19 +378,28 @@ private:
       }
       if (!named.empty()) throw InputError("unknown argument '" + named.begin().key() + "'");
       for (const auto &[operand, number] : numbers) spec.inputs[operand] = wrappedNumberTensor(g_, ops_, number, spec.inputs, loc);
-      std::vector<std::string> outNames;
+      std::vector<std::string> outNames;  // "" for an absent optional result
       for (const json &out : field(node, "outputs")) {
         auto [tag, list] = tagOf(out);
         if (tag == "as_tensors")  // a list of tensors: one output per element
           for (const json &t : *list) outNames.push_back(field(t, "name").get<std::string>());
+        else if (isAbsentResult(out)) outNames.push_back("");
         else outNames.push_back(tensorName(out));
       }
-      for (const std::string &name : outNames) {
-        spec.outputNames.push_back(g_.freshName(valueNameHint(name)));
-        spec.declaredTypes.push_back(metaOf(name));
+      std::vector<size_t> absent;
+      for (size_t i = 0; i < outNames.size(); ++i) {
+        if (outNames[i].empty()) {
+          absent.push_back(i);
+          spec.outputNames.push_back(g_.freshName("absent"));
+          continue;
+        }
+        spec.outputNames.push_back(g_.freshName(valueNameHint(outNames[i])));
+        spec.declaredTypes.push_back(metaOf(outNames[i]));
       }
+      completeAbsentOutputs(spec, absent, outNames.size());
       Node *n = buildNode(g_, ops_, spec);
-      for (size_t i = 0; i < outNames.size(); ++i) values_[outNames[i]] = n->outputs.at(i);
+      for (size_t i = 0; i < outNames.size(); ++i)
+        if (!outNames[i].empty()) values_[outNames[i]] = n->outputs.at(i);
     } catch (const InputError &e) {
       throw nodeError(a_.path, op, loc, e.message());
     }
@@ -405,6 +414,14 @@ private:
     auto it = values_.find(name);
     if (it == values_.end()) throw InputError("uses '" + name + "' before it is defined");
     return it->second;
+  }
+
+  // Note [Absent optional outputs] (src/import/import_util.h): a result the op
+  // did not compute (convolution_backward's output_mask false) is as_none.
+  bool isAbsentResult(const json &out) const {
+    auto [tag, val] = tagOf(out);
+    if (tag == "as_optional_tensor") return tagOf(*val).first == "as_none";
+    return tag == "as_none";
   }
 
   Value *tensorArg(const json &arg) const {
@@ -478,9 +495,16 @@ private:
     if (graphOutputs.size() != specs.size()) fail("graph outputs and output_specs differ in length");
     for (const json &spec : specs) {
       auto [kind, s] = tagOf(spec);
-      std::string name = tensorName(field(*s, "arg"));
-      if (kind != "user_output" && kind != "loss_output")
-        fail("output '" + name + "' is a " + kind + " output (the program mutates its inputs or buffers), "
+      // Note [Buffer mutations]: a buffer_mutation output (batch norm's
+      // running statistics in a training graph) is the buffer's new value, an
+      // observable result like any other: it reads as one more output, so two
+      // programs agree only if they also update their buffers alike. Its
+      // argument is a bare TensorArgument ({"name": ...}), a user output's
+      // an as_tensor. Mutated user inputs stay refused.
+      const json &arg = field(*s, "arg");
+      std::string name = arg.contains("name") ? field(arg, "name").get<std::string>() : tensorName(arg);
+      if (kind != "user_output" && kind != "loss_output" && kind != "buffer_mutation")
+        fail("output '" + name + "' is a " + kind + " output (the program mutates its inputs), "
              "which torchtv does not support");
       try {
         g_.addOutput(valueOf(name));
