@@ -89,6 +89,62 @@ TermPtr logsumexpOf(OpEnv &e) {
   return e.tc.make(TOp::Add, {e.tc.make(TOp::Log, {s}, d), shift}, d);
 }
 
+// Note [Batch norm] (below).
+TermPtr batchNorm(OpEnv &e) {
+  DType d = e.outType().dtype;
+  const std::string &op = e.node.op;
+  bool training = op != "aten::_native_batch_norm_legit_no_training" && e.node.attr("training").asBool();
+  bool stats = op != "aten::_native_batch_norm_legit.no_stats";  // operands 3, 4 are the running statistics
+  auto has = [&](size_t i) { return e.node.inputs.size() > i && e.node.inputs[i]; };
+  const Shape &xs = e.inType(0).shape;
+  if (xs.size() < 2) e.unsupported("rank below 2");
+  DType in = e.inType(0).dtype;
+  if (in != d && e.output == 0) e.unsupported("mixed dtypes");
+  if (!isFloating(d)) e.unsupported("integer input");
+  const Idx &o = e.index;
+  IndexExpr ch = e.output == 0 ? o[1] : (o.empty() ? IndexExpr::constant(0) : o[0]);
+  TermPtr eps = e.tc.constant(e.node.attr("eps").asDouble(), d);
+  TermPtr one = e.tc.constant(1, d);
+  TermPtr mean, var;  // var: what invstd is computed from
+  TermPtr unbiased = nullptr;
+  if (training) {
+    std::vector<int64_t> dims = {0};
+    for (size_t k = 2; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+    int64_t n = countOf(xs, dims, e);
+    Idx at(xs.size(), IndexExpr::constant(0));
+    at[1] = ch;
+    auto sum = [&](const std::function<TermPtr(const Idx &)> &body) { return sumDims(e, xs, dims, at, d, body); };
+    mean = e.tc.make(TOp::Div, {sum([&](const Idx &i) { return e.operandAt(0, i, d); }), e.tc.intConstant(n, d)}, d);
+    TermPtr sq = sum([&](const Idx &i) {
+      TermPtr c = e.tc.make(TOp::Sub, {e.operandAt(0, i, d), mean}, d);
+      return e.tc.make(TOp::Mul, {c, c}, d);
+    });
+    var = e.tc.make(TOp::Div, {sq, e.tc.intConstant(n, d)}, d);
+    unbiased = e.tc.make(TOp::Div, {sq, e.tc.intConstant(std::max<int64_t>(n - 1, 0), d)}, d);
+  } else {
+    if (!stats || !has(3) || !has(4)) e.unsupported("evaluation without running statistics");
+    if (e.output == 3 || e.output == 4) return e.operandAt(e.output, {ch}, d);  // _functional: unchanged
+    if (e.output != 0) return e.tc.constant(0, d);  // empty tensors: no element is ever read
+    mean = e.operandAt(3, {ch}, d);
+    var = e.operandAt(4, {ch}, d);
+  }
+  TermPtr invstd = e.tc.make(TOp::Div, {one, e.tc.make(TOp::Sqrt, {e.tc.make(TOp::Add, {var, eps}, d)}, d)}, d);
+  if (e.output == 1) return mean;
+  if (e.output == 2) return invstd;
+  if (e.output == 3 || e.output == 4) {  // _functional: the new running statistics
+    if (!stats || !has(3 + (e.output - 3))) e.unsupported("running statistics without operands");
+    TermPtr m = e.tc.constant(e.node.attr("momentum").asDouble(), d);
+    TermPtr old = e.operandAt(e.output, {ch}, d);
+    TermPtr batch = e.output == 3 ? mean : unbiased;
+    return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.tc.make(TOp::Sub, {one, m}, d), old}, d),
+                                e.tc.make(TOp::Mul, {m, batch}, d)}, d);
+  }
+  TermPtr alpha = has(1) ? e.tc.make(TOp::Mul, {invstd, e.operandAt(1, {ch}, d)}, d) : invstd;
+  TermPtr bias = has(2) ? e.operandAt(2, {ch}, d) : e.tc.constant(0, d);
+  TermPtr beta = e.tc.make(TOp::Sub, {bias, e.tc.make(TOp::Mul, {mean, alpha}, d)}, d);
+  return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), alpha}, d), beta}, d);
+}
+
 // Index of a layer-norm statistic (mean/rstd have 1 in the normalized dims).
 Idx statIndex(const Idx &x, size_t axis) {
   Idx s = x;
@@ -145,6 +201,20 @@ void addComposite(HandlerTable &t) {
     TermPtr p = e.tc.make(TOp::Exp, {e.operand(1, d)}, d);
     return e.tc.make(TOp::Sub, {e.operand(0, d), e.tc.make(TOp::Mul, {p, s}, d)}, d);
   };
+  // Note [Batch norm]
+  // native_batch_norm(input [N, C, *S], weight?, bias?, running_mean?, running_var?, training,
+  // momentum, eps) and torch.export's _native_batch_norm_legit* (the same operands; no_training
+  // has no `training`, _functional returns the new running statistics too). ATen's CPU kernel
+  // (torch 1.13) normalizes as x * alpha + beta with invstd = 1 / sqrt(var + eps),
+  // alpha = invstd * weight, beta = bias - mean * alpha; the statistics are the running ones in
+  // evaluation and the batch's (biased variance) in training, where save_mean/save_invstd are
+  // those and the running statistics become (1 - momentum) * running + momentum * batch (the
+  // variance unbiased). Evaluation returns empty statistics. Real-only at level bitwise
+  // (ir/bitwise_faithful.cpp): the kernel's order of rounding is its own.
+  for (const char *name : {"aten::native_batch_norm", "aten::_native_batch_norm_legit",
+                           "aten::_native_batch_norm_legit_no_training", "aten::_native_batch_norm_legit_functional",
+                           "aten::_native_batch_norm_legit.no_stats"})
+    t[name] = batchNorm;
   t["aten::native_layer_norm"] = [](OpEnv &e) {
     DType d = e.outType().dtype;
     const Shape &xs = e.inType(0).shape;
