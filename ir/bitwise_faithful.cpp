@@ -69,6 +69,8 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::minimum",
        "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first",
        floatingResult},
+      {"aten::max.other", "signed zeros: as aten::maximum (the same kernel)", floatingResult},
+      {"aten::min.other", "signed zeros: as aten::minimum (the same kernel)", floatingResult},
       {"aten::add.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::sub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::rsub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
@@ -97,10 +99,12 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::div.Scalar_mode", "rounding_mode=\"floor\": arithmetic around C's fmod (an atom at level bitwise)", floorMode},
       // Note [Batch norm] (src/sem/composite.cpp).
       {"aten::native_batch_norm", kBatchNorm},
-      {"aten::_native_batch_norm_legit", kBatchNorm},
       {"aten::_native_batch_norm_legit_no_training", kBatchNorm},
       {"aten::_native_batch_norm_legit_functional", kBatchNorm},
       {"aten::_native_batch_norm_legit.no_stats", kBatchNorm},
+      {"aten::native_group_norm", kBatchNorm},
+      {"aten::batch_norm", kBatchNorm},
+      {"prims::fma", "a fused multiply-add rounds once; the term a * b + c rounds twice"},
       // Library functions whose vectorized (Sleef) and scalar (libm) loops were not measured
       // bit for bit against each other: held real-only.
       {"aten::tan", kLibm}, {"aten::asin", kLibm}, {"aten::acos", kLibm}, {"aten::atan", kLibm},

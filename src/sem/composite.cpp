@@ -145,6 +145,51 @@ TermPtr batchNorm(OpEnv &e) {
   return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), alpha}, d), beta}, d);
 }
 
+// native_group_norm(input [N, C, *S], weight?, bias?, N, C, HxW, group, eps) ->
+// (out, mean [N, G], rstd [N, G]): the statistics of each (n, group) over the group's
+// C / G channels and every spatial position (biased variance), rstd = 1 / sqrt(var + eps);
+// ATen (CPU) then computes x * (rstd * w) + (b - mean * rstd * w): real-only at level
+// bitwise (ir/bitwise_faithful.cpp), like batch norm.
+TermPtr groupNorm(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer input");
+  const Shape &xs = e.inType(0).shape;
+  if (xs.size() < 2 || !xs[1].isConcrete()) e.unsupported("a symbolic channel count");
+  int64_t groups = e.node.attr("group").asInt();
+  int64_t cg = xs[1].size() / groups;
+  auto has = [&](size_t i) { return e.node.inputs.size() > i && e.node.inputs[i]; };
+  IndexExpr n = e.index.at(0);
+  IndexExpr grp = e.output == 0 ? e.index[1].floorDiv(cg, e.tc.vars) : e.index.at(1);
+  // Sum over the group's channels and the spatial dims, at (n, grp).
+  auto sum = [&](const std::function<TermPtr(const Idx &)> &body) {
+    std::vector<int> vars = {e.tc.vars.fresh(Dim(cg), "c")};
+    Idx at = {n, grp * cg + IndexExpr::var(vars[0])};
+    for (size_t k = 2; k < xs.size(); ++k) {
+      vars.push_back(e.tc.vars.fresh(xs[k], "s"));
+      at.push_back(IndexExpr::var(vars.back()));
+    }
+    TermPtr t = body(at);
+    for (auto it = vars.rbegin(); it != vars.rend(); ++it) t = e.tc.reduce(TOp::Sum, *it, t, d, e.node.op);
+    return t;
+  };
+  std::vector<int64_t> spatialDims;
+  for (size_t k = 2; k < xs.size(); ++k) spatialDims.push_back(static_cast<int64_t>(k));
+  TermPtr count = e.tc.intConstant(cg * countOf(xs, spatialDims, e), d);
+  TermPtr mean = e.tc.make(TOp::Div, {sum([&](const Idx &i) { return e.operandAt(0, i, d); }), count}, d);
+  TermPtr var = e.tc.make(TOp::Div, {sum([&](const Idx &i) {
+                                       TermPtr c = e.tc.make(TOp::Sub, {e.operandAt(0, i, d), mean}, d);
+                                       return e.tc.make(TOp::Mul, {c, c}, d);
+                                     }), count}, d);
+  TermPtr eps = e.tc.constant(e.node.attr("eps").asDouble(), d);
+  TermPtr rstd = e.tc.make(TOp::Div, {e.tc.constant(1, d), e.tc.make(TOp::Sqrt, {e.tc.make(TOp::Add, {var, eps}, d)}, d)}, d);
+  if (e.output == 1) return mean;
+  if (e.output == 2) return rstd;
+  TermPtr scale = has(1) ? e.tc.make(TOp::Mul, {rstd, e.operandAt(1, {e.index[1]}, d)}, d) : rstd;
+  TermPtr beta = has(2) ? e.operandAt(2, {e.index[1]}, d) : e.tc.constant(0, d);
+  TermPtr bias = e.tc.make(TOp::Sub, {beta, e.tc.make(TOp::Mul, {mean, scale}, d)}, d);
+  return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), scale}, d), bias}, d);
+}
+
 // Index of a layer-norm statistic (mean/rstd have 1 in the normalized dims).
 Idx statIndex(const Idx &x, size_t axis) {
   Idx s = x;
@@ -184,6 +229,15 @@ void addComposite(HandlerTable &t) {
   t["aten::_softmax"] = [](OpEnv &e) { return softmaxLike(e, false); };
   t["aten::_log_softmax"] = [](OpEnv &e) { return softmaxLike(e, true); };
   t["aten::_safe_softmax"] = safeSoftmax;
+  // softmax.int / log_softmax.int without a dtype are _softmax / _log_softmax.
+  for (const char *name : {"aten::softmax.int", "aten::log_softmax.int"}) {
+    bool log = std::string(name).find("log_") != std::string::npos;
+    t[name] = [log](OpEnv &e) {
+      DType d = e.outType().dtype;
+      if (!e.node.attr("dtype").isNone() || e.inType(0).dtype != d) e.unsupported("a dtype argument");
+      return softmaxAlong(e, dimAttr(e), d, log);
+    };
+  }
   t["aten::logsumexp"] = logsumexpOf;
   t["aten::_softmax_backward_data"] = [](OpEnv &e) {  // y * (g - sum(g * y))
     DType d = e.outType().dtype;
@@ -211,10 +265,16 @@ void addComposite(HandlerTable &t) {
   // those and the running statistics become (1 - momentum) * running + momentum * batch (the
   // variance unbiased). Evaluation returns empty statistics. Real-only at level bitwise
   // (ir/bitwise_faithful.cpp): the kernel's order of rounding is its own.
-  for (const char *name : {"aten::native_batch_norm", "aten::_native_batch_norm_legit",
-                           "aten::_native_batch_norm_legit_no_training", "aten::_native_batch_norm_legit_functional",
+  // (_native_batch_norm_legit itself updates the running statistics in place: the reader
+  // refuses it as a mutating op; torch.export writes the _functional form.)
+  for (const char *name : {"aten::native_batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::_native_batch_norm_legit_functional",
                            "aten::_native_batch_norm_legit.no_stats"})
     t[name] = batchNorm;
+  t["aten::native_group_norm"] = groupNorm;
+  // batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps,
+  // cudnn_enabled): native_batch_norm's output (its running statistics update is a side effect
+  // that a functional graph writes out separately).
+  t["aten::batch_norm"] = batchNorm;
   t["aten::native_layer_norm"] = [](OpEnv &e) {
     DType d = e.outType().dtype;
     const Shape &xs = e.inType(0).shape;
@@ -239,6 +299,8 @@ void addComposite(HandlerTable &t) {
     if (e.node.inputs.size() > 2 && e.node.inputs[2]) y = e.tc.make(TOp::Add, {y, e.operandAt(2, p, d)}, d);
     return y;
   };
+  // layer_norm(input, normalized_shape, weight?, bias?, eps, cudnn_enable): native_layer_norm's output.
+  t["aten::layer_norm"] = t.at("aten::native_layer_norm");
   t["aten::native_layer_norm_backward"] = [](OpEnv &e) {
     // operands: grad_out, input, mean, rstd, weight, bias
     DType d = e.outType().dtype;

@@ -247,7 +247,7 @@ void addElementwise(HandlerTable &t) {
   };
   for (const char *name : {"aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy",
                            "aten::contiguous", "aten::_to_copy", "aten::to.dtype", "prims::convert_element_type",
-                           "aten::type_as"})
+                           "aten::type_as", "aten::to.device", "aten::to.dtype_layout"})
     t[name] = identity;
   // native_dropout(x, p, train): with train false (or p = 0) the identity and
   // an all-true mask; in training it is random (no semantics).
@@ -268,6 +268,7 @@ void addElementwise(HandlerTable &t) {
   t["aten::full"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
   t["aten::new_full"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
   t["aten::new_zeros"] = [](OpEnv &e) { return fillLike(e, 0); };
+  t["aten::new_ones"] = [](OpEnv &e) { return fillLike(e, 1); };
   t["aten::scalar_tensor"] = [](OpEnv &e) { return e.scalar("s", outDType(e)); };
 
   t["aten::add.Tensor"] = [](OpEnv &e) { return binaryArith(e, TOp::Add, false); };
@@ -291,6 +292,15 @@ void addElementwise(HandlerTable &t) {
   t["aten::remainder.Tensor"] = [](OpEnv &e) { return fmodOrRemainder(e, true, false); };
   t["aten::remainder.Scalar"] = [](OpEnv &e) { return fmodOrRemainder(e, true, true); };
   t["aten::maximum"] = [](OpEnv &e) { return binaryArith(e, TOp::Maximum, false); };
+  t["aten::max.other"] = t.at("aten::maximum");  // the same kernel
+  t["aten::min.other"] = [](OpEnv &e) { return binaryArith(e, TOp::Minimum, false); };
+  // prims::fma(a, b, c) = a * b + c rounded once: as a term a * b + c (two roundings,
+  // exact over the reals; ir/bitwise_faithful.cpp holds it real-only).
+  t["prims::fma"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (!isFloating(d)) e.unsupported("integer fma");
+    return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), e.operand(1, d)}, d), e.operand(2, d)}, d);
+  };
   t["aten::minimum"] = [](OpEnv &e) { return binaryArith(e, TOp::Minimum, false); };
   t["aten::atan2"] = [](OpEnv &e) { return binaryArith(e, TOp::Atan2, false); };
   // pow(Scalar self, Tensor exponent): ATen makes self a wrapped number and
@@ -360,6 +370,14 @@ void addElementwise(HandlerTable &t) {
     t[std::string("aten::bitwise_") + name + ".Scalar"] = [bitwise](OpEnv &e) { return bitwise(e, true); };
     t[std::string("aten::__") + name + "__.Tensor"] = [bitwise](OpEnv &e) { return bitwise(e, false); };
   }
+  t["aten::where.ScalarOther"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return e.tc.select(e.operand(0, DType::Bool), e.operand(1, d), e.scalar("other", d));
+  };
+  t["aten::where.ScalarSelf"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return e.tc.select(e.operand(0, DType::Bool), e.scalar("self", d), e.operand(1, d));
+  };
   t["aten::where.self"] = [](OpEnv &e) {
     DType d = outDType(e);
     return e.tc.select(e.operand(0, DType::Bool), e.operand(1, d), e.operand(2, d));

@@ -125,6 +125,66 @@ TermPtr scatter(OpEnv &e) {
   return r;
 }
 
+// scatter_add(self, dim, index, src): Note [Scatter semantics], every write
+// added: out[p] = self[p] + sum_j (index[q_j] == p[dim] ? src[q_j] : 0) with
+// q_j = p, dim := j, for the positions p inside index's shape (index may be
+// shorter than self in the other dims: there out[p] = self[p]). The sum is a
+// reduction of scatter_add (its order of accumulation is the kernel's).
+TermPtr scatterAdd(OpEnv &e) {
+  const TensorType &x = e.inType(0), &idx = e.inType(1);
+  if (x.rank() == 0) e.unsupported("scatter_add into a 0-dim tensor");
+  if (x.dtype == DType::Bool) e.unsupported("scatter_add into a bool tensor");
+  int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
+  int64_t k = extentOf(e, x.shape[dim], "scatter_add");
+  DType d = e.outType().dtype;
+  TermPtr inside = nullptr;  // p lies inside index's shape in the other dims
+  for (int64_t j = 0; j < x.rank(); ++j) {
+    if (j == dim || idx.shape[j] == x.shape[j]) continue;
+    if (!idx.shape[j].isConcrete()) e.unsupported("scatter_add with a symbolic index shape");
+    TermPtr in = e.tc.indexCmp(IndexCmpKind::Lt, e.index[j], IndexExpr::constant(idx.shape[j].size()));
+    inside = inside ? e.tc.make(TOp::And, {inside, in}, DType::Bool) : in;
+  }
+  TermPtr sum = sumDims(e, idx.shape, {dim}, e.index, d, [&](const Idx &q) {
+    TermPtr hit = hits(e, e.operandAt(1, q, DType::I64), e.index[dim], k, false);
+    return e.tc.select(hit, e.operandAt(2, q, d), e.tc.constant(0, d));
+  });
+  TermPtr self = e.operandAt(0, e.index, d);
+  TermPtr added = e.tc.make(TOp::Add, {self, sum}, d);
+  return inside ? e.tc.select(inside, added, self) : added;
+}
+
+// index.Tensor(self, [None..., i, None...]) with one integer index tensor at
+// dim `dim`: out[a..., b..., c...] = self[a..., i[b...], c...] (the index's
+// dims replace `dim`); i in [-K, 0) counts from the end, others raise (Note
+// [Data-dependent indices]). Several index tensors or a bool mask: no term.
+TermPtr indexTensor(OpEnv &e) {
+  const TensorType &x = e.inType(0);
+  int64_t m = static_cast<int64_t>(e.node.inputs.size()) - 1;
+  int64_t dim = -1;
+  for (int64_t k = 0; k < m; ++k) {
+    if (!e.node.inputs[k + 1]) continue;
+    if (dim >= 0) e.unsupported("more than one index tensor");
+    dim = k;
+  }
+  if (dim < 0) e.unsupported("no index tensor");
+  const TensorType &it = e.inType(static_cast<int>(dim + 1));
+  if (!isIntegral(it.dtype) || it.dtype == DType::Bool) e.unsupported("a " + std::string(dtypeName(it.dtype)) + " index");
+  int64_t k = extentOf(e, x.shape.at(dim), "index.Tensor");
+  int64_t r = it.rank();
+  Idx at(e.index.begin() + dim, e.index.begin() + dim + r);
+  TermPtr v = e.tc.cast(e.operandAt(static_cast<int>(dim + 1), at, it.dtype), DType::I64);
+  Idx base(e.index.begin(), e.index.begin() + dim);
+  base.push_back(IndexExpr::constant(0));
+  base.insert(base.end(), e.index.begin() + dim + r, e.index.end());
+  DType d = e.outType().dtype;
+  TermPtr r0 = dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, base, dim, j, d); });
+  for (int64_t j = k; j-- > 0;) {  // negative indices count from the end
+    TermPtr isNeg = e.tc.make(TOp::Eq, {v, e.tc.intConstant(j - k, DType::I64)}, DType::I64);
+    r0 = e.tc.select(isNeg, readAt(e, 0, base, dim, j, d), r0);
+  }
+  return r0;
+}
+
 // Note [index_put semantics]
 // index_put(self, [i_0, ..., i_{m-1}], values, accumulate) with m integer
 // index tensors (no None, no bool masks) broadcast to a shape B: for every b
@@ -349,6 +409,8 @@ void addIndex(HandlerTable &t) {
   t["aten::scatter.value"] = scatter;
   t["aten::scatter.src"] = scatter;
   t["aten::index_put"] = indexPut;
+  t["aten::scatter_add"] = scatterAdd;
+  t["aten::index.Tensor"] = indexTensor;
   t["aten::nll_loss_forward"] = nllForward;
   t["aten::nll_loss_backward"] = nllBackward;
 }

@@ -176,6 +176,47 @@ void addLayout(HandlerTable &t) {
     };
   }
   t["aten::view"] = view;
+  t["aten::flatten.using_ints"] = view;
+  // select_backward(grad, input_sizes, dim, index): zeros with grad at position `index` of `dim`.
+  t["aten::select_backward"] = [](OpEnv &e) {
+    const Shape &s = e.outType().shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(s.size()));
+    if (!s[d].isConcrete()) e.unsupported("select_backward along a symbolic dim");
+    int64_t at = e.node.attr("index").asInt();
+    if (at < 0) at += s[d].size();
+    DType dt = e.outType().dtype;
+    std::vector<IndexExpr> g = e.index;
+    g.erase(g.begin() + d);
+    TermPtr hit = e.tc.indexCmp(IndexCmpKind::Eq, e.index[d], IndexExpr::constant(at));
+    return e.tc.select(hit, e.operandAt(0, g, dt), e.tc.constant(0, dt));
+  };
+  // slice_backward(grad, input_sizes, dim, start, end, step): zeros with grad at
+  // positions start, start + step, ... before end of `dim`.
+  t["aten::slice_backward"] = [](OpEnv &e) {
+    const Shape &s = e.outType().shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(s.size()));
+    if (!s[d].isConcrete()) e.unsupported("slice_backward along a symbolic dim");
+    const int64_t size = s[d].size();
+    int64_t step = e.node.attr("step").asInt();
+    if (step < 1) e.unsupported("a step below 1");
+    auto bound = [&](const char *name) {
+      int64_t v = e.node.attr(name).asInt();
+      if (v < 0) v += size;
+      return std::clamp<int64_t>(v, 0, size);
+    };
+    int64_t start = bound("start"), end = std::max(bound("end"), start);
+    DType dt = e.outType().dtype;
+    std::vector<IndexExpr> g = e.index;
+    IndexExpr off = e.index[d] + (-start);
+    g[d] = step == 1 ? off : off.floorDiv(step, e.tc.vars);
+    TermPtr in = e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::constant(start), e.index[d]),
+                                      e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(end))},
+                           DType::Bool);
+    if (step != 1)
+      in = e.tc.make(TOp::And, {in, e.tc.indexCmp(IndexCmpKind::Eq, off.mod(step, e.tc.vars), IndexExpr::constant(0))},
+                     DType::Bool);
+    return e.tc.select(in, e.operandAt(0, g, dt), e.tc.constant(0, dt));
+  };
   t["aten::reshape"] = view;
   t["aten::_unsafe_view"] = view;
   t["aten::_reshape_alias"] = reshapeAlias;
