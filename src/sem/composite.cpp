@@ -190,6 +190,57 @@ TermPtr groupNorm(OpEnv &e) {
   return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), scale}, d), bias}, d);
 }
 
+// native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?, save_mean?,
+// save_invstd?, train, eps, output_mask), as ATen's CPU kernel (torch 1.13) computes it per
+// channel c, with sums over N and the spatial dims:
+//   train:  mean, invstd = save_mean, save_invstd; dotp = sum (x - mean) * g
+//           grad_input = (g - sum(g) / n - (x - mean) * (dotp * invstd * invstd / n)) * invstd * w
+//   eval:   mean = running_mean, invstd = 1 / sqrt(running_var + eps); grad_input = g * invstd * w
+//   grad_weight = dotp * invstd, grad_bias = sum(g)
+// Real-only at level bitwise (Note [Batch norm]).
+TermPtr batchNormBackward(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer input");
+  const std::vector<int64_t> &mask = e.node.attr("output_mask").asInts();
+  if (!mask.at(e.output)) e.unsupported("an output excluded by output_mask");
+  auto has = [&](size_t i) { return e.node.inputs.size() > i && e.node.inputs[i]; };
+  bool train = e.node.attr("train").asBool();
+  const Shape &xs = e.inType(1).shape;
+  if (xs.size() < 2) e.unsupported("rank below 2");
+  IndexExpr ch = e.output == 0 ? e.index[1] : e.index[0];
+  TermPtr one = e.tc.constant(1, d);
+  TermPtr mean, invstd;
+  if (train) {
+    if (!has(5) || !has(6)) e.unsupported("training without saved statistics");
+    mean = e.operandAt(5, {ch}, d);
+    invstd = e.operandAt(6, {ch}, d);
+  } else {
+    if (!has(3) || !has(4)) e.unsupported("evaluation without running statistics");
+    mean = e.operandAt(3, {ch}, d);
+    TermPtr eps = e.tc.constant(e.node.attr("eps").asDouble(), d);
+    invstd = e.tc.make(TOp::Div, {one, e.tc.make(TOp::Sqrt, {e.tc.make(TOp::Add, {e.operandAt(4, {ch}, d), eps}, d)}, d)}, d);
+  }
+  std::vector<int64_t> dims = {0};
+  for (size_t k = 2; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+  Idx at(xs.size(), IndexExpr::constant(0));
+  at[1] = ch;
+  auto sum = [&](const std::function<TermPtr(const Idx &)> &body) { return sumDims(e, xs, dims, at, d, body); };
+  auto g = [&](const Idx &i) { return e.operandAt(0, i, d); };
+  auto centered = [&](const Idx &i) { return e.tc.make(TOp::Sub, {e.operandAt(1, i, d), mean}, d); };
+  if (e.output == 2) return sum(g);
+  TermPtr dotp = sum([&](const Idx &i) { return e.tc.make(TOp::Mul, {centered(i), g(i)}, d); });
+  if (e.output == 1) return e.tc.make(TOp::Mul, {dotp, invstd}, d);
+  TermPtr w = has(2) ? e.operandAt(2, {ch}, d) : one;
+  TermPtr scale = e.tc.make(TOp::Mul, {invstd, w}, d);
+  if (!train) return e.tc.make(TOp::Mul, {g(e.index), scale}, d);
+  TermPtr n = e.tc.intConstant(countOf(xs, dims, e), d);
+  TermPtr k = e.tc.make(TOp::Div, {e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {dotp, invstd}, d), invstd}, d), n}, d);
+  TermPtr gradMean = e.tc.make(TOp::Div, {sum(g), n}, d);
+  TermPtr dx = e.tc.make(TOp::Mul, {centered(e.index), k}, d);
+  TermPtr r = e.tc.make(TOp::Sub, {e.tc.make(TOp::Sub, {g(e.index), gradMean}, d), dx}, d);
+  return e.tc.make(TOp::Mul, {r, scale}, d);
+}
+
 // Index of a layer-norm statistic (mean/rstd have 1 in the normalized dims).
 Idx statIndex(const Idx &x, size_t axis) {
   Idx s = x;
@@ -275,6 +326,7 @@ void addComposite(HandlerTable &t) {
   // cudnn_enabled): native_batch_norm's output (its running statistics update is a side effect
   // that a functional graph writes out separately).
   t["aten::batch_norm"] = batchNorm;
+  t["aten::native_batch_norm_backward"] = batchNormBackward;
   t["aten::native_layer_norm"] = [](OpEnv &e) {
     DType d = e.outType().dtype;
     const Shape &xs = e.inType(0).shape;

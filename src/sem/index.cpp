@@ -17,6 +17,8 @@
 // K must be concrete and at most kMaxIndexExtent; otherwise `unknown` with a
 // reason (a symbolic K would need a read at a symbolic position of a term,
 // which the per-element encoding does not have).
+#include <algorithm>
+
 #include "ir/op_registry.h"
 #include "src/sem/semantics.h"
 
@@ -153,36 +155,61 @@ TermPtr scatterAdd(OpEnv &e) {
   return inside ? e.tc.select(inside, added, self) : added;
 }
 
-// index.Tensor(self, [None..., i, None...]) with one integer index tensor at
-// dim `dim`: out[a..., b..., c...] = self[a..., i[b...], c...] (the index's
-// dims replace `dim`); i in [-K, 0) counts from the end, others raise (Note
-// [Data-dependent indices]). Several index tensors or a bool mask: no term.
+// index.Tensor(self, [None..., i_0, ..., i_{m-1}, None...]): advanced indexing
+// with integer index tensors broadcast to a shape B. Adjacent index tensors
+// replace their dims in place (out = [before..., B..., after...]); separated
+// by a None they go first (out = [B..., the other dims...]). Each index reads
+// self's dim at i_k[b] in [0, K), or K + i_k[b] for i_k[b] in [-K, 0); others
+// raise (Note [Data-dependent indices]). Bool masks: no term (their result's
+// shape depends on the data).
 TermPtr indexTensor(OpEnv &e) {
   const TensorType &x = e.inType(0);
   int64_t m = static_cast<int64_t>(e.node.inputs.size()) - 1;
-  int64_t dim = -1;
+  std::vector<int64_t> dims;  // self's dims that are indexed
+  Shape b;
   for (int64_t k = 0; k < m; ++k) {
     if (!e.node.inputs[k + 1]) continue;
-    if (dim >= 0) e.unsupported("more than one index tensor");
-    dim = k;
+    const TensorType &it = e.inType(static_cast<int>(k + 1));
+    if (!isIntegral(it.dtype) || it.dtype == DType::Bool) e.unsupported("a " + std::string(dtypeName(it.dtype)) + " index");
+    dims.push_back(k);
+    b = broadcastShapes(b, it.shape);
   }
-  if (dim < 0) e.unsupported("no index tensor");
-  const TensorType &it = e.inType(static_cast<int>(dim + 1));
-  if (!isIntegral(it.dtype) || it.dtype == DType::Bool) e.unsupported("a " + std::string(dtypeName(it.dtype)) + " index");
-  int64_t k = extentOf(e, x.shape.at(dim), "index.Tensor");
-  int64_t r = it.rank();
-  Idx at(e.index.begin() + dim, e.index.begin() + dim + r);
-  TermPtr v = e.tc.cast(e.operandAt(static_cast<int>(dim + 1), at, it.dtype), DType::I64);
-  Idx base(e.index.begin(), e.index.begin() + dim);
-  base.push_back(IndexExpr::constant(0));
-  base.insert(base.end(), e.index.begin() + dim + r, e.index.end());
+  if (dims.empty()) e.unsupported("no index tensor");
+  bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  int64_t first = adjacent ? dims.front() : 0;  // where B sits in the output
+  int64_t nb = static_cast<int64_t>(b.size());
+  Idx at(e.index.begin() + first, e.index.begin() + first + nb);  // position in B
+  // self's index with the indexed dims at 0 (filled per dispatch below).
+  Idx base;
+  int64_t o = 0;
+  for (int64_t dIdx = 0; dIdx < x.rank(); ++dIdx) {
+    if (o == first && (adjacent ? dIdx == dims.front() : dIdx == 0)) o += nb;
+    if (std::find(dims.begin(), dims.end(), dIdx) != dims.end()) {
+      base.push_back(IndexExpr::constant(0));
+    } else {
+      base.push_back(e.index.at(o++));
+    }
+  }
   DType d = e.outType().dtype;
-  TermPtr r0 = dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, base, dim, j, d); });
-  for (int64_t j = k; j-- > 0;) {  // negative indices count from the end
-    TermPtr isNeg = e.tc.make(TOp::Eq, {v, e.tc.intConstant(j - k, DType::I64)}, DType::I64);
-    r0 = e.tc.select(isNeg, readAt(e, 0, base, dim, j, d), r0);
-  }
-  return r0;
+  std::function<TermPtr(size_t, Idx)> read = [&](size_t k, Idx pos) -> TermPtr {
+    if (k == dims.size()) return e.operandAt(0, pos, d);
+    int64_t dim = dims[k];
+    int64_t ext = extentOf(e, x.shape.at(dim), "index.Tensor");
+    const TensorType &it = e.inType(static_cast<int>(dim + 1));
+    TermPtr v = e.tc.cast(e.operandAt(static_cast<int>(dim + 1), broadcastIndex(it.shape, at), it.dtype), DType::I64);
+    auto readAtPos = [&](int64_t j) {
+      Idx p = pos;
+      p[dim] = IndexExpr::constant(j);
+      return read(k + 1, p);
+    };
+    TermPtr r = dispatch(e, v, ext, d, readAtPos);
+    for (int64_t j = ext; j-- > 0;) {  // negative indices count from the end
+      TermPtr isNeg = e.tc.make(TOp::Eq, {v, e.tc.intConstant(j - ext, DType::I64)}, DType::I64);
+      r = e.tc.select(isNeg, readAtPos(j), r);
+    }
+    return r;
+  };
+  return read(0, base);
 }
 
 // Note [index_put semantics]

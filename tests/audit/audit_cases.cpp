@@ -315,6 +315,13 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::_native_batch_norm_legit.no_stats", kF32,
                     "(%x: $T[2,3,4], %w: $T[3], %b: $T[3]) -> ($T[2,3,4]) {\n"
                     "  %y: $T[2,3,4], %sm: $T[3], %sv: $T[3] = aten::_native_batch_norm_legit.no_stats(%x, %w, %b) {training=true, momentum=0.1, eps=1e-05}\n  return %y\n}"));
+  for (const char *train : {"true", "false"})
+    c.push_back(fixed("aten::native_batch_norm_backward", kF32,
+                      "(%g: $T[2,3,4], %x: $T[2,3,4], %w: $T[3], %rm: $T[3], %rv: $T[3], %sm: $T[3], %si: $T[3]) -> ($T[2,3,4], $T[3], $T[3]) {\n"
+                      "  %gi: $T[2,3,4], %gw: $T[3], %gb: $T[3] = aten::native_batch_norm_backward(%g, %x, %w, %rm, %rv, %sm, %si) "
+                      "{train=" + std::string(train) + ", eps=1e-05, output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
+  c.push_back(fixed("aten::index.Tensor", kF, "(%x: $T[4,5,3], %i4: i64[2,1], %i3: i64[3]) -> ($T[2,3,5]) {\n  %y: $T[2,3,5] = aten::index.Tensor(%x, %i4, none, %i3)\n  return %y\n}"));
+  c.push_back(fixed("aten::index.Tensor", kFI, "(%x: $T[2,4,5,3], %i4: i64[2,1], %i5: i64[3]) -> ($T[2,2,3,3]) {\n  %y: $T[2,2,3,3] = aten::index.Tensor(%x, none, %i4, %i5)\n  return %y\n}"));
   c.push_back(fixed("aten::layer_norm", kF32,
                     "(%x: $T[3,8], %w: $T[8], %b: $T[8]) -> ($T[3,8]) {\n"
                     "  %y: $T[3,8] = aten::layer_norm(%x, %w, %b) {normalized_shape=[8], eps=1e-05, cudnn_enable=false}\n  return %y\n}"));
