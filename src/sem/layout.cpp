@@ -177,6 +177,39 @@ void addLayout(HandlerTable &t) {
   }
   t["aten::view"] = view;
   t["aten::flatten.using_ints"] = view;
+  // diff(self, n=1, dim, prepend?, append?): z = cat(prepend, self, append) along dim;
+  // out[i] = z[i + 1] - z[i] (for bool, z[i + 1] != z[i]). Higher n: no term.
+  t["aten::diff"] = [](OpEnv &e) {
+    if (e.node.attr("n").asInt() != 1) e.unsupported("n other than 1");
+    int64_t r = e.inType(0).rank();
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), r);
+    DType dt = e.outType().dtype;
+    std::vector<std::pair<int, int64_t>> parts;  // (operand, its size along d), in order
+    for (int op : {1, 0, 2}) {
+      if (op != 0 && (e.node.inputs.size() <= static_cast<size_t>(op) || !e.node.inputs[op])) continue;
+      const Dim &n = e.inType(op).shape.at(d);
+      if (!n.isConcrete()) e.unsupported("a symbolic dim");
+      parts.push_back({op, n.size()});
+    }
+    auto z = [&](const IndexExpr &p) {  // element p of the concatenation
+      TermPtr result = nullptr;
+      int64_t start = 0;
+      std::vector<std::pair<TermPtr, TermPtr>> pieces;
+      for (auto [op, n] : parts) {
+        std::vector<IndexExpr> idx = e.index;
+        idx[d] = p + (-start);
+        TermPtr v = e.operandAt(op, broadcastIndex(e.inType(op).shape, idx), dt);
+        pieces.push_back({e.tc.indexCmp(IndexCmpKind::Lt, p, IndexExpr::constant(start + n)), v});
+        start += n;
+      }
+      for (auto it = pieces.rbegin(); it != pieces.rend(); ++it)
+        result = result ? e.tc.select(it->first, it->second, result) : it->second;
+      return result;
+    };
+    TermPtr hi = z(e.index[d] + 1), lo = z(e.index[d]);
+    if (dt == DType::Bool) return e.tc.make(TOp::Ne, {hi, lo}, DType::Bool);
+    return e.tc.make(TOp::Sub, {hi, lo}, dt);
+  };
   // select_backward(grad, input_sizes, dim, index): zeros with grad at position `index` of `dim`.
   t["aten::select_backward"] = [](OpEnv &e) {
     const Shape &s = e.outType().shape;

@@ -365,6 +365,8 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::unbind.int", kFIB, "(%x: $T[2,3]) -> ($T[3], $T[3]) {\n  %a: $T[3], %b: $T[3] = aten::unbind.int(%x) {dim=0}\n  return %a, %b\n}"));
   c.push_back(fixed("aten::expand_as", kFIB, "(%x: $T[3,1], %o: $T[2,3,4]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::expand_as(%x, %o)\n  return %y\n}"));
   c.push_back(fixed("aten::type_as", kFIB, "(%x: $T[3,4], %o: $T[2]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::type_as(%x, %o)\n  return %y\n}"));
+  c.push_back(fixed("aten::diff", kFIB, "(%x: $T[3,5]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::diff(%x, none, none) {n=1, dim=-1}\n  return %y\n}"));
+  c.push_back(fixed("aten::diff", kFI, "(%x: $T[3,4], %p: $T[3,2], %a: $T[3,1]) -> ($T[3,6]) {\n  %y: $T[3,6] = aten::diff(%x, %p, %a) {n=1, dim=1}\n  return %y\n}"));
   layout("aten::flatten.using_ints", "[2,3,4]", "[2,12]", "start_dim=1, end_dim=-1");
   c.push_back(fixed("aten::select_backward", kF, "(%g: $T[4]) -> ($T[4,5]) {\n  %y: $T[4,5] = aten::select_backward(%g) {input_sizes=[4,5], dim=1, index=-2}\n  return %y\n}"));
   c.push_back(fixed("aten::slice_backward", kF, "(%g: $T[4,2]) -> ($T[4,7]) {\n  %y: $T[4,7] = aten::slice_backward(%g) {input_sizes=[4,7], dim=1, start=1, end=5, step=3}\n  return %y\n}"));
