@@ -316,8 +316,8 @@ void addComposite(HandlerTable &t) {
   // those and the running statistics become (1 - momentum) * running + momentum * batch (the
   // variance unbiased). Evaluation returns empty statistics. Real-only at level bitwise
   // (ir/bitwise_faithful.cpp): the kernel's order of rounding is its own.
-  // (_native_batch_norm_legit itself updates the running statistics in place: the reader
-  // refuses it as a mutating op; torch.export writes the _functional form.)
+  // (_native_batch_norm_legit itself updates the running statistics in place: no semantics;
+  // torch.export writes the _functional form.)
   for (const char *name : {"aten::native_batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::_native_batch_norm_legit_functional",
                            "aten::_native_batch_norm_legit.no_stats"})
     t[name] = batchNorm;
