@@ -33,6 +33,19 @@ constexpr const char *kPositional =
     "ATen's vectorized loop and its scalar loop (the tail, or a tensor shorter than a vector) round "
     "differently: an element's bits depend on its position in the tensor";
 
+bool floorMode(const Node &n) {
+  auto it = n.attrs.find("rounding_mode");
+  return it != n.attrs.end() && it->second.isString() && it->second.asString() == "floor";
+}
+
+constexpr const char *kBatchNorm =
+    "ATen's kernel normalizes as x * (invstd * weight) + (bias - mean * invstd * weight), with its own order of "
+    "rounding (and, in training, its own order of accumulation for the statistics)";
+
+constexpr const char *kLibm =
+    "a library function whose vectorized (Sleef) and scalar (libm) loops may round differently: real-only "
+    "until measured bit for bit";
+
 constexpr const char *kNeighbours =
     "ATen's vectorized kernel (Sleef) reduces every lane of a vector the slow way when one lane is huge: an "
     "element's bits depend on its neighbours in the tensor";
@@ -56,6 +69,8 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::minimum",
        "signed zeros: ATen's vectorized loop returns the second operand of a +0/-0 tie, its scalar loop the first",
        floatingResult},
+      {"aten::max.other", "signed zeros: as aten::maximum (the same kernel)", floatingResult},
+      {"aten::min.other", "signed zeros: as aten::minimum (the same kernel)", floatingResult},
       {"aten::add.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::sub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::rsub.Tensor", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
@@ -71,6 +86,32 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::sin", kNeighbours},
       {"aten::atan2", kPositional},
       {"aten::pow.Tensor_Tensor", kPositional},
+      {"aten::pow.Scalar", kPositional},
+      {"aten::clamp.Tensor",
+       "signed zeros: ATen's vectorized loop (minimum/maximum) and its scalar loop (std::min/max) break a +0/-0 "
+       "tie differently",
+       floatingResult},
+      // Note [fmod, remainder and floor division] (src/sem/elementwise.cpp): arithmetic around the
+      // fmod atom, which the bitwise prover cannot check bit for bit.
+      {"aten::remainder.Tensor", "arithmetic around C's fmod (an atom at level bitwise)", floatingResult},
+      {"aten::remainder.Scalar", "arithmetic around C's fmod (an atom at level bitwise)", floatingResult},
+      {"aten::div.Tensor_mode", "rounding_mode=\"floor\": arithmetic around C's fmod (an atom at level bitwise)", floorMode},
+      {"aten::div.Scalar_mode", "rounding_mode=\"floor\": arithmetic around C's fmod (an atom at level bitwise)", floorMode},
+      // Note [Batch norm] (src/sem/composite.cpp).
+      {"aten::native_batch_norm", kBatchNorm},
+      {"aten::_native_batch_norm_legit_no_training", kBatchNorm},
+      {"aten::_native_batch_norm_legit_functional", kBatchNorm},
+      {"aten::_native_batch_norm_legit.no_stats", kBatchNorm},
+      {"aten::native_group_norm", kBatchNorm},
+      {"aten::batch_norm", kBatchNorm},
+      {"aten::native_batch_norm_backward", kBatchNorm},
+      {"prims::fma", "a fused multiply-add rounds once; the term a * b + c rounds twice"},
+      // Library functions whose vectorized (Sleef) and scalar (libm) loops were not measured
+      // bit for bit against each other: held real-only.
+      {"aten::tan", kLibm}, {"aten::asin", kLibm}, {"aten::acos", kLibm}, {"aten::atan", kLibm},
+      {"aten::sinh", kLibm}, {"aten::cosh", kLibm}, {"aten::asinh", kLibm}, {"aten::acosh", kLibm},
+      {"aten::atanh", kLibm}, {"aten::log2", kLibm}, {"aten::log10", kLibm},
+      {"aten::fmod.Tensor", kLibm}, {"aten::fmod.Scalar", kLibm},
   };
   return ops;
 }

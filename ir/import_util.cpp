@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "ir/op_registry.h"
+
 namespace torchtv {
 
 Value *addConstantTensor(Graph &g, const OpResolver &ops, const TensorType &type, Attribute data,
@@ -30,6 +32,24 @@ Value *wrappedNumberTensor(Graph &g, const OpResolver &ops, const Attribute &num
   for (const Value *v : operands) floatingOperand = floatingOperand || (v && isFloating(v->type.dtype));
   return addConstantTensor(g, ops, {floatingOperand ? DType::F64 : DType::F32, {}}, std::vector<double>{number.asFloat()},
                            "c", loc);
+}
+
+void completeAbsentOutputs(NodeSpec &spec, const std::vector<size_t> &absent, size_t count) {
+  if (absent.empty()) return;
+  const OpInfo *info = lookupOp(spec.op);
+  bool declaredOnly = !info || info->rule == ShapeRule::Declared;
+  if (!declaredOnly || spec.declaredTypes.empty()) {
+    spec.declaredTypes.clear();
+    return;
+  }
+  std::vector<TensorType> all;
+  size_t typed = 0, next = 0;
+  for (size_t k = 0; k < count; ++k) {
+    bool isAbsent = next < absent.size() && absent[next] == k;
+    if (isAbsent) ++next;
+    all.push_back(isAbsent ? TensorType{spec.declaredTypes[0].dtype, Shape{}} : spec.declaredTypes.at(typed++));
+  }
+  spec.declaredTypes = std::move(all);
 }
 
 bool isNoOpCheck(const std::string &op) { return op == "aten::_assert_tensor_metadata"; }

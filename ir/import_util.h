@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
@@ -36,6 +37,17 @@ Value *addConstantTensor(Graph &g, const OpResolver &ops, const TensorType &type
 // shape rule, and the node is refused with both types named.
 Value *wrappedNumberTensor(Graph &g, const OpResolver &ops, const Attribute &number,
                            const std::vector<Value *> &operands, const SourceLoc &loc);
+
+// Note [Absent optional outputs]
+// An op with optional results (convolution_backward with output_mask false)
+// records the ones it did not compute as absent (capture JSON: null; .pt2:
+// as_none). `spec.declaredTypes` holds the types of the present results in
+// order, `absent` the positions of the others among `count` results. Nothing
+// can read an absent result (it has no name in the file), so: an op with a
+// shape rule takes the inferred types (the typed ones are checked by
+// position); an op whose types are only declared gets a 0-d placeholder of
+// the first present result's dtype.
+void completeAbsentOutputs(NodeSpec &spec, const std::vector<size_t> &absent, size_t count);
 
 // Whether a node only checks its operands and returns nothing (torch.export's
 // aten::_assert_tensor_metadata before each cast): readers drop it.

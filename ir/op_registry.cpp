@@ -174,6 +174,12 @@ const OpEntry kOps[] = {
     {R"(aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor)", ShapeRule::Same},
     {R"(aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))", ShapeRule::VarMean},
     {R"(prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor)", ShapeRule::ToDType},
+    // Core ATen's batch norm (torch >= 2.1; torch.export writes them). Semantics: Note [Batch norm].
+    // (_native_batch_norm_legit itself updates running_mean/var in place: the registry holds
+    // functional ops only.)
+    {R"(aten::_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
+    {R"(aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
+    {R"(aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out))", ShapeRule::Declared},
     {R"(prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor)", ShapeRule::Broadcast},
     {R"(prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor)", ShapeRule::Declared},
     {R"(prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor))", ShapeRule::Declared},

@@ -109,6 +109,18 @@ private:
     case TOp::Floor: return std::floor(static_cast<double>(x));
     case TOp::Ceil: return std::ceil(static_cast<double>(x));
     case TOp::Round: return std::nearbyint(static_cast<double>(x));
+    case TOp::Trunc: return std::trunc(static_cast<double>(x));
+    case TOp::Tan: return wide ? tanl(x) : std::tan(static_cast<double>(x));
+    case TOp::Asin: return wide ? asinl(x) : std::asin(static_cast<double>(x));
+    case TOp::Acos: return wide ? acosl(x) : std::acos(static_cast<double>(x));
+    case TOp::Atan: return wide ? atanl(x) : std::atan(static_cast<double>(x));
+    case TOp::Sinh: return wide ? sinhl(x) : std::sinh(static_cast<double>(x));
+    case TOp::Cosh: return wide ? coshl(x) : std::cosh(static_cast<double>(x));
+    case TOp::Asinh: return wide ? asinhl(x) : std::asinh(static_cast<double>(x));
+    case TOp::Acosh: return wide ? acoshl(x) : std::acosh(static_cast<double>(x));
+    case TOp::Atanh: return wide ? atanhl(x) : std::atanh(static_cast<double>(x));
+    case TOp::Log2: return wide ? log2l(x) : std::log2(static_cast<double>(x));
+    case TOp::Log10: return wide ? log10l(x) : std::log10(static_cast<double>(x));
     default: (void)num; return NAN;
     }
   }
@@ -192,6 +204,7 @@ private:
     case TOp::Maximum: case TOp::Minimum: return minmax(t->op, a, b);
     case TOp::Atan2: return fin(p_ == Precision::Wide ? atan2l(a, b) : std::atan2(static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::PowT: return fin(p_ == Precision::Wide ? powl(a, b) : std::pow(static_cast<double>(a), static_cast<double>(b)), d);
+    case TOp::Fmod: return fin(p_ == Precision::Wide ? fmodl(a, b) : std::fmod(static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::Lt: return a < b;
     case TOp::Le: return a <= b;
     case TOp::Gt: return a > b;

@@ -264,25 +264,7 @@ std::unique_ptr<Graph> readCaptureGraph(const json &j, const std::string &path, 
       spec.outputNames.push_back(stringField(outs[k], "name", w));
       spec.declaredTypes.push_back(tensorType(outs[k], w));
     }
-    // Absent optional outputs (output_mask false) have no declared type: take
-    // the inferred one, and let the typed outputs be checked by position. An
-    // op whose types are only declared (no shape rule, e.g.
-    // convolution_backward) gets a 0-d placeholder type for an absent output:
-    // nothing can read it, as it has no name in the file.
-    if (!absent.empty()) {
-      const OpInfo *info = lookupOp(spec.op);
-      bool declaredOnly = !info || info->rule == ShapeRule::Declared;
-      if (declaredOnly && !spec.declaredTypes.empty()) {
-        std::vector<TensorType> all;
-        size_t typed = 0;
-        for (size_t k = 0; k < outs.size(); ++k)
-          all.push_back(outs[k].is_null() ? TensorType{spec.declaredTypes[0].dtype, Shape{}}
-                                          : spec.declaredTypes[typed++]);
-        spec.declaredTypes = all;
-      } else {
-        spec.declaredTypes.clear();
-      }
-    }
+    completeAbsentOutputs(spec, absent, outs.size());
     for (const std::string &name : spec.outputNames)
       if (scope.count(name)) w.fail("value '" + name + "' is defined twice");
     if (n.contains("loc") && n["loc"].is_object() && n["loc"].contains("line") && n["loc"]["line"].is_number_integer())

@@ -382,20 +382,30 @@ private:
       }
       if (!named.empty()) throw InputError("unknown argument '" + named.begin().key() + "'");
       for (const auto &[operand, number] : numbers) spec.inputs[operand] = wrappedNumberTensor(g_, ops_, number, spec.inputs, loc);
-      std::vector<std::string> outNames;
+      std::vector<std::string> outNames;  // "" for an absent optional result
       for (const json &out : field(node, "outputs")) {
         auto [tag, list] = tagOf(out);
         if (tag == "as_tensors")  // a list of tensors: one output per element
           for (const json &t : *list) outNames.push_back(field(t, "name").get<std::string>());
+        else if (isAbsentResult(out)) outNames.push_back("");
         else outNames.push_back(tensorName(out));
       }
-      for (const std::string &name : outNames) {
-        auto update = updateNames_.find(name);
-        spec.outputNames.push_back(g_.freshName(update != updateNames_.end() ? update->second : valueNameHint(name)));
-        spec.declaredTypes.push_back(metaOf(name));
+      std::vector<size_t> absent;
+      for (size_t i = 0; i < outNames.size(); ++i) {
+        if (outNames[i].empty()) {
+          absent.push_back(i);
+          spec.outputNames.push_back(g_.freshName("absent"));
+          continue;
+        }
+        auto update = updateNames_.find(outNames[i]);
+        spec.outputNames.push_back(
+            g_.freshName(update != updateNames_.end() ? update->second : valueNameHint(outNames[i])));
+        spec.declaredTypes.push_back(metaOf(outNames[i]));
       }
+      completeAbsentOutputs(spec, absent, outNames.size());
       Node *n = buildNode(g_, ops_, spec);
-      for (size_t i = 0; i < outNames.size(); ++i) values_[outNames[i]] = n->outputs.at(i);
+      for (size_t i = 0; i < outNames.size(); ++i)
+        if (!outNames[i].empty()) values_[outNames[i]] = n->outputs.at(i);
     } catch (const InputError &e) {
       throw nodeError(a_.path, op, loc, e.message());
     }
@@ -410,6 +420,14 @@ private:
     auto it = values_.find(name);
     if (it == values_.end()) throw InputError("uses '" + name + "' before it is defined");
     return it->second;
+  }
+
+  // Note [Absent optional outputs] (src/import/import_util.h): a result the op
+  // did not compute (convolution_backward's output_mask false) is as_none.
+  bool isAbsentResult(const json &out) const {
+    auto [tag, val] = tagOf(out);
+    if (tag == "as_optional_tensor") return tagOf(*val).first == "as_none";
+    return tag == "as_none";
   }
 
   Value *tensorArg(const json &arg) const {

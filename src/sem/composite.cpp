@@ -89,6 +89,158 @@ TermPtr logsumexpOf(OpEnv &e) {
   return e.tc.make(TOp::Add, {e.tc.make(TOp::Log, {s}, d), shift}, d);
 }
 
+// Note [Batch norm] (below).
+TermPtr batchNorm(OpEnv &e) {
+  DType d = e.outType().dtype;
+  const std::string &op = e.node.op;
+  bool training = op != "aten::_native_batch_norm_legit_no_training" && e.node.attr("training").asBool();
+  bool stats = op != "aten::_native_batch_norm_legit.no_stats";  // operands 3, 4 are the running statistics
+  auto has = [&](size_t i) { return e.node.inputs.size() > i && e.node.inputs[i]; };
+  const Shape &xs = e.inType(0).shape;
+  if (xs.size() < 2) e.unsupported("rank below 2");
+  DType in = e.inType(0).dtype;
+  if (in != d && e.output == 0) e.unsupported("mixed dtypes");
+  if (!isFloating(d)) e.unsupported("integer input");
+  const Idx &o = e.index;
+  IndexExpr ch = e.output == 0 ? o[1] : (o.empty() ? IndexExpr::constant(0) : o[0]);
+  TermPtr eps = e.tc.constant(e.node.attr("eps").asDouble(), d);
+  TermPtr one = e.tc.constant(1, d);
+  TermPtr mean, var;  // var: what invstd is computed from
+  TermPtr unbiased = nullptr;
+  if (training) {
+    std::vector<int64_t> dims = {0};
+    for (size_t k = 2; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+    int64_t n = countOf(xs, dims, e);
+    Idx at(xs.size(), IndexExpr::constant(0));
+    at[1] = ch;
+    auto sum = [&](const std::function<TermPtr(const Idx &)> &body) { return sumDims(e, xs, dims, at, d, body); };
+    mean = e.tc.make(TOp::Div, {sum([&](const Idx &i) { return e.operandAt(0, i, d); }), e.tc.intConstant(n, d)}, d);
+    TermPtr sq = sum([&](const Idx &i) {
+      TermPtr c = e.tc.make(TOp::Sub, {e.operandAt(0, i, d), mean}, d);
+      return e.tc.make(TOp::Mul, {c, c}, d);
+    });
+    var = e.tc.make(TOp::Div, {sq, e.tc.intConstant(n, d)}, d);
+    unbiased = e.tc.make(TOp::Div, {sq, e.tc.intConstant(std::max<int64_t>(n - 1, 0), d)}, d);
+  } else {
+    if (!stats || !has(3) || !has(4)) e.unsupported("evaluation without running statistics");
+    if (e.output == 3 || e.output == 4) return e.operandAt(e.output, {ch}, d);  // _functional: unchanged
+    if (e.output != 0) return e.tc.constant(0, d);  // empty tensors: no element is ever read
+    mean = e.operandAt(3, {ch}, d);
+    var = e.operandAt(4, {ch}, d);
+  }
+  TermPtr invstd = e.tc.make(TOp::Div, {one, e.tc.make(TOp::Sqrt, {e.tc.make(TOp::Add, {var, eps}, d)}, d)}, d);
+  if (e.output == 1) return mean;
+  if (e.output == 2) return invstd;
+  if (e.output == 3 || e.output == 4) {  // _functional: the new running statistics
+    if (!stats || !has(3 + (e.output - 3))) e.unsupported("running statistics without operands");
+    TermPtr m = e.tc.constant(e.node.attr("momentum").asDouble(), d);
+    TermPtr old = e.operandAt(e.output, {ch}, d);
+    TermPtr batch = e.output == 3 ? mean : unbiased;
+    return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.tc.make(TOp::Sub, {one, m}, d), old}, d),
+                                e.tc.make(TOp::Mul, {m, batch}, d)}, d);
+  }
+  TermPtr alpha = has(1) ? e.tc.make(TOp::Mul, {invstd, e.operandAt(1, {ch}, d)}, d) : invstd;
+  TermPtr bias = has(2) ? e.operandAt(2, {ch}, d) : e.tc.constant(0, d);
+  TermPtr beta = e.tc.make(TOp::Sub, {bias, e.tc.make(TOp::Mul, {mean, alpha}, d)}, d);
+  return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), alpha}, d), beta}, d);
+}
+
+// native_group_norm(input [N, C, *S], weight?, bias?, N, C, HxW, group, eps) ->
+// (out, mean [N, G], rstd [N, G]): the statistics of each (n, group) over the group's
+// C / G channels and every spatial position (biased variance), rstd = 1 / sqrt(var + eps);
+// ATen (CPU) then computes x * (rstd * w) + (b - mean * rstd * w): real-only at level
+// bitwise (ir/bitwise_faithful.cpp), like batch norm.
+TermPtr groupNorm(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer input");
+  const Shape &xs = e.inType(0).shape;
+  if (xs.size() < 2 || !xs[1].isConcrete()) e.unsupported("a symbolic channel count");
+  int64_t groups = e.node.attr("group").asInt();
+  int64_t cg = xs[1].size() / groups;
+  auto has = [&](size_t i) { return e.node.inputs.size() > i && e.node.inputs[i]; };
+  IndexExpr n = e.index.at(0);
+  IndexExpr grp = e.output == 0 ? e.index[1].floorDiv(cg, e.tc.vars) : e.index.at(1);
+  // Sum over the group's channels and the spatial dims, at (n, grp).
+  auto sum = [&](const std::function<TermPtr(const Idx &)> &body) {
+    std::vector<int> vars = {e.tc.vars.fresh(Dim(cg), "c")};
+    Idx at = {n, grp * cg + IndexExpr::var(vars[0])};
+    for (size_t k = 2; k < xs.size(); ++k) {
+      vars.push_back(e.tc.vars.fresh(xs[k], "s"));
+      at.push_back(IndexExpr::var(vars.back()));
+    }
+    TermPtr t = body(at);
+    for (auto it = vars.rbegin(); it != vars.rend(); ++it) t = e.tc.reduce(TOp::Sum, *it, t, d, e.node.op);
+    return t;
+  };
+  std::vector<int64_t> spatialDims;
+  for (size_t k = 2; k < xs.size(); ++k) spatialDims.push_back(static_cast<int64_t>(k));
+  TermPtr count = e.tc.intConstant(cg * countOf(xs, spatialDims, e), d);
+  TermPtr mean = e.tc.make(TOp::Div, {sum([&](const Idx &i) { return e.operandAt(0, i, d); }), count}, d);
+  TermPtr var = e.tc.make(TOp::Div, {sum([&](const Idx &i) {
+                                       TermPtr c = e.tc.make(TOp::Sub, {e.operandAt(0, i, d), mean}, d);
+                                       return e.tc.make(TOp::Mul, {c, c}, d);
+                                     }), count}, d);
+  TermPtr eps = e.tc.constant(e.node.attr("eps").asDouble(), d);
+  TermPtr rstd = e.tc.make(TOp::Div, {e.tc.constant(1, d), e.tc.make(TOp::Sqrt, {e.tc.make(TOp::Add, {var, eps}, d)}, d)}, d);
+  if (e.output == 1) return mean;
+  if (e.output == 2) return rstd;
+  TermPtr scale = has(1) ? e.tc.make(TOp::Mul, {rstd, e.operandAt(1, {e.index[1]}, d)}, d) : rstd;
+  TermPtr beta = has(2) ? e.operandAt(2, {e.index[1]}, d) : e.tc.constant(0, d);
+  TermPtr bias = e.tc.make(TOp::Sub, {beta, e.tc.make(TOp::Mul, {mean, scale}, d)}, d);
+  return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), scale}, d), bias}, d);
+}
+
+// native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?, save_mean?,
+// save_invstd?, train, eps, output_mask), as ATen's CPU kernel (torch 1.13) computes it per
+// channel c, with sums over N and the spatial dims:
+//   train:  mean, invstd = save_mean, save_invstd; dotp = sum (x - mean) * g
+//           grad_input = (g - sum(g) / n - (x - mean) * (dotp * invstd * invstd / n)) * invstd * w
+//   eval:   mean = running_mean, invstd = 1 / sqrt(running_var + eps); grad_input = g * invstd * w
+//   grad_weight = dotp * invstd, grad_bias = sum(g)
+// Real-only at level bitwise (Note [Batch norm]).
+TermPtr batchNormBackward(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer input");
+  const std::vector<int64_t> &mask = e.node.attr("output_mask").asInts();
+  if (!mask.at(e.output)) e.unsupported("an output excluded by output_mask");
+  auto has = [&](size_t i) { return e.node.inputs.size() > i && e.node.inputs[i]; };
+  bool train = e.node.attr("train").asBool();
+  const Shape &xs = e.inType(1).shape;
+  if (xs.size() < 2) e.unsupported("rank below 2");
+  IndexExpr ch = e.output == 0 ? e.index[1] : e.index[0];
+  TermPtr one = e.tc.constant(1, d);
+  TermPtr mean, invstd;
+  if (train) {
+    if (!has(5) || !has(6)) e.unsupported("training without saved statistics");
+    mean = e.operandAt(5, {ch}, d);
+    invstd = e.operandAt(6, {ch}, d);
+  } else {
+    if (!has(3) || !has(4)) e.unsupported("evaluation without running statistics");
+    mean = e.operandAt(3, {ch}, d);
+    TermPtr eps = e.tc.constant(e.node.attr("eps").asDouble(), d);
+    invstd = e.tc.make(TOp::Div, {one, e.tc.make(TOp::Sqrt, {e.tc.make(TOp::Add, {e.operandAt(4, {ch}, d), eps}, d)}, d)}, d);
+  }
+  std::vector<int64_t> dims = {0};
+  for (size_t k = 2; k < xs.size(); ++k) dims.push_back(static_cast<int64_t>(k));
+  Idx at(xs.size(), IndexExpr::constant(0));
+  at[1] = ch;
+  auto sum = [&](const std::function<TermPtr(const Idx &)> &body) { return sumDims(e, xs, dims, at, d, body); };
+  auto g = [&](const Idx &i) { return e.operandAt(0, i, d); };
+  auto centered = [&](const Idx &i) { return e.tc.make(TOp::Sub, {e.operandAt(1, i, d), mean}, d); };
+  if (e.output == 2) return sum(g);
+  TermPtr dotp = sum([&](const Idx &i) { return e.tc.make(TOp::Mul, {centered(i), g(i)}, d); });
+  if (e.output == 1) return e.tc.make(TOp::Mul, {dotp, invstd}, d);
+  TermPtr w = has(2) ? e.operandAt(2, {ch}, d) : one;
+  TermPtr scale = e.tc.make(TOp::Mul, {invstd, w}, d);
+  if (!train) return e.tc.make(TOp::Mul, {g(e.index), scale}, d);
+  TermPtr n = e.tc.intConstant(countOf(xs, dims, e), d);
+  TermPtr k = e.tc.make(TOp::Div, {e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {dotp, invstd}, d), invstd}, d), n}, d);
+  TermPtr gradMean = e.tc.make(TOp::Div, {sum(g), n}, d);
+  TermPtr dx = e.tc.make(TOp::Mul, {centered(e.index), k}, d);
+  TermPtr r = e.tc.make(TOp::Sub, {e.tc.make(TOp::Sub, {g(e.index), gradMean}, d), dx}, d);
+  return e.tc.make(TOp::Mul, {r, scale}, d);
+}
+
 // Index of a layer-norm statistic (mean/rstd have 1 in the normalized dims).
 Idx statIndex(const Idx &x, size_t axis) {
   Idx s = x;
@@ -128,6 +280,15 @@ void addComposite(HandlerTable &t) {
   t["aten::_softmax"] = [](OpEnv &e) { return softmaxLike(e, false); };
   t["aten::_log_softmax"] = [](OpEnv &e) { return softmaxLike(e, true); };
   t["aten::_safe_softmax"] = safeSoftmax;
+  // softmax.int / log_softmax.int without a dtype are _softmax / _log_softmax.
+  for (const char *name : {"aten::softmax.int", "aten::log_softmax.int"}) {
+    bool log = std::string(name).find("log_") != std::string::npos;
+    t[name] = [log](OpEnv &e) {
+      DType d = e.outType().dtype;
+      if (!e.node.attr("dtype").isNone() || e.inType(0).dtype != d) e.unsupported("a dtype argument");
+      return softmaxAlong(e, dimAttr(e), d, log);
+    };
+  }
   t["aten::logsumexp"] = logsumexpOf;
   t["aten::_softmax_backward_data"] = [](OpEnv &e) {  // y * (g - sum(g * y))
     DType d = e.outType().dtype;
@@ -145,6 +306,27 @@ void addComposite(HandlerTable &t) {
     TermPtr p = e.tc.make(TOp::Exp, {e.operand(1, d)}, d);
     return e.tc.make(TOp::Sub, {e.operand(0, d), e.tc.make(TOp::Mul, {p, s}, d)}, d);
   };
+  // Note [Batch norm]
+  // native_batch_norm(input [N, C, *S], weight?, bias?, running_mean?, running_var?, training,
+  // momentum, eps) and torch.export's _native_batch_norm_legit* (the same operands; no_training
+  // has no `training`, _functional returns the new running statistics too). ATen's CPU kernel
+  // (torch 1.13) normalizes as x * alpha + beta with invstd = 1 / sqrt(var + eps),
+  // alpha = invstd * weight, beta = bias - mean * alpha; the statistics are the running ones in
+  // evaluation and the batch's (biased variance) in training, where save_mean/save_invstd are
+  // those and the running statistics become (1 - momentum) * running + momentum * batch (the
+  // variance unbiased). Evaluation returns empty statistics. Real-only at level bitwise
+  // (ir/bitwise_faithful.cpp): the kernel's order of rounding is its own.
+  // (_native_batch_norm_legit itself updates the running statistics in place: no semantics;
+  // torch.export writes the _functional form.)
+  for (const char *name : {"aten::native_batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::_native_batch_norm_legit_functional",
+                           "aten::_native_batch_norm_legit.no_stats"})
+    t[name] = batchNorm;
+  t["aten::native_group_norm"] = groupNorm;
+  // batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps,
+  // cudnn_enabled): native_batch_norm's output (its running statistics update is a side effect
+  // that a functional graph writes out separately).
+  t["aten::batch_norm"] = batchNorm;
+  t["aten::native_batch_norm_backward"] = batchNormBackward;
   t["aten::native_layer_norm"] = [](OpEnv &e) {
     DType d = e.outType().dtype;
     const Shape &xs = e.inType(0).shape;
@@ -169,6 +351,8 @@ void addComposite(HandlerTable &t) {
     if (e.node.inputs.size() > 2 && e.node.inputs[2]) y = e.tc.make(TOp::Add, {y, e.operandAt(2, p, d)}, d);
     return y;
   };
+  // layer_norm(input, normalized_shape, weight?, bias?, eps, cudnn_enable): native_layer_norm's output.
+  t["aten::layer_norm"] = t.at("aten::native_layer_norm");
   t["aten::native_layer_norm_backward"] = [](OpEnv &e) {
     // operands: grad_out, input, mean, rstd, weight, bias
     DType d = e.outType().dtype;

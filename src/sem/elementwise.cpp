@@ -69,6 +69,61 @@ TermPtr binaryArith(OpEnv &e, TOp op, bool scalarOther, bool reversed = false) {
   return e.tc.make(op, {a, b}, d);
 }
 
+// Note [fmod, remainder and floor division]
+// Floating only (integer division raises on zero and has no term). ATen 1.13's
+// CPU kernels, scalar and vectorized alike:
+//   fmod(a, b)      = C's fmod (exact)
+//   remainder(a, b) = m = fmod(a, b); m != 0 && (b < 0) != (m < 0) ? m + b : m
+//   div(a, b, "trunc") = trunc(a / b)
+//   div(a, b, "floor") = b == 0 ? a / b :
+//     m = fmod(a, b); q = (a - m) / b; if (m != 0 && (b < 0) != (m < 0)) q -= 1;
+//     q != 0 ? (f = floor(q), q - f > 0.5 ? f + 1 : f) : copysign(0, a / b)
+// copysign(0, a / b) is 0 * (a / b): there a / b is finite (q == 0 with a
+// finite remainder), and +0 times a finite number has its sign.
+TermPtr otherOperand(OpEnv &e, bool scalarOther, DType d) {
+  return scalarOther ? e.scalar("other", d) : e.operand(1, d);
+}
+
+TermPtr wrongSign(TermContext &tc, TermPtr m, TermPtr b, DType d) {
+  TermPtr zero = tc.constant(0, d);
+  TermPtr signsDiffer = tc.make(TOp::Xor, {tc.make(TOp::Lt, {b, zero}, d), tc.make(TOp::Lt, {m, zero}, d)}, DType::Bool);
+  return tc.make(TOp::And, {tc.make(TOp::Ne, {m, zero}, d), signsDiffer}, DType::Bool);
+}
+
+TermPtr fmodOrRemainder(OpEnv &e, bool remainder, bool scalarOther) {
+  DType d = outDType(e);
+  if (!isFloating(d)) e.unsupported("integer operands");
+  TermPtr a = e.operand(0, d), b = otherOperand(e, scalarOther, d);
+  TermPtr m = e.tc.make(TOp::Fmod, {a, b}, d);
+  if (!remainder) return m;
+  return e.tc.select(wrongSign(e.tc, m, b, d), e.tc.make(TOp::Add, {m, b}, d), m);
+}
+
+TermPtr divMode(OpEnv &e, bool scalarOther) {
+  const Attribute &mode = e.node.attr("rounding_mode");
+  DType d = outDType(e);
+  if (mode.isNone()) {
+    if (scalarOther) return binaryArith(e, TOp::Div, true);
+    return binaryArith(e, TOp::Div, false);
+  }
+  if (!isFloating(d)) e.unsupported("rounding_mode=" + mode.str() + " on integers");
+  TermPtr a = e.operand(0, d), b = otherOperand(e, scalarOther, d);
+  TermPtr q = e.tc.make(TOp::Div, {a, b}, d);
+  if (mode.asString() == "trunc") return e.tc.make(TOp::Trunc, {q}, d);
+  if (mode.asString() != "floor") e.unsupported("rounding_mode=" + mode.str());
+  TermContext &tc = e.tc;
+  TermPtr zero = tc.constant(0, d), one = tc.constant(1, d);
+  TermPtr m = tc.make(TOp::Fmod, {a, b}, d);
+  TermPtr div = tc.make(TOp::Div, {tc.make(TOp::Sub, {a, m}, d), b}, d);
+  div = tc.select(wrongSign(tc, m, b, d), tc.make(TOp::Sub, {div, one}, d), div);
+  TermPtr f = tc.make(TOp::Floor, {div}, d);
+  TermPtr up = tc.make(TOp::Gt, {tc.make(TOp::Sub, {div, f}, d), tc.constant(0.5, d)}, d);
+  TermPtr rounded = tc.select(up, tc.make(TOp::Add, {f, one}, d), f);
+  TermPtr signedZero = tc.make(TOp::Mul, {zero, q}, d);
+  TermPtr nonzero = tc.select(tc.make(TOp::Ne, {div, zero}, d), rounded, signedZero);
+  return tc.select(tc.make(TOp::Eq, {b, zero}, d), q, nonzero);
+}
+
 TermPtr compare(OpEnv &e, TOp op, bool scalarOther) {
   DType d = e.computeDType();
   TermPtr a = e.operand(0, d);
@@ -96,11 +151,15 @@ void addElementwise(HandlerTable &t) {
            {"aten::expm1", TOp::Expm1}, {"aten::sqrt", TOp::Sqrt}, {"aten::rsqrt", TOp::Rsqrt},
            {"aten::tanh", TOp::Tanh}, {"aten::sigmoid", TOp::Sigmoid}, {"aten::sin", TOp::Sin},
            {"aten::cos", TOp::Cos}, {"aten::erf", TOp::Erf}, {"aten::floor", TOp::Floor},
-           {"aten::ceil", TOp::Ceil}, {"aten::round", TOp::Round}, {"aten::silu", TOp::Silu}}) {
+           {"aten::ceil", TOp::Ceil}, {"aten::round", TOp::Round}, {"aten::silu", TOp::Silu},
+           {"aten::trunc", TOp::Trunc}, {"aten::tan", TOp::Tan}, {"aten::asin", TOp::Asin},
+           {"aten::acos", TOp::Acos}, {"aten::atan", TOp::Atan}, {"aten::sinh", TOp::Sinh},
+           {"aten::cosh", TOp::Cosh}, {"aten::asinh", TOp::Asinh}, {"aten::acosh", TOp::Acosh},
+           {"aten::atanh", TOp::Atanh}, {"aten::log2", TOp::Log2}, {"aten::log10", TOp::Log10}}) {
     TOp o = op;
     t[name] = [o](OpEnv &e) {
-      if (!isFloating(e.outType().dtype) && o != TOp::Floor && o != TOp::Ceil && o != TOp::Round)
-        e.unsupported("integral input");
+      bool rounding = o == TOp::Floor || o == TOp::Ceil || o == TOp::Round || o == TOp::Trunc;
+      if (!isFloating(e.outType().dtype) && !rounding) e.unsupported("integral input");
       if (!isFloating(e.outType().dtype)) return identity(e);  // floor/ceil/round of ints
       return unaryFn(e, o);
     };
@@ -142,6 +201,17 @@ void addElementwise(HandlerTable &t) {
     if (!e.node.attr("max").isNone()) x = clampMax(e.tc, x, e.scalar("max", d));
     return x;
   };
+  // clamp(x, min, max) with tensor bounds (either may be None): ATen's kernel
+  // is NaN if x or a bound is NaN, else min(max(x, lo), hi): Maximum/Minimum
+  // terms (signed-zero ties: ir/bitwise_faithful.cpp).
+  t["aten::clamp.Tensor"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (d == DType::Bool) e.unsupported("bool input");
+    TermPtr x = e.operand(0, d);
+    if (e.node.inputs.at(1)) x = e.tc.make(TOp::Maximum, {x, e.operand(1, d)}, d);
+    if (e.node.inputs.at(2)) x = e.tc.make(TOp::Minimum, {x, e.operand(2, d)}, d);
+    return x;
+  };
   t["aten::hardtanh"] = [](OpEnv &e) {
     DType d = outDType(e);
     return clampMax(e.tc, clampMin(e.tc, e.operand(0, d), e.scalar("min_val", d)), e.scalar("max_val", d));
@@ -177,8 +247,17 @@ void addElementwise(HandlerTable &t) {
   };
   for (const char *name : {"aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy",
                            "aten::contiguous", "aten::_to_copy", "aten::to.dtype", "prims::convert_element_type",
-                           "aten::type_as"})
+                           "aten::type_as", "aten::to.device", "aten::to.dtype_layout"})
     t[name] = identity;
+  // native_dropout(x, p, train): with train false (or p = 0) the identity and
+  // an all-true mask; in training it is random (no semantics).
+  t["aten::native_dropout"] = [](OpEnv &e) {
+    const Attribute &train = e.node.attr("train");
+    bool training = train.isNone() || train.asBool();
+    if (training && e.node.attr("p").asDouble() != 0.0) e.unsupported("dropout in training (random)");
+    if (e.output == 1) return e.tc.boolConstant(true);
+    return identity(e);
+  };
   t["aten::ones_like"] = [](OpEnv &e) { return fillLike(e, 1); };
   t["aten::zeros_like"] = [](OpEnv &e) { return fillLike(e, 0); };
   // fill(self, v): self's shape and dtype, every element v (self is not read).
@@ -189,6 +268,7 @@ void addElementwise(HandlerTable &t) {
   t["aten::full"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
   t["aten::new_full"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
   t["aten::new_zeros"] = [](OpEnv &e) { return fillLike(e, 0); };
+  t["aten::new_ones"] = [](OpEnv &e) { return fillLike(e, 1); };
   t["aten::scalar_tensor"] = [](OpEnv &e) { return e.scalar("s", outDType(e)); };
 
   t["aten::add.Tensor"] = [](OpEnv &e) { return binaryArith(e, TOp::Add, false); };
@@ -205,14 +285,33 @@ void addElementwise(HandlerTable &t) {
   t["aten::mul.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Mul, true); };
   t["aten::div.Scalar"] = [](OpEnv &e) { return binaryArith(e, TOp::Div, true); };
   // div with rounding_mode=None is true division (ATen dispatches it to div.Tensor).
-  t["aten::div.Tensor_mode"] = [](OpEnv &e) {
-    const Attribute &mode = e.node.attr("rounding_mode");
-    if (!mode.isNone()) e.unsupported("rounding_mode=" + mode.str());
-    return binaryArith(e, TOp::Div, false);
-  };
+  t["aten::div.Tensor_mode"] = [](OpEnv &e) { return divMode(e, false); };
+  t["aten::div.Scalar_mode"] = [](OpEnv &e) { return divMode(e, true); };
+  t["aten::fmod.Tensor"] = [](OpEnv &e) { return fmodOrRemainder(e, false, false); };
+  t["aten::fmod.Scalar"] = [](OpEnv &e) { return fmodOrRemainder(e, false, true); };
+  t["aten::remainder.Tensor"] = [](OpEnv &e) { return fmodOrRemainder(e, true, false); };
+  t["aten::remainder.Scalar"] = [](OpEnv &e) { return fmodOrRemainder(e, true, true); };
   t["aten::maximum"] = [](OpEnv &e) { return binaryArith(e, TOp::Maximum, false); };
+  t["aten::max.other"] = t.at("aten::maximum");  // the same kernel
+  t["aten::min.other"] = [](OpEnv &e) { return binaryArith(e, TOp::Minimum, false); };
+  // prims::fma(a, b, c) = a * b + c rounded once: as a term a * b + c (two roundings,
+  // exact over the reals; ir/bitwise_faithful.cpp holds it real-only).
+  t["prims::fma"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (!isFloating(d)) e.unsupported("integer fma");
+    return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), e.operand(1, d)}, d), e.operand(2, d)}, d);
+  };
   t["aten::minimum"] = [](OpEnv &e) { return binaryArith(e, TOp::Minimum, false); };
   t["aten::atan2"] = [](OpEnv &e) { return binaryArith(e, TOp::Atan2, false); };
+  // pow(Scalar self, Tensor exponent): ATen makes self a wrapped number and
+  // runs pow.Tensor_Tensor (self == 1 gives ones).
+  t["aten::pow.Scalar"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (!isFloating(d)) e.unsupported("integral pow");
+    const Attribute &base = e.node.attr("self");
+    if (base.isScalar() && base.asDouble() == 1.0) return e.tc.constant(1, d);
+    return e.tc.make(TOp::PowT, {e.scalar("self", d), e.operand(0, d)}, d);
+  };
   t["aten::pow.Tensor_Tensor"] = [](OpEnv &e) {
     if (!isFloating(e.outType().dtype)) e.unsupported("integral pow");
     return binaryArith(e, TOp::PowT, false);
@@ -252,6 +351,32 @@ void addElementwise(HandlerTable &t) {
     DType d = e.inType(0).dtype;
     if (!isFloating(d)) return e.tc.boolConstant(false);
     return e.tc.make(TOp::IsNan, {e.operand(0, d)}, d);
+  };
+  t["aten::isinf"] = [](OpEnv &e) {
+    DType d = e.inType(0).dtype;
+    if (!isFloating(d)) return e.tc.boolConstant(false);
+    return e.tc.make(TOp::IsInf, {e.operand(0, d)}, d);
+  };
+  // &, |, ^ on bool tensors (masks); integer bit operations have no term yet.
+  for (auto [name, op] : std::vector<std::pair<const char *, TOp>>{
+           {"and", TOp::And}, {"or", TOp::Or}, {"xor", TOp::Xor}}) {
+    TOp o = op;
+    auto bitwise = [o](OpEnv &e, bool scalarOther) {
+      if (e.outType().dtype != DType::Bool) e.unsupported("integer bit operations");
+      TermPtr b = scalarOther ? e.scalar("other", DType::Bool) : e.operand(1, DType::Bool);
+      return e.tc.make(o, {e.operand(0, DType::Bool), b}, DType::Bool);
+    };
+    t[std::string("aten::bitwise_") + name + ".Tensor"] = [bitwise](OpEnv &e) { return bitwise(e, false); };
+    t[std::string("aten::bitwise_") + name + ".Scalar"] = [bitwise](OpEnv &e) { return bitwise(e, true); };
+    t[std::string("aten::__") + name + "__.Tensor"] = [bitwise](OpEnv &e) { return bitwise(e, false); };
+  }
+  t["aten::where.ScalarOther"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return e.tc.select(e.operand(0, DType::Bool), e.operand(1, d), e.scalar("other", d));
+  };
+  t["aten::where.ScalarSelf"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    return e.tc.select(e.operand(0, DType::Bool), e.scalar("self", d), e.operand(1, d));
   };
   t["aten::where.self"] = [](OpEnv &e) {
     DType d = outDType(e);

@@ -17,6 +17,8 @@
 // K must be concrete and at most kMaxIndexExtent; otherwise `unknown` with a
 // reason (a symbolic K would need a read at a symbolic position of a term,
 // which the per-element encoding does not have).
+#include <algorithm>
+
 #include "ir/op_registry.h"
 #include "src/sem/semantics.h"
 
@@ -123,6 +125,91 @@ TermPtr scatter(OpEnv &e) {
     r = e.tc.select(hits(e, e.operandAt(1, q, DType::I64), e.index[dim], k, false), written, r);
   }
   return r;
+}
+
+// scatter_add(self, dim, index, src): Note [Scatter semantics], every write
+// added: out[p] = self[p] + sum_j (index[q_j] == p[dim] ? src[q_j] : 0) with
+// q_j = p, dim := j, for the positions p inside index's shape (index may be
+// shorter than self in the other dims: there out[p] = self[p]). The sum is a
+// reduction of scatter_add (its order of accumulation is the kernel's).
+TermPtr scatterAdd(OpEnv &e) {
+  const TensorType &x = e.inType(0), &idx = e.inType(1);
+  if (x.rank() == 0) e.unsupported("scatter_add into a 0-dim tensor");
+  if (x.dtype == DType::Bool) e.unsupported("scatter_add into a bool tensor");
+  int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
+  int64_t k = extentOf(e, x.shape[dim], "scatter_add");
+  DType d = e.outType().dtype;
+  TermPtr inside = nullptr;  // p lies inside index's shape in the other dims
+  for (int64_t j = 0; j < x.rank(); ++j) {
+    if (j == dim || idx.shape[j] == x.shape[j]) continue;
+    if (!idx.shape[j].isConcrete()) e.unsupported("scatter_add with a symbolic index shape");
+    TermPtr in = e.tc.indexCmp(IndexCmpKind::Lt, e.index[j], IndexExpr::constant(idx.shape[j].size()));
+    inside = inside ? e.tc.make(TOp::And, {inside, in}, DType::Bool) : in;
+  }
+  TermPtr sum = sumDims(e, idx.shape, {dim}, e.index, d, [&](const Idx &q) {
+    TermPtr hit = hits(e, e.operandAt(1, q, DType::I64), e.index[dim], k, false);
+    return e.tc.select(hit, e.operandAt(2, q, d), e.tc.constant(0, d));
+  });
+  TermPtr self = e.operandAt(0, e.index, d);
+  TermPtr added = e.tc.make(TOp::Add, {self, sum}, d);
+  return inside ? e.tc.select(inside, added, self) : added;
+}
+
+// index.Tensor(self, [None..., i_0, ..., i_{m-1}, None...]): advanced indexing
+// with integer index tensors broadcast to a shape B. Adjacent index tensors
+// replace their dims in place (out = [before..., B..., after...]); separated
+// by a None they go first (out = [B..., the other dims...]). Each index reads
+// self's dim at i_k[b] in [0, K), or K + i_k[b] for i_k[b] in [-K, 0); others
+// raise (Note [Data-dependent indices]). Bool masks: no term (their result's
+// shape depends on the data).
+TermPtr indexTensor(OpEnv &e) {
+  const TensorType &x = e.inType(0);
+  int64_t m = static_cast<int64_t>(e.node.inputs.size()) - 1;
+  std::vector<int64_t> dims;  // self's dims that are indexed
+  Shape b;
+  for (int64_t k = 0; k < m; ++k) {
+    if (!e.node.inputs[k + 1]) continue;
+    const TensorType &it = e.inType(static_cast<int>(k + 1));
+    if (!isIntegral(it.dtype) || it.dtype == DType::Bool) e.unsupported("a " + std::string(dtypeName(it.dtype)) + " index");
+    dims.push_back(k);
+    b = broadcastShapes(b, it.shape);
+  }
+  if (dims.empty()) e.unsupported("no index tensor");
+  bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  int64_t first = adjacent ? dims.front() : 0;  // where B sits in the output
+  int64_t nb = static_cast<int64_t>(b.size());
+  Idx at(e.index.begin() + first, e.index.begin() + first + nb);  // position in B
+  // self's index with the indexed dims at 0 (filled per dispatch below).
+  Idx base;
+  int64_t o = 0;
+  for (int64_t dIdx = 0; dIdx < x.rank(); ++dIdx) {
+    if (o == first && (adjacent ? dIdx == dims.front() : dIdx == 0)) o += nb;
+    if (std::find(dims.begin(), dims.end(), dIdx) != dims.end()) {
+      base.push_back(IndexExpr::constant(0));
+    } else {
+      base.push_back(e.index.at(o++));
+    }
+  }
+  DType d = e.outType().dtype;
+  std::function<TermPtr(size_t, Idx)> read = [&](size_t k, Idx pos) -> TermPtr {
+    if (k == dims.size()) return e.operandAt(0, pos, d);
+    int64_t dim = dims[k];
+    int64_t ext = extentOf(e, x.shape.at(dim), "index.Tensor");
+    const TensorType &it = e.inType(static_cast<int>(dim + 1));
+    TermPtr v = e.tc.cast(e.operandAt(static_cast<int>(dim + 1), broadcastIndex(it.shape, at), it.dtype), DType::I64);
+    auto readAtPos = [&](int64_t j) {
+      Idx p = pos;
+      p[dim] = IndexExpr::constant(j);
+      return read(k + 1, p);
+    };
+    TermPtr r = dispatch(e, v, ext, d, readAtPos);
+    for (int64_t j = ext; j-- > 0;) {  // negative indices count from the end
+      TermPtr isNeg = e.tc.make(TOp::Eq, {v, e.tc.intConstant(j - ext, DType::I64)}, DType::I64);
+      r = e.tc.select(isNeg, readAtPos(j), r);
+    }
+    return r;
+  };
+  return read(0, base);
 }
 
 // Note [index_put semantics]
@@ -349,6 +436,8 @@ void addIndex(HandlerTable &t) {
   t["aten::scatter.value"] = scatter;
   t["aten::scatter.src"] = scatter;
   t["aten::index_put"] = indexPut;
+  t["aten::scatter_add"] = scatterAdd;
+  t["aten::index.Tensor"] = indexTensor;
   t["aten::nll_loss_forward"] = nllForward;
   t["aten::nll_loss_backward"] = nllBackward;
 }

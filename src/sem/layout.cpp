@@ -89,7 +89,167 @@ TermPtr triangle(OpEnv &e, bool lower) {
 }  // namespace
 
 void addLayout(HandlerTable &t) {
+  // copy(self, src): src broadcast to self's shape, in self's dtype.
+  t["aten::copy"] = [](OpEnv &e) { return e.operand(1, e.outType().dtype); };
+  // repeat(x, repeats): the output has len(repeats) dims; x's dims are the
+  // trailing ones, each read modulo its size.
+  t["aten::repeat"] = [](OpEnv &e) {
+    const Shape &in = e.inType(0).shape;
+    size_t lead = e.index.size() - in.size();
+    std::vector<IndexExpr> idx;
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (!in[d].isConcrete()) e.unsupported("repeat of a symbolic dim");
+      idx.push_back(in[d].size() == 0 ? e.index[lead + d] : e.index[lead + d].mod(in[d].size(), e.tc.vars));
+    }
+    return passThrough(e, idx);
+  };
+  // select_scatter(self, src, dim, index): src at position `index` of `dim`, self elsewhere.
+  t["aten::select_scatter"] = [](OpEnv &e) {
+    const Shape &in = e.inType(0).shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(in.size()));
+    if (!in[d].isConcrete()) e.unsupported("select_scatter along a symbolic dim");
+    int64_t at = e.node.attr("index").asInt();
+    if (at < 0) at += in[d].size();
+    if (at < 0 || at >= in[d].size()) e.unsupported("index out of range");
+    DType dt = e.outType().dtype;
+    std::vector<IndexExpr> srcIdx = e.index;
+    srcIdx.erase(srcIdx.begin() + d);
+    TermPtr hit = e.tc.indexCmp(IndexCmpKind::Eq, e.index[d], IndexExpr::constant(at));
+    return e.tc.select(hit, e.operandAt(1, srcIdx, dt), e.operandAt(0, e.index, dt));
+  };
+  // diagonal(x, offset, dim1, dim2): dim1 and dim2 removed, a last dim k added:
+  // x[..., k + max(-offset, 0) at dim1, k + max(offset, 0) at dim2, ...].
+  t["aten::diagonal"] = [](OpEnv &e) {
+    int64_t r = e.inType(0).rank();
+    int64_t d1 = wrapped(e, e.node.attr("dim1").asInt(), r), d2 = wrapped(e, e.node.attr("dim2").asInt(), r);
+    if (d1 == d2) e.unsupported("dim1 == dim2");
+    int64_t off = e.node.attr("offset").asInt();
+    std::vector<IndexExpr> idx(r);
+    size_t o = 0;
+    for (int64_t d = 0; d < r; ++d)
+      if (d != d1 && d != d2) idx[d] = e.index[o++];
+    const IndexExpr &k = e.index.back();
+    idx[d1] = k + std::max<int64_t>(-off, 0);
+    idx[d2] = k + std::max<int64_t>(off, 0);
+    return passThrough(e, idx);
+  };
+  // Note [Reflection and replication padding]
+  // reflection_padNd / replication_padNd pad the last N dims by pad = [left, right, ...]
+  // (last dim first). Output position i reads input position j = i - left mapped into
+  // [0, size): reflection mirrors without repeating the edge (j < 0: -j; j >= size:
+  // 2 (size - 1) - j), replication clamps. Selects on index comparisons; concrete dims only.
+  for (const char *name : {"aten::reflection_pad1d", "aten::reflection_pad2d", "aten::reflection_pad3d",
+                           "aten::replication_pad1d", "aten::replication_pad2d", "aten::replication_pad3d"}) {
+    bool reflect = std::string(name).find("reflection") != std::string::npos;
+    t[name] = [reflect](OpEnv &e) {
+      const std::vector<int64_t> &pad = e.node.attr("padding").asInts();
+      const Shape &in = e.inType(0).shape;
+      int64_t r = static_cast<int64_t>(in.size());
+      DType dt = e.outType().dtype;
+      // Every combination of (below, inside, above) per padded dim is one read.
+      std::vector<std::vector<std::pair<TermPtr, IndexExpr>>> choices;  // per padded dim: (condition, position)
+      std::vector<int64_t> dims;
+      for (size_t k = 0; 2 * k < pad.size(); ++k) {
+        int64_t d = r - 1 - static_cast<int64_t>(k);
+        if (!in[d].isConcrete()) e.unsupported("padding a symbolic dim");
+        int64_t size = in[d].size(), left = pad[2 * k];
+        if (reflect && (left >= size || pad[2 * k + 1] >= size)) e.unsupported("padding not smaller than the dim");
+        IndexExpr j = e.index[d] + (-left);
+        TermPtr below = e.tc.indexCmp(IndexCmpKind::Lt, j, IndexExpr::constant(0));
+        TermPtr above = e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::constant(size), j);
+        choices.push_back({{below, reflect ? j * -1 : IndexExpr::constant(0)},
+                           {above, reflect ? j * -1 + 2 * (size - 1) : IndexExpr::constant(size - 1)},
+                           {nullptr, j}});
+        dims.push_back(d);
+      }
+      std::function<TermPtr(size_t, std::vector<IndexExpr>)> build = [&](size_t k, std::vector<IndexExpr> idx) -> TermPtr {
+        if (k == dims.size()) return e.operandAt(0, idx, dt);
+        TermPtr result = nullptr;
+        for (auto it = choices[k].rbegin(); it != choices[k].rend(); ++it) {
+          idx[dims[k]] = it->second;
+          TermPtr v = build(k + 1, idx);
+          result = it->first ? e.tc.select(it->first, v, result) : v;
+        }
+        return result;
+      };
+      return build(0, e.index);
+    };
+  }
   t["aten::view"] = view;
+  t["aten::flatten.using_ints"] = view;
+  // diff(self, n=1, dim, prepend?, append?): z = cat(prepend, self, append) along dim;
+  // out[i] = z[i + 1] - z[i] (for bool, z[i + 1] != z[i]). Higher n: no term.
+  t["aten::diff"] = [](OpEnv &e) {
+    if (e.node.attr("n").asInt() != 1) e.unsupported("n other than 1");
+    int64_t r = e.inType(0).rank();
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), r);
+    DType dt = e.outType().dtype;
+    std::vector<std::pair<int, int64_t>> parts;  // (operand, its size along d), in order
+    for (int op : {1, 0, 2}) {
+      if (op != 0 && (e.node.inputs.size() <= static_cast<size_t>(op) || !e.node.inputs[op])) continue;
+      const Dim &n = e.inType(op).shape.at(d);
+      if (!n.isConcrete()) e.unsupported("a symbolic dim");
+      parts.push_back({op, n.size()});
+    }
+    auto z = [&](const IndexExpr &p) {  // element p of the concatenation
+      TermPtr result = nullptr;
+      int64_t start = 0;
+      std::vector<std::pair<TermPtr, TermPtr>> pieces;
+      for (auto [op, n] : parts) {
+        std::vector<IndexExpr> idx = e.index;
+        idx[d] = p + (-start);
+        TermPtr v = e.operandAt(op, broadcastIndex(e.inType(op).shape, idx), dt);
+        pieces.push_back({e.tc.indexCmp(IndexCmpKind::Lt, p, IndexExpr::constant(start + n)), v});
+        start += n;
+      }
+      for (auto it = pieces.rbegin(); it != pieces.rend(); ++it)
+        result = result ? e.tc.select(it->first, it->second, result) : it->second;
+      return result;
+    };
+    TermPtr hi = z(e.index[d] + 1), lo = z(e.index[d]);
+    if (dt == DType::Bool) return e.tc.make(TOp::Ne, {hi, lo}, DType::Bool);
+    return e.tc.make(TOp::Sub, {hi, lo}, dt);
+  };
+  // select_backward(grad, input_sizes, dim, index): zeros with grad at position `index` of `dim`.
+  t["aten::select_backward"] = [](OpEnv &e) {
+    const Shape &s = e.outType().shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(s.size()));
+    if (!s[d].isConcrete()) e.unsupported("select_backward along a symbolic dim");
+    int64_t at = e.node.attr("index").asInt();
+    if (at < 0) at += s[d].size();
+    DType dt = e.outType().dtype;
+    std::vector<IndexExpr> g = e.index;
+    g.erase(g.begin() + d);
+    TermPtr hit = e.tc.indexCmp(IndexCmpKind::Eq, e.index[d], IndexExpr::constant(at));
+    return e.tc.select(hit, e.operandAt(0, g, dt), e.tc.constant(0, dt));
+  };
+  // slice_backward(grad, input_sizes, dim, start, end, step): zeros with grad at
+  // positions start, start + step, ... before end of `dim`.
+  t["aten::slice_backward"] = [](OpEnv &e) {
+    const Shape &s = e.outType().shape;
+    int64_t d = wrapped(e, e.node.attr("dim").asInt(), static_cast<int64_t>(s.size()));
+    if (!s[d].isConcrete()) e.unsupported("slice_backward along a symbolic dim");
+    const int64_t size = s[d].size();
+    int64_t step = e.node.attr("step").asInt();
+    if (step < 1) e.unsupported("a step below 1");
+    auto bound = [&](const char *name) {
+      int64_t v = e.node.attr(name).asInt();
+      if (v < 0) v += size;
+      return std::clamp<int64_t>(v, 0, size);
+    };
+    int64_t start = bound("start"), end = std::max(bound("end"), start);
+    DType dt = e.outType().dtype;
+    std::vector<IndexExpr> g = e.index;
+    IndexExpr off = e.index[d] + (-start);
+    g[d] = step == 1 ? off : off.floorDiv(step, e.tc.vars);
+    TermPtr in = e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::constant(start), e.index[d]),
+                                      e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(end))},
+                           DType::Bool);
+    if (step != 1)
+      in = e.tc.make(TOp::And, {in, e.tc.indexCmp(IndexCmpKind::Eq, off.mod(step, e.tc.vars), IndexExpr::constant(0))},
+                     DType::Bool);
+    return e.tc.select(in, e.operandAt(0, g, dt), e.tc.constant(0, dt));
+  };
   t["aten::reshape"] = view;
   t["aten::_unsafe_view"] = view;
   t["aten::_reshape_alias"] = reshapeAlias;

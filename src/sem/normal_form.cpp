@@ -610,9 +610,11 @@ struct NormalForm::Impl {
       return mul(scale(x, Rat(1, 2)), add(constant(1), th));
     }
     case TOp::Abs: case TOp::Tanh: case TOp::Erf: case TOp::Log1p: case TOp::Expm1: case TOp::Sin:
-    case TOp::Cos: case TOp::Floor: case TOp::Ceil: case TOp::Round:
+    case TOp::Cos: case TOp::Floor: case TOp::Ceil: case TOp::Round: case TOp::Trunc: case TOp::Tan:
+    case TOp::Asin: case TOp::Acos: case TOp::Atan: case TOp::Sinh: case TOp::Cosh: case TOp::Asinh:
+    case TOp::Acosh: case TOp::Atanh: case TOp::Log2: case TOp::Log10:
       return fn(topName(t->op), {A(0)}, false, text);
-    case TOp::Atan2: case TOp::PowT:
+    case TOp::Atan2: case TOp::PowT: case TOp::Fmod:
       return fn(topName(t->op), {A(0), A(1)}, false, text);
     case TOp::Maximum: case TOp::Minimum: {
       // Over the reals max and min commute.

@@ -83,6 +83,39 @@ void addReductions(HandlerTable &t) {
   t["aten::var.dim"] = [](OpEnv &e) {
     return varOf(e, dimsOf(e), keepdimOf(e), e.node.attr("unbiased").asBool() ? 1 : 0);
   };
+  // cumsum(x, dim)[..i..] = sum_{k <= i} x[..k..]: a sum over the whole dim
+  // with the terms past i replaced by 0. ATen (CPU) accumulates in the dtype's
+  // accumulation type (double for float, float for half types).
+  t["aten::cumsum"] = [](OpEnv &e) {
+    DType d = e.outType().dtype;
+    if (!e.node.attr("dtype").isNone() && e.inType(0).dtype != d) e.unsupported("dtype argument");
+    if (d == DType::Bool) e.unsupported("bool result");
+    DType acc = d == DType::F32 ? DType::F64 : accDType(d);
+    const Shape &in = e.inType(0).shape;
+    if (in.empty()) return e.operand(0, d);  // a 0-dim tensor is its own cumulative sum
+    int64_t dim = wrapDim(e.node.attr("dim").asInt(), static_cast<int64_t>(in.size())).value_or(0);
+    int k = e.tc.vars.fresh(in[dim], "k");
+    std::vector<IndexExpr> idx = e.index;
+    idx[dim] = IndexExpr::var(k);
+    TermPtr upTo = e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::var(k), e.index[dim]);
+    TermPtr body = e.tc.select(upTo, e.operandAt(0, idx, acc), e.tc.constant(0, acc));
+    return e.tc.cast(e.tc.reduce(TOp::Sum, k, body, acc, e.node.op), d);
+  };
+  // any: whether some element is nonzero (NaN is), as a count of nonzero
+  // elements compared with 0 (an integer sum: exact, and every interpreter has it).
+  for (const char *name : {"aten::any", "aten::any.dim"}) {
+    t[name] = [](OpEnv &e) {
+      if (e.outType().dtype != DType::Bool) e.unsupported("a result that is not bool");
+      DType in = e.inType(0).dtype;
+      std::vector<int64_t> dims = e.node.op == "aten::any" ? dimsOf(e, "none") : dimsOf(e);
+      TermPtr n = reduceDims(e, TOp::Sum, dims, keepdimOf(e), DType::I64, [&](const std::vector<IndexExpr> &idx) {
+        TermPtr x = e.operandAt(0, idx, in);
+        TermPtr nonzero = in == DType::Bool ? x : e.tc.make(TOp::Ne, {x, e.tc.constant(0, in)}, in);
+        return e.tc.cast(nonzero, DType::I64);
+      });
+      return e.tc.make(TOp::Ne, {n, e.tc.intConstant(0, DType::I64)}, DType::I64);
+    };
+  }
   t["aten::max.dim"] = [](OpEnv &e) {
     if (e.output != 0) e.unsupported("the indices output");
     DType d = e.outType().dtype;

@@ -18,6 +18,7 @@ const HandlerTable &handlers() {
     addComposite(t);
     addIndex(t);
     addAttention(t);
+    addConvolution(t);
     return t;
   }();
   return table;

@@ -1,6 +1,6 @@
 // Per-element semantics of IR ops (Note [Symbolic terms]): one entry point,
 // one file per op family (elementwise.cpp, reduction.cpp, layout.cpp,
-// matmul.cpp, composite.cpp, index.cpp, attention.cpp).
+// matmul.cpp, composite.cpp, index.cpp, attention.cpp, convolution.cpp).
 #pragma once
 
 #include <functional>
@@ -57,6 +57,7 @@ void addMatmul(HandlerTable &t);
 void addComposite(HandlerTable &t);
 void addIndex(HandlerTable &t);  // index.cpp: gather, index_select, embedding, nll_loss (issue 4)
 void addAttention(HandlerTable &t);  // attention.cpp: scaled_dot_product_attention
+void addConvolution(HandlerTable &t);  // convolution.cpp: convolution, pooling
 
 // Helpers shared by families.
 // Index of operand with `shape` broadcast against an output index.

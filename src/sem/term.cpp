@@ -89,6 +89,19 @@ const char *topName(TOp op) {
   case TOp::Gelu: return "gelu";
   case TOp::GeluTanh: return "gelu_tanh";
   case TOp::Silu: return "silu";
+  case TOp::Tan: return "tan";
+  case TOp::Asin: return "asin";
+  case TOp::Acos: return "acos";
+  case TOp::Atan: return "atan";
+  case TOp::Sinh: return "sinh";
+  case TOp::Cosh: return "cosh";
+  case TOp::Asinh: return "asinh";
+  case TOp::Acosh: return "acosh";
+  case TOp::Atanh: return "atanh";
+  case TOp::Log2: return "log2";
+  case TOp::Log10: return "log10";
+  case TOp::Fmod: return "fmod";
+  case TOp::Trunc: return "trunc";
   case TOp::PowC: return "powc";
   case TOp::Raise: return "raise";
   case TOp::Floor: return "floor";
@@ -122,7 +135,9 @@ bool isUninterpreted(TOp op) {
   switch (op) {
   case TOp::Exp: case TOp::Log: case TOp::Log1p: case TOp::Expm1: case TOp::Rsqrt: case TOp::Tanh:
   case TOp::Sigmoid: case TOp::Sin: case TOp::Cos: case TOp::Erf: case TOp::Atan2: case TOp::PowT:
-  case TOp::Gelu: case TOp::GeluTanh: case TOp::Silu:
+  case TOp::Gelu: case TOp::GeluTanh: case TOp::Silu: case TOp::Tan: case TOp::Asin: case TOp::Acos:
+  case TOp::Atan: case TOp::Sinh: case TOp::Cosh: case TOp::Asinh: case TOp::Acosh: case TOp::Atanh:
+  case TOp::Log2: case TOp::Log10: case TOp::Fmod:
     return true;
   default:
     return false;

@@ -32,8 +32,10 @@ enum class TOp {
   // Transcendental and library functions: uninterpreted in proofs.
   Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Erf, Atan2, PowT,
   Gelu, GeluTanh, Silu,
+  Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log2, Log10,
+  Fmod,  // C's fmod (exact in IEEE, but no SMT theory has it)
   PowC,  // x ** constant (attribute num)
-  Floor, Ceil, Round, Sign, IsNan, IsInf,
+  Floor, Ceil, Round, Trunc, Sign, IsNan, IsInf,
   Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Not,
   Select, Cast,
   Raise,  // the op raises here (an index out of range): Note [Data-dependent indices]

@@ -305,6 +305,7 @@ z3::expr Encoder::compute(TermPtr t) {
     case TOp::Floor: return z3::expr(c_, Z3_mk_fpa_round_to_integral(c_, z3::expr(c_, Z3_mk_fpa_rtn(c_)), A(0)));
     case TOp::Ceil: return z3::expr(c_, Z3_mk_fpa_round_to_integral(c_, z3::expr(c_, Z3_mk_fpa_rtp(c_)), A(0)));
     case TOp::Round: return z3::expr(c_, Z3_mk_fpa_round_to_integral(c_, rne(), A(0)));
+    case TOp::Trunc: return z3::expr(c_, Z3_mk_fpa_round_to_integral(c_, z3::expr(c_, Z3_mk_fpa_rtz(c_)), A(0)));
     case TOp::PowC:
       if (t->num == 2) return binaryFp(TOp::Mul, A(0), A(0));
       if (t->num == 3) return binaryFp(TOp::Mul, binaryFp(TOp::Mul, A(0), A(0)), A(0));
@@ -316,7 +317,7 @@ z3::expr Encoder::compute(TermPtr t) {
   }
   // Uninterpreted: same function of the same arguments on both sides.
   if (sem::isUninterpreted(t->op) || t->op == TOp::Sqrt || t->op == TOp::Floor || t->op == TOp::Ceil ||
-      t->op == TOp::Round) {
+      t->op == TOp::Round || t->op == TOp::Trunc) {
     std::vector<z3::expr> args;
     for (size_t i = 0; i < t->args.size(); ++i) args.push_back(A(static_cast<int>(i)));
     return uf(sem::topName(t->op), args, s);

@@ -47,7 +47,19 @@ std::vector<AuditCase> build() {
                          "aten::tanh", "aten::sigmoid", "aten::sin", "aten::cos", "aten::erf", "aten::reciprocal",
                          "aten::silu"})
     c.push_back(unary(op, kF));
-  for (const char *op : {"aten::floor", "aten::ceil", "aten::round"}) c.push_back(unary(op, kFI));
+  for (const char *op : {"aten::floor", "aten::ceil", "aten::round", "aten::trunc"}) c.push_back(unary(op, kFI));
+  for (const char *op : {"aten::tan", "aten::asin", "aten::acos", "aten::atan", "aten::sinh", "aten::cosh",
+                         "aten::asinh", "aten::acosh", "aten::atanh", "aten::log2", "aten::log10"})
+    c.push_back(unary(op, kF));
+  c.push_back(unary("aten::isinf", kFI, "", "bool"));
+  c.push_back(unary("aten::pow.Scalar", kF, "self=2.5"));
+  c.push_back(unary("aten::pow.Scalar", kF, "self=-0.5"));
+  c.push_back(unary("aten::fmod.Scalar", kF, "other=1.5"));
+  c.push_back(unary("aten::remainder.Scalar", kF, "other=-2"));
+  c.push_back(unary("aten::div.Scalar_mode", kF, "other=3, rounding_mode=\"trunc\""));
+  c.push_back(unary("aten::div.Scalar_mode", kF, "other=-0.5, rounding_mode=\"floor\""));
+  for (const char *op : {"aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"})
+    c.push_back(unary(op, {"bool"}, "other=true"));
   c.push_back(unary("aten::gelu", kF, "approximate=\"none\""));
   c.push_back(unary("aten::gelu", kF, "approximate=\"tanh\""));
   for (const char *op : {"aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy", "aten::contiguous"})
@@ -94,6 +106,8 @@ std::vector<AuditCase> build() {
   c.push_back(unary("aten::_to_copy", kF, "dtype=i64", "i64"));
   c.push_back(unary("aten::_to_copy", kFI, "dtype=bool", "bool"));
   c.push_back(unary("aten::to.dtype", kFI, "dtype=f64", "f64"));
+  c.push_back(unary("aten::to.device", kFI, "device=\"cpu\", dtype=f32", "f32"));
+  c.push_back(unary("aten::to.dtype_layout", kFI, "dtype=f64", "f64"));
   c.push_back(unary("prims::convert_element_type", kFI, "dtype=f32", "f32"));
   // ---- elementwise, binary
   for (const char *op : {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::maximum",
@@ -108,6 +122,24 @@ std::vector<AuditCase> build() {
   c.push_back(broadcast("aten::div.Tensor", kF));
   c.push_back(binary("aten::div.Tensor_mode", kF, "rounding_mode=none"));
   c.push_back(binary("aten::pow.Tensor_Tensor", kF));
+  c.push_back(binary("aten::div.Tensor_mode", kF, "rounding_mode=\"trunc\""));
+  c.push_back(binary("aten::max.other", kFI));
+  c.push_back(binary("aten::min.other", kFI));
+  c.push_back({"prims::fma", kF,
+               "(%a: $T$S, %b: $T$S, %c: $T$S) -> ($T$S) {\n  %y: $T$S = prims::fma(%a, %b, %c)\n  return %y\n}", kShapes, true});
+  c.push_back(fixed("aten::where.ScalarOther", kFI, "(%m: bool[3,5], %x: $T[5]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::where.ScalarOther(%m, %x) {other=-2}\n  return %y\n}"));
+  c.push_back(fixed("aten::where.ScalarSelf", kF, "(%m: bool[3,5], %x: $T[5]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::where.ScalarSelf(%m, %x) {self=0.1}\n  return %y\n}"));
+  c.push_back(binary("aten::div.Tensor_mode", kF, "rounding_mode=\"floor\""));
+  c.push_back(binary("aten::fmod.Tensor", kF));
+  c.push_back(binary("aten::remainder.Tensor", kF));
+  c.push_back(broadcast("aten::remainder.Tensor", kF));
+  for (const char *op : {"aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor", "aten::bitwise_xor.Tensor",
+                         "aten::__and__.Tensor", "aten::__or__.Tensor", "aten::__xor__.Tensor"})
+    c.push_back(binary(op, {"bool"}));
+  c.push_back({"aten::clamp.Tensor", kFI,
+               "(%x: $T$S, %a: $T$S, %b: $T$S) -> ($T$S) {\n  %y: $T$S = aten::clamp.Tensor(%x, %a, %b)\n  return %y\n}",
+               kShapes, true});
+  c.push_back(fixed("aten::clamp.Tensor", kF, "(%x: $T[3,5], %a: $T[5]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::clamp.Tensor(%x, %a, none)\n  return %y\n}"));
   c.push_back(binary("aten::atan2", kF));
   for (const char *op : {"aten::eq.Tensor", "aten::ne.Tensor", "aten::lt.Tensor", "aten::le.Tensor", "aten::gt.Tensor",
                          "aten::ge.Tensor"}) {
@@ -169,6 +201,132 @@ std::vector<AuditCase> build() {
   reduce("aten::mean", kF, "(%x: $T[3,40]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
   reduce("aten::max.dim", kF, "(%x: $T[4,6]) -> ($T[4], i64[4]) {\n  %y: $T[4], %i: i64[4] = OP(%x) {dim=1}\n  return %y, %i\n}");
   reduce("aten::min.dim", kF, "(%x: $T[4,6]) -> ($T[4], i64[4]) {\n  %y: $T[4], %i: i64[4] = OP(%x) {dim=1}\n  return %y, %i\n}");
+  reduce("aten::cumsum", {"f32", "f64", "f16", "bf16", "i64"}, "(%x: $T[4,6]) -> ($T[4,6]) {\n  %y: $T[4,6] = OP(%x) {dim=1}\n  return %y\n}");
+  reduce("aten::cumsum", kF, "(%x: $T[5,2]) -> ($T[5,2]) {\n  %y: $T[5,2] = OP(%x) {dim=-2}\n  return %y\n}");
+  // ---- convolution and pooling (Note [Windows] in src/sem/convolution.cpp)
+  c.push_back(fixed("aten::convolution", kF32,
+                    "(%x: $T[2,3,5,6], %w: $T[4,3,2,3], %b: $T[4]) -> ($T[2,4,6,2]) {\n  %y: $T[2,4,6,2] = aten::convolution(%x, %w, %b) "
+                    "{stride=[1,2], padding=[1,0], dilation=[1,1], transposed=false, output_padding=[0,0], groups=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::convolution", kF32,
+                    "(%x: $T[1,4,5,5], %w: $T[6,2,3,3]) -> ($T[1,6,2,3]) {\n  %y: $T[1,6,2,3] = aten::convolution(%x, %w, none) "
+                    "{stride=[2,2], padding=[0,1], dilation=[1,1], transposed=false, output_padding=[0,0], groups=2}\n  return %y\n}"));
+  c.push_back(fixed("aten::convolution", kF32,
+                    "(%x: $T[2,2,9], %w: $T[3,2,3], %b: $T[3]) -> ($T[2,3,9]) {\n  %y: $T[2,3,9] = aten::convolution(%x, %w, %b) "
+                    "{stride=[1], padding=[2], dilation=[2], transposed=false, output_padding=[0], groups=1}\n  return %y\n}"));
+  // The evaluator computes every output of a node, and max pooling's indices have no term:
+  // the values are audited through max_pool2d/3d, which LibTorch runs through the same
+  // _with_indices kernels.
+  c.push_back(fixed("aten::max_pool2d", kF32,
+                    "(%x: $T[2,3,7,6]) -> ($T[2,3,4,3]) {\n  %y: $T[2,3,4,3] = aten::max_pool2d(%x) "
+                    "{kernel_size=[3,2], stride=[2,2], padding=[1,0], dilation=[1,1], ceil_mode=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::max_pool2d", kF32,
+                    "(%x: $T[3,5,5]) -> ($T[3,3,3]) {\n  %y: $T[3,3,3] = aten::max_pool2d(%x) "
+                    "{kernel_size=[2,2], stride=[2,2], padding=[0,0], dilation=[1,1], ceil_mode=true}\n  return %y\n}"));
+  c.push_back(fixed("aten::max_pool1d", kF32,
+                    "(%x: $T[2,3,8]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::max_pool1d(%x) "
+                    "{kernel_size=[3], stride=[2], padding=[1], dilation=[1], ceil_mode=false}\n  return %y\n}"));
+  for (const char *nd : {"2d", "3d"}) {
+    std::string shape = std::string(nd) == "2d" ? "[1,2,4,4]" : "[1,2,2,4,4]";
+    std::string out = std::string(nd) == "2d" ? "[1,2,2,2]" : "[1,2,1,2,2]";
+    std::string k = std::string(nd) == "2d" ? "[2,2]" : "[2,2,2]", z = std::string(nd) == "2d" ? "[0,0]" : "[0,0,0]";
+    std::string one = std::string(nd) == "2d" ? "[1,1]" : "[1,1,1]";
+    std::string op = std::string("aten::max_pool") + nd + "_with_indices";
+    c.push_back(fixed(op, kF32, "(%x: $T" + shape + ") -> ($T" + out + ") {\n  %y: $T" + out + ", %i: i64" + out + " = " + op +
+                                    "(%x) {kernel_size=" + k + ", stride=" + k + ", padding=" + z + ", dilation=" + one +
+                                    ", ceil_mode=false}\n  return %y\n}"));
+  }
+  c.push_back(fixed("aten::max_pool3d", kF32,
+                    "(%x: $T[1,2,4,5,5]) -> ($T[1,2,2,3,2]) {\n  %y: $T[1,2,2,3,2] = aten::max_pool3d(%x) "
+                    "{kernel_size=[2,3,2], stride=[2,2,2], padding=[0,1,0], dilation=[1,1,2], ceil_mode=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool2d", kF32,
+                    "(%x: $T[2,3,7,6]) -> ($T[2,3,4,3]) {\n  %y: $T[2,3,4,3] = aten::avg_pool2d(%x) "
+                    "{kernel_size=[3,2], stride=[2,2], padding=[1,0], ceil_mode=false, count_include_pad=true, divisor_override=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool2d", kF32,
+                    "(%x: $T[2,3,7,6]) -> ($T[2,3,4,4]) {\n  %y: $T[2,3,4,4] = aten::avg_pool2d(%x) "
+                    "{kernel_size=[3,2], stride=[2,2], padding=[1,1], ceil_mode=true, count_include_pad=false, divisor_override=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool2d", kF32,
+                    "(%x: $T[1,5,5]) -> ($T[1,3,3]) {\n  %y: $T[1,3,3] = aten::avg_pool2d(%x) "
+                    "{kernel_size=[2,2], stride=[2,2], padding=[0,0], ceil_mode=true, count_include_pad=true, divisor_override=3}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool1d", kF32,
+                    "(%x: $T[2,3,8]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::avg_pool1d(%x) "
+                    "{kernel_size=[3], stride=[2], padding=[1], ceil_mode=false, count_include_pad=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool3d", kF32,
+                    "(%x: $T[1,2,4,4,5]) -> ($T[1,2,2,2,3]) {\n  %y: $T[1,2,2,2,3] = aten::avg_pool3d(%x) "
+                    "{kernel_size=[2,2,3], stride=[2,2,2], padding=[0,0,1], ceil_mode=false, count_include_pad=true, divisor_override=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::any", kFIB, "(%x: $T[4,6]) -> (bool[]) {\n  %y: bool[] = aten::any(%x)\n  return %y\n}"));
+  c.push_back(fixed("aten::any.dim", kFIB, "(%x: $T[4,6]) -> (bool[4,1]) {\n  %y: bool[4,1] = aten::any.dim(%x) {dim=1, keepdim=true}\n  return %y\n}"));
+  c.push_back(fixed("aten::native_dropout", kF, "(%x: $T[3,5]) -> ($T[3,5], bool[3,5]) {\n  %y: $T[3,5], %m: bool[3,5] = aten::native_dropout(%x) {p=0.5, train=false}\n  return %y, %m\n}"));
+  for (const char *nd : {"1d", "2d", "3d"}) {
+    std::string op = std::string("aten::conv") + nd;
+    std::string x = nd == std::string("1d") ? "[2,2,7]" : nd == std::string("2d") ? "[1,2,5,6]" : "[1,2,3,4,4]";
+    std::string w = nd == std::string("1d") ? "[3,2,3]" : nd == std::string("2d") ? "[3,2,3,2]" : "[3,2,2,3,2]";
+    std::string y = nd == std::string("1d") ? "[2,3,7]" : nd == std::string("2d") ? "[1,3,5,7]" : "[1,3,4,4,5]";
+    c.push_back(fixed(op, kF32, "(%x: $T" + x + ", %w: $T" + w + ", %b: $T[3]) -> ($T" + y + ") {\n  %y: $T" + y + " = " + op +
+                                    "(%x, %w, %b) {stride=[1], padding=[1], dilation=[1], groups=1}\n  return %y\n}"));
+  }
+  c.push_back(fixed("aten::convolution_backward", kF32,
+                    "(%g: $T[2,4,3,1], %x: $T[2,2,5,6], %w: $T[4,1,2,3]) -> ($T[2,2,5,6], $T[4,1,2,3], $T[4]) {\n"
+                    "  %gi: $T[2,2,5,6], %gw: $T[4,1,2,3], %gb: $T[4] = aten::convolution_backward(%g, %x, %w) {bias_sizes=[4], "
+                    "stride=[2,2], padding=[1,0], dilation=[1,2], transposed=false, output_padding=[0,0], groups=2, "
+                    "output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
+  c.push_back(fixed("aten::convolution_backward", kF32,
+                    "(%g: $T[2,3,7], %x: $T[2,2,9], %w: $T[3,2,3]) -> ($T[2,2,9], $T[3,2,3], $T[3]) {\n"
+                    "  %gi: $T[2,2,9], %gw: $T[3,2,3], %gb: $T[3] = aten::convolution_backward(%g, %x, %w) {bias_sizes=[3], "
+                    "stride=[1], padding=[0], dilation=[1], transposed=false, output_padding=[0], groups=1, "
+                    "output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
+  c.push_back(fixed("aten::_adaptive_avg_pool2d", kF32,
+                    "(%x: $T[2,3,7,6]) -> ($T[2,3,3,2]) {\n  %y: $T[2,3,3,2] = aten::_adaptive_avg_pool2d(%x) {output_size=[3,2]}\n  return %y\n}"));
+  c.push_back(fixed("aten::adaptive_avg_pool2d", kF32,
+                    "(%x: $T[2,3,4,6]) -> ($T[2,3,1,1]) {\n  %y: $T[2,3,1,1] = aten::adaptive_avg_pool2d(%x) {output_size=[1,1]}\n  return %y\n}"));
+  c.push_back(fixed("aten::adaptive_avg_pool1d", kF32,
+                    "(%x: $T[2,3,7]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::adaptive_avg_pool1d(%x) {output_size=[4]}\n  return %y\n}"));
+  c.push_back(fixed("aten::_adaptive_avg_pool3d", kF32,
+                    "(%x: $T[1,2,3,4,5]) -> ($T[1,2,2,2,3]) {\n  %y: $T[1,2,2,2,3] = aten::_adaptive_avg_pool3d(%x) {output_size=[2,2,3]}\n  return %y\n}"));
+  c.push_back(fixed("aten::adaptive_avg_pool3d", kF32,
+                    "(%x: $T[1,2,3,4,4]) -> ($T[1,2,1,2,2]) {\n  %y: $T[1,2,1,2,2] = aten::adaptive_avg_pool3d(%x) {output_size=[1,2,2]}\n  return %y\n}"));
+  c.push_back(fixed("aten::upsample_nearest2d.vec", kF32,
+                    "(%x: $T[1,2,3,4]) -> ($T[1,2,5,8]) {\n  %y: $T[1,2,5,8] = aten::upsample_nearest2d.vec(%x) {output_size=[5,8], scale_factors=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::upsample_nearest2d.vec", kF32,
+                    "(%x: $T[1,2,3,4]) -> ($T[1,2,4,6]) {\n  %y: $T[1,2,4,6] = aten::upsample_nearest2d.vec(%x) {output_size=none, scale_factors=[1.5, 1.5]}\n  return %y\n}"));
+  // ---- batch norm (Note [Batch norm] in src/sem/composite.cpp)
+  c.push_back(fixed("aten::native_batch_norm", kF32,
+                    "(%x: $T[2,3,4], %w: $T[3], %b: $T[3], %rm: $T[3], %rv: $T[3]) -> ($T[2,3,4]) {\n"
+                    "  %y: $T[2,3,4], %sm: $T[0], %sv: $T[0] = aten::native_batch_norm(%x, %w, %b, %rm, %rv) "
+                    "{training=false, momentum=0.1, eps=1e-05}\n  return %y\n}"));
+  c.push_back(fixed("aten::native_batch_norm", kF32,
+                    "(%x: $T[2,3,4], %w: $T[3], %b: $T[3]) -> ($T[2,3,4], $T[3], $T[3]) {\n"
+                    "  %y: $T[2,3,4], %sm: $T[3], %sv: $T[3] = aten::native_batch_norm(%x, %w, %b, none, none) "
+                    "{training=true, momentum=0.1, eps=1e-05}\n  return %y, %sm, %sv\n}"));
+  c.push_back(fixed("aten::native_group_norm", kF32,
+                    "(%x: $T[2,6,5], %w: $T[6], %b: $T[6]) -> ($T[2,6,5], $T[2,3], $T[2,3]) {\n"
+                    "  %y: $T[2,6,5], %m: $T[2,3], %r: $T[2,3] = aten::native_group_norm(%x, %w, %b) {N=2, C=6, HxW=5, group=3, eps=1e-05}\n"
+                    "  return %y, %m, %r\n}"));
+  c.push_back(fixed("aten::batch_norm", kF32,
+                    "(%x: $T[2,3,4], %w: $T[3], %b: $T[3], %rm: $T[3], %rv: $T[3]) -> ($T[2,3,4]) {\n"
+                    "  %y: $T[2,3,4] = aten::batch_norm(%x, %w, %b, %rm, %rv) {training=false, momentum=0.1, eps=1e-05, cudnn_enabled=false}\n  return %y\n}"));
+  // torch >= 2.1's Core ATen batch norm: LibTorch 1.13 has none of them (not run: the
+  // term is native_batch_norm's, audited above).
+  c.push_back(fixed("aten::_native_batch_norm_legit_no_training", kF32,
+                    "(%x: $T[2,3,4], %w: $T[3], %b: $T[3], %rm: $T[3], %rv: $T[3]) -> ($T[2,3,4]) {\n"
+                    "  %y: $T[2,3,4], %sm: $T[0], %sv: $T[0] = aten::_native_batch_norm_legit_no_training(%x, %w, %b, %rm, %rv) {momentum=0.1, eps=1e-05}\n  return %y\n}"));
+  c.push_back(fixed("aten::_native_batch_norm_legit_functional", kF32,
+                    "(%x: $T[2,3,4], %w: $T[3], %b: $T[3], %rm: $T[3], %rv: $T[3]) -> ($T[2,3,4], $T[3], $T[3], $T[3], $T[3]) {\n"
+                    "  %y: $T[2,3,4], %sm: $T[3], %sv: $T[3], %nm: $T[3], %nv: $T[3] = aten::_native_batch_norm_legit_functional(%x, %w, %b, %rm, %rv) {training=true, momentum=0.1, eps=1e-05}\n  return %y, %sm, %sv, %nm, %nv\n}"));
+  c.push_back(fixed("aten::_native_batch_norm_legit.no_stats", kF32,
+                    "(%x: $T[2,3,4], %w: $T[3], %b: $T[3]) -> ($T[2,3,4]) {\n"
+                    "  %y: $T[2,3,4], %sm: $T[3], %sv: $T[3] = aten::_native_batch_norm_legit.no_stats(%x, %w, %b) {training=true, momentum=0.1, eps=1e-05}\n  return %y\n}"));
+  for (const char *train : {"true", "false"})
+    c.push_back(fixed("aten::native_batch_norm_backward", kF32,
+                      "(%g: $T[2,3,4], %x: $T[2,3,4], %w: $T[3], %rm: $T[3], %rv: $T[3], %sm: $T[3], %si: $T[3]) -> ($T[2,3,4], $T[3], $T[3]) {\n"
+                      "  %gi: $T[2,3,4], %gw: $T[3], %gb: $T[3] = aten::native_batch_norm_backward(%g, %x, %w, %rm, %rv, %sm, %si) "
+                      "{train=" + std::string(train) + ", eps=1e-05, output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
+  c.push_back(fixed("aten::index.Tensor", kF, "(%x: $T[4,5,3], %i4: i64[2,1], %i3: i64[3]) -> ($T[2,3,5]) {\n  %y: $T[2,3,5] = aten::index.Tensor(%x, %i4, none, %i3)\n  return %y\n}"));
+  c.push_back(fixed("aten::index.Tensor", kFI, "(%x: $T[2,4,5,3], %i4: i64[2,1], %i5: i64[3]) -> ($T[2,2,3,3]) {\n  %y: $T[2,2,3,3] = aten::index.Tensor(%x, none, %i4, %i5)\n  return %y\n}"));
+  c.push_back(fixed("aten::layer_norm", kF32,
+                    "(%x: $T[3,8], %w: $T[8], %b: $T[8]) -> ($T[3,8]) {\n"
+                    "  %y: $T[3,8] = aten::layer_norm(%x, %w, %b) {normalized_shape=[8], eps=1e-05, cudnn_enable=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::softmax.int", kF, "(%x: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::softmax.int(%x) {dim=1, dtype=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::log_softmax.int", kF, "(%x: $T[3,7]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::log_softmax.int(%x) {dim=-1, dtype=none}\n  return %y\n}"));
   // ---- matrix products
   c.push_back(fixed("aten::mm", kF, "(%a: $T[3,5], %b: $T[5,4]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::mm(%a, %b)\n  return %y\n}"));
   c.push_back(fixed("aten::bmm", kF, "(%a: $T[2,3,5], %b: $T[2,5,4]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::bmm(%a, %b)\n  return %y\n}"));
@@ -207,6 +365,28 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::unbind.int", kFIB, "(%x: $T[2,3]) -> ($T[3], $T[3]) {\n  %a: $T[3], %b: $T[3] = aten::unbind.int(%x) {dim=0}\n  return %a, %b\n}"));
   c.push_back(fixed("aten::expand_as", kFIB, "(%x: $T[3,1], %o: $T[2,3,4]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = aten::expand_as(%x, %o)\n  return %y\n}"));
   c.push_back(fixed("aten::type_as", kFIB, "(%x: $T[3,4], %o: $T[2]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::type_as(%x, %o)\n  return %y\n}"));
+  c.push_back(fixed("aten::diff", kFIB, "(%x: $T[3,5]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::diff(%x, none, none) {n=1, dim=-1}\n  return %y\n}"));
+  c.push_back(fixed("aten::diff", kFI, "(%x: $T[3,4], %p: $T[3,2], %a: $T[3,1]) -> ($T[3,6]) {\n  %y: $T[3,6] = aten::diff(%x, %p, %a) {n=1, dim=1}\n  return %y\n}"));
+  layout("aten::flatten.using_ints", "[2,3,4]", "[2,12]", "start_dim=1, end_dim=-1");
+  c.push_back(fixed("aten::select_backward", kF, "(%g: $T[4]) -> ($T[4,5]) {\n  %y: $T[4,5] = aten::select_backward(%g) {input_sizes=[4,5], dim=1, index=-2}\n  return %y\n}"));
+  c.push_back(fixed("aten::slice_backward", kF, "(%g: $T[4,2]) -> ($T[4,7]) {\n  %y: $T[4,7] = aten::slice_backward(%g) {input_sizes=[4,7], dim=1, start=1, end=5, step=3}\n  return %y\n}"));
+  c.push_back(fixed("aten::slice_backward", kF, "(%g: $T[2,3]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::slice_backward(%g) {input_sizes=[5,3], dim=0, start=-3, end=-1, step=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::new_ones", kFIB, "(%x: $T[2]) -> ($T[3]) {\n  %y: $T[3] = aten::new_ones(%x) {size=[3]}\n  return %y\n}"));
+  c.push_back(fixed("aten::index.Tensor", kFIB, "(%x: $T[4,5,3], %i5: i64[2,3]) -> ($T[4,2,3,3]) {\n  %y: $T[4,2,3,3] = aten::index.Tensor(%x, none, %i5)\n  return %y\n}"));
+  c.push_back(fixed("aten::index.Tensor", kF, "(%x: $T[4,3], %i4: i64[6]) -> ($T[6,3]) {\n  %y: $T[6,3] = aten::index.Tensor(%x, %i4)\n  return %y\n}"));
+  c.push_back(fixed("aten::scatter_add", kFI, "(%x: $T[3,5], %i5: i64[2,4], %s: $T[2,4]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter_add(%x, %i5, %s) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::copy", kFIB, "(%x: $T[3,4], %s: $T[4]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s) {non_blocking=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::copy", kF, "(%x: $T[3,4], %s: i64[3,1]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s) {non_blocking=false}\n  return %y\n}"));
+  layout("aten::repeat", "[2,3]", "[2,4,6]", "repeats=[2,2,2]");
+  c.push_back(fixed("aten::select_scatter", kFIB, "(%x: $T[4,5], %s: $T[4]) -> ($T[4,5]) {\n  %y: $T[4,5] = aten::select_scatter(%x, %s) {dim=1, index=-2}\n  return %y\n}"));
+  layout("aten::diagonal", "[3,4,5]", "[5,3]", "offset=1, dim1=0, dim2=1");
+  layout("aten::diagonal", "[4,3]", "[2]", "offset=-2, dim1=0, dim2=-1");
+  c.push_back(fixed("aten::reflection_pad1d", kF, "(%x: $T[2,5]) -> ($T[2,9]) {\n  %y: $T[2,9] = aten::reflection_pad1d(%x) {padding=[3,1]}\n  return %y\n}"));
+  c.push_back(fixed("aten::reflection_pad2d", kF32, "(%x: $T[1,3,4]) -> ($T[1,5,7]) {\n  %y: $T[1,5,7] = aten::reflection_pad2d(%x) {padding=[1,2,2,0]}\n  return %y\n}"));
+  c.push_back(fixed("aten::reflection_pad3d", kF32, "(%x: $T[1,2,3,3,3]) -> ($T[1,2,5,4,5]) {\n  %y: $T[1,2,5,4,5] = aten::reflection_pad3d(%x) {padding=[1,1,0,1,2,0]}\n  return %y\n}"));
+  c.push_back(fixed("aten::replication_pad1d", kF32, "(%x: $T[2,3,4]) -> ($T[2,3,9]) {\n  %y: $T[2,3,9] = aten::replication_pad1d(%x) {padding=[2,3]}\n  return %y\n}"));
+  c.push_back(fixed("aten::replication_pad2d", kF32, "(%x: $T[1,3,4]) -> ($T[1,8,5]) {\n  %y: $T[1,8,5] = aten::replication_pad2d(%x) {padding=[0,1,3,2]}\n  return %y\n}"));
+  c.push_back(fixed("aten::replication_pad3d", kF32, "(%x: $T[1,2,2,3,3]) -> ($T[1,2,4,4,6]) {\n  %y: $T[1,2,4,4,6] = aten::replication_pad3d(%x) {padding=[1,2,0,1,2,0]}\n  return %y\n}"));
   c.push_back(fixed("aten::constant_pad_nd", kF, "(%x: $T[3,4]) -> ($T[3,7]) {\n  %y: $T[3,7] = aten::constant_pad_nd(%x) {pad=[1,2], value=0.5}\n  return %y\n}"));
   c.push_back(fixed("aten::arange", {"i64", "i32"}, "() -> ($T[5]) {\n  %y: $T[5] = aten::arange() {end=5, dtype=$T}\n  return %y\n}"));
   c.push_back(fixed("aten::arange.start", {"i64", "i32"}, "() -> ($T[4]) {\n  %y: $T[4] = aten::arange.start() {start=-2, end=2, dtype=$T}\n  return %y\n}"));

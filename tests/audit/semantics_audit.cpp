@@ -89,11 +89,14 @@ void scan(sem::TermPtr t, TermFacts &f, std::set<sem::TermPtr> &seen) {
   for (sem::TermPtr a : t->args) scan(a, f, seen);
 }
 
-// Mode of the node's op from its terms (every output); throws sem::Unsupported.
-Mode modeOf(const Node &n) {
+// Mode of the node's op from its terms (every output the case's graph
+// returns: an output without semantics, such as max pooling's indices, is
+// left out by not returning it); throws sem::Unsupported.
+Mode modeOf(const Graph &g, const Node &n) {
   if (!bitwiseFaithful(n)) return Mode::RealOnly;
   TermFacts f;
   for (size_t o = 0; o < n.outputs.size(); ++o) {
+    if (std::find(g.outputs().begin(), g.outputs().end(), n.outputs[o]) == g.outputs().end()) continue;
     sem::TermContext tc;
     std::vector<sem::IndexExpr> idx;
     for (const Dim &d : n.outputs[o]->type.shape) idx.push_back(sem::IndexExpr::var(tc.vars.fresh(d, "i")));
@@ -371,7 +374,7 @@ Result runCase(const AuditCase &c, const std::string &dtype, uint64_t seed) {
     const Node &node = *g.nodes().front();
     if (!modeKnown) {
       try {
-        r.mode = modeOf(node);
+        r.mode = modeOf(g, node);
       } catch (const std::exception &e) {
         disagree(r, "no-semantics", e.what());
         return r;

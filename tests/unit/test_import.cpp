@@ -208,3 +208,49 @@ TEST_CASE("ExportedProgram JSON: malformed and unsupported content") {
   CHECK(err(disagree).find("aten::frobnicate") != std::string::npos);
   CHECK(err(disagree).find("argument 'k' is int in one call and float in another") != std::string::npos);
 }
+
+TEST_CASE(".pt2: a result the op did not compute (as_none) reads as an unnamed output (Note [Absent optional outputs])") {
+  // convolution_backward with output_mask [true, true, false], as torch.export
+  // writes it in a training graph (tests/corpus/resnet18_training.pt2).
+  Pt2Archive a;
+  a.path = "t.pt2";
+  a.readConstant = [](const std::string &) -> std::string { throw InputError("none"); };
+  auto program = [](const std::string &lastOutput) {
+    return R"({"schema_version": {"major": 8, "minor": 0}, "graph_module": {
+    "graph": {"inputs": [{"as_tensor": {"name": "g"}}, {"as_tensor": {"name": "x"}}, {"as_tensor": {"name": "w"}}],
+              "outputs": [{"as_tensor": {"name": "gi"}}, {"as_tensor": {"name": "gw"}}],
+              "nodes": [{"target": "torch.ops.aten.convolution_backward.default", "inputs": [
+                {"name": "grad_output", "arg": {"as_tensor": {"name": "g"}}}, {"name": "input", "arg": {"as_tensor": {"name": "x"}}},
+                {"name": "weight", "arg": {"as_tensor": {"name": "w"}}}, {"name": "bias_sizes", "arg": {"as_ints": [0]}},
+                {"name": "stride", "arg": {"as_ints": [1]}}, {"name": "padding", "arg": {"as_ints": [0]}},
+                {"name": "dilation", "arg": {"as_ints": [1]}}, {"name": "transposed", "arg": {"as_bool": false}},
+                {"name": "output_padding", "arg": {"as_ints": [0]}}, {"name": "groups", "arg": {"as_int": 1}},
+                {"name": "output_mask", "arg": {"as_bools": [true, true, false]}}],
+                "outputs": [{"as_tensor": {"name": "gi"}}, {"as_tensor": {"name": "gw"}}, )" + lastOutput + R"(]}],
+              "tensor_values": {"g": {"dtype": 7, "sizes": [{"as_int": 1}, {"as_int": 2}, {"as_int": 3}]},
+                                "x": {"dtype": 7, "sizes": [{"as_int": 1}, {"as_int": 1}, {"as_int": 5}]},
+                                "w": {"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 1}, {"as_int": 3}]},
+                                "gi": {"dtype": 7, "sizes": [{"as_int": 1}, {"as_int": 1}, {"as_int": 5}]},
+                                "gw": {"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 1}, {"as_int": 3}]}}},
+    "signature": {"input_specs": [{"user_input": {"arg": {"as_tensor": {"name": "g"}}}},
+                                  {"user_input": {"arg": {"as_tensor": {"name": "x"}}}},
+                                  {"user_input": {"arg": {"as_tensor": {"name": "w"}}}}],
+                  "output_specs": [{"user_output": {"arg": {"as_tensor": {"name": "gi"}}}},
+                                   {"user_output": {"arg": {"as_tensor": {"name": "gw"}}}}]}}})";
+  };
+  for (const char *absent : {R"({"as_none": true})", R"({"as_optional_tensor": {"as_none": true}})"}) {
+    a.modelJson = program(absent);
+    auto m = importExportedProgram(a, nullptr);
+    const Graph &g = *m->graphs.at(0);
+    REQUIRE(g.nodes().size() == 1);
+    const Node &n = *g.nodes().front();
+    REQUIRE(n.outputs.size() == 3);
+    CHECK(n.outputs[0]->type.str() == "f32[1,1,5]");
+    CHECK(n.outputs[1]->type.str() == "f32[2,1,3]");
+    CHECK(g.outputs().size() == 2);
+    CHECK(g.outputs()[1] == n.outputs[1]);
+  }
+  // A result that is neither a tensor nor absent is still refused.
+  a.modelJson = program(R"({"as_int": 3})");
+  CHECK_THROWS_AS(importExportedProgram(a, nullptr), InputError);
+}

@@ -1,0 +1,426 @@
+// Convolution and pooling as sums (folds) over the kernel window.
+//
+// Note [Windows]
+// Output position o of a spatial dim reads input position
+//   i = o * stride - padding + k * dilation,   k in [0, kernel)
+// and a position outside [0, size) is padding: 0 for a convolution, skipped
+// for max pooling (-inf, which max ignores), and for average pooling counted
+// or not by the op's flags. The guard is a select on index comparisons, so a
+// read outside the input is never taken (Note [Data-dependent indices] is not
+// needed: the positions are index expressions). Convolution and pooling
+// accumulate in the order of their kernels (oneDNN, im2col + GEMM): the sums
+// are reductions, opaque at level bitwise (Note [Bitwise regions]) and within
+// rounding in the semantics audit. Transposed convolution has no term yet.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "src/sem/semantics.h"
+
+namespace torchtv::sem {
+
+namespace {
+
+using Idx = std::vector<IndexExpr>;
+
+struct Window {
+  std::vector<int64_t> stride, padding, dilation;
+};
+
+// An int[N] attribute (a schema default like `int[2] padding=0` may be one int).
+std::vector<int64_t> intsOf(OpEnv &e, const char *name) {
+  const Attribute &a = e.node.attr(name);
+  if (a.isInt()) return {a.asInt()};
+  if (a.isNone()) return {};
+  return a.asInts();
+}
+
+int64_t at(const std::vector<int64_t> &v, size_t k, int64_t dflt) {
+  if (v.empty()) return dflt;
+  return v.size() == 1 ? v[0] : v.at(k);
+}
+
+// The input position read by output position `o` at kernel offset `k`, and
+// the condition that it lies inside the input (nullptr: always).
+struct Tap {
+  IndexExpr pos;
+  TermPtr inside = nullptr;
+};
+
+Tap tap(OpEnv &e, const Window &w, size_t k, const IndexExpr &o, const IndexExpr &kv, const Dim &size) {
+  int64_t s = at(w.stride, k, 1), p = at(w.padding, k, 0), d = at(w.dilation, k, 1);
+  Tap t{o * s + kv * d + (-p)};
+  if (p == 0) return t;  // with no padding every window lies inside (the output size says so)
+  if (!size.isConcrete()) e.unsupported("padding of a symbolic dim");
+  TermPtr lo = e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::constant(0), t.pos);
+  TermPtr hi = e.tc.indexCmp(IndexCmpKind::Lt, t.pos, IndexExpr::constant(size.size()));
+  t.inside = e.tc.make(TOp::And, {lo, hi}, DType::Bool);
+  return t;
+}
+
+TermPtr both(TermContext &tc, TermPtr a, TermPtr b) {
+  if (!a) return b;
+  if (!b) return a;
+  return tc.make(TOp::And, {a, b}, DType::Bool);
+}
+
+// Binds one variable per kernel dim; returns the variables.
+std::vector<int> kernelVars(OpEnv &e, const Shape &kernel) {
+  std::vector<int> v;
+  for (const Dim &k : kernel) v.push_back(e.tc.vars.fresh(k, "k"));
+  return v;
+}
+
+TermPtr reduceAll(OpEnv &e, TOp op, const std::vector<int> &vars, TermPtr body, DType d) {
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it) body = e.tc.reduce(op, *it, body, d, e.node.op);
+  return body;
+}
+
+// convolution(input [N, C, *S], weight [O, C/groups, *K], bias [O]?):
+//   out[n, o, s...] = bias[o] + sum_{c, k...} input[n, g(o) * C/groups + c, tap(s, k)...] * weight[o, c, k...]
+TermPtr convolution(OpEnv &e) {
+  if (e.node.attrs.count("transposed") && e.node.attr("transposed").asBool()) e.unsupported("transposed convolution");
+  if (e.node.attr("padding").isString()) e.unsupported("padding=\"" + e.node.attr("padding").asString() + "\"");
+  DType d = e.outType().dtype;
+  const Shape &x = e.inType(0).shape, &w = e.inType(1).shape;
+  if (x.size() < 3 || w.size() != x.size()) e.unsupported("an unbatched input");
+  Window win{intsOf(e, "stride"), intsOf(e, "padding"), intsOf(e, "dilation")};
+  int64_t groups = e.node.attr("groups").asInt();
+  const Idx &out = e.index;
+  Shape kernel(w.begin() + 2, w.end());
+  int c = e.tc.vars.fresh(w[1], "c");
+  std::vector<int> ks = kernelVars(e, kernel);
+  IndexExpr channel = IndexExpr::var(c);
+  if (groups != 1) {  // input channel: group of o times channels per group, plus c
+    if (!w[0].isConcrete() || !w[1].isConcrete()) e.unsupported("groups with a symbolic channel count");
+    channel = out[1].floorDiv(w[0].size() / groups, e.tc.vars) * w[1].size() + IndexExpr::var(c);
+  }
+  Idx xi = {out[0], channel};
+  Idx wi = {out[1], IndexExpr::var(c)};
+  TermPtr inside = nullptr;
+  for (size_t k = 0; k < kernel.size(); ++k) {
+    Tap t = tap(e, win, k, out[2 + k], IndexExpr::var(ks[k]), x[2 + k]);
+    xi.push_back(t.pos);
+    wi.push_back(IndexExpr::var(ks[k]));
+    inside = both(e.tc, inside, t.inside);
+  }
+  // A padding tap is a 0 times the weight, as in ATen's kernels (0 * inf is NaN).
+  TermPtr xv = e.operandAt(0, xi, d);
+  if (inside) xv = e.tc.select(inside, xv, e.tc.constant(0, d));
+  TermPtr prod = e.tc.make(TOp::Mul, {xv, e.operandAt(1, wi, d)}, d);
+  std::vector<int> vars = {c};
+  vars.insert(vars.end(), ks.begin(), ks.end());
+  TermPtr sum = reduceAll(e, TOp::Sum, vars, prod, d);
+  if (e.node.inputs.size() > 2 && e.node.inputs[2])
+    sum = e.tc.make(TOp::Add, {sum, e.operandAt(2, {out[1]}, d)}, d);
+  return sum;
+}
+
+// convolution_backward(grad_output [N, O, *P], input [N, C, *S], weight [O, C/g, *K], bias_sizes,
+// stride, padding, dilation, transposed, output_padding, groups, output_mask):
+//   grad_input[n, c, s...]  = sum_{o in group(c), k...} [s = tap(p, k) for an output p] g[n, o, p...] * w[o, c % Cg, k...]
+//     where p = (s + padding - k * dilation) / stride when that divides and lies in [0, P)
+//   grad_weight[o, c, k...] = sum_{n, p...} g[n, o, p...] * input[n, g(o) * Cg + c, tap(p, k)...] (0 at padding)
+//   grad_bias[o]            = sum_{n, p...} g[n, o, p...]
+TermPtr convolutionBackward(OpEnv &e) {
+  if (e.node.attr("transposed").asBool()) e.unsupported("transposed convolution");
+  const std::vector<int64_t> &mask = e.node.attr("output_mask").asInts();
+  if (!mask.at(e.output)) e.unsupported("an output excluded by output_mask");
+  DType d = e.outType().dtype;
+  const Shape &gs = e.inType(0).shape, &x = e.inType(1).shape, &w = e.inType(2).shape;
+  if (x.size() < 3 || w.size() != x.size()) e.unsupported("an unbatched input");
+  Window win{intsOf(e, "stride"), intsOf(e, "padding"), intsOf(e, "dilation")};
+  int64_t groups = e.node.attr("groups").asInt();
+  size_t spatial = x.size() - 2;
+  if (groups != 1 && (!w[0].isConcrete() || !w[1].isConcrete())) e.unsupported("groups with a symbolic channel count");
+  const Idx &out = e.index;
+  auto g = [&](const Idx &i) { return e.operandAt(0, i, d); };
+  if (e.output == 2) {  // grad_bias
+    std::vector<int64_t> dims = {0};
+    for (size_t k = 0; k < spatial; ++k) dims.push_back(static_cast<int64_t>(2 + k));
+    Idx at(gs.size(), IndexExpr::constant(0));
+    at[1] = out[0];
+    return sumDims(e, gs, dims, at, d, g);
+  }
+  if (e.output == 1) {  // grad_weight
+    int n = e.tc.vars.fresh(gs[0], "n");
+    std::vector<int> ps;
+    for (size_t k = 0; k < spatial; ++k) ps.push_back(e.tc.vars.fresh(gs[2 + k], "p"));
+    IndexExpr channel = out[1];
+    if (groups != 1) channel = out[0].floorDiv(w[0].size() / groups, e.tc.vars) * w[1].size() + out[1];
+    Idx gi = {IndexExpr::var(n), out[0]}, xi = {IndexExpr::var(n), channel};
+    TermPtr inside = nullptr;
+    for (size_t k = 0; k < spatial; ++k) {
+      Tap t = tap(e, win, k, IndexExpr::var(ps[k]), out[2 + k], x[2 + k]);
+      gi.push_back(IndexExpr::var(ps[k]));
+      xi.push_back(t.pos);
+      inside = both(e.tc, inside, t.inside);
+    }
+    TermPtr xv = e.operandAt(1, xi, d);
+    if (inside) xv = e.tc.select(inside, xv, e.tc.constant(0, d));
+    std::vector<int> vars = {n};
+    vars.insert(vars.end(), ps.begin(), ps.end());
+    return reduceAll(e, TOp::Sum, vars, e.tc.make(TOp::Mul, {g(gi), xv}, d), d);
+  }
+  // grad_input
+  Shape kernel(w.begin() + 2, w.end());
+  for (size_t k = 0; k < spatial; ++k)
+    if (!gs[2 + k].isConcrete()) e.unsupported("grad_input with a symbolic output size");
+  int64_t og = groups == 1 ? 0 : w[0].size() / groups;  // output channels per group
+  Dim oExtent = groups == 1 ? w[0] : Dim(og);
+  int o = e.tc.vars.fresh(oExtent, "o");
+  std::vector<int> ks = kernelVars(e, kernel);
+  IndexExpr oc = IndexExpr::var(o), wc = out[1];
+  if (groups != 1) {
+    oc = out[1].floorDiv(w[1].size(), e.tc.vars) * og + IndexExpr::var(o);
+    wc = out[1].mod(w[1].size(), e.tc.vars);
+  }
+  Idx gi = {out[0], oc}, wi = {oc, wc};
+  TermPtr hit = nullptr;
+  for (size_t k = 0; k < spatial; ++k) {
+    int64_t s = at(win.stride, k, 1), p = at(win.padding, k, 0), dl = at(win.dilation, k, 1);
+    IndexExpr num = out[2 + k] + p + IndexExpr::var(ks[k]) * (-dl);  // s + padding - k * dilation
+    IndexExpr pos = s == 1 ? num : num.floorDiv(s, e.tc.vars);
+    TermPtr lo = e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::constant(0), num);
+    TermPtr hi = e.tc.indexCmp(IndexCmpKind::Lt, pos, IndexExpr::constant(gs[2 + k].size()));
+    TermPtr h = both(e.tc, lo, hi);
+    if (s != 1) h = both(e.tc, h, e.tc.indexCmp(IndexCmpKind::Eq, num.mod(s, e.tc.vars), IndexExpr::constant(0)));
+    hit = both(e.tc, hit, h);
+    gi.push_back(pos);
+    wi.push_back(IndexExpr::var(ks[k]));
+  }
+  // A tap no output reads adds nothing (not 0 * weight: ATen skips it).
+  TermPtr prod = e.tc.select(hit, e.tc.make(TOp::Mul, {g(gi), e.operandAt(2, wi, d)}, d), e.tc.constant(0, d));
+  std::vector<int> vars = {o};
+  vars.insert(vars.end(), ks.begin(), ks.end());
+  return reduceAll(e, TOp::Sum, vars, prod, d);
+}
+
+// Pooling over the last `spatial` dims (1, 2 or 3, from the op's name).
+struct Pool {
+  size_t spatial, lead;
+  Window win;
+  std::vector<int64_t> kernel;
+  bool ceilMode;
+};
+
+Pool poolOf(OpEnv &e) {
+  const std::string &op = e.node.op;
+  Pool p;
+  p.spatial = op.find("3d") != std::string::npos ? 3 : op.find("1d") != std::string::npos ? 1 : 2;
+  const Shape &x = e.inType(0).shape;
+  if (x.size() < p.spatial + 1) e.unsupported("rank below " + std::to_string(p.spatial + 1));
+  p.lead = x.size() - p.spatial;
+  std::vector<int64_t> ks = intsOf(e, "kernel_size");
+  std::vector<int64_t> stride = intsOf(e, "stride");
+  for (size_t k = 0; k < p.spatial; ++k) {
+    p.kernel.push_back(at(ks, k, 1));
+    if (stride.empty()) p.win.stride.push_back(p.kernel.back());  // stride defaults to the kernel size
+  }
+  if (!stride.empty()) p.win.stride = stride;
+  p.win.padding = intsOf(e, "padding");
+  if (e.node.attrs.count("dilation")) p.win.dilation = intsOf(e, "dilation");
+  p.ceilMode = e.node.attr("ceil_mode").asBool();
+  return p;
+}
+
+// The window's taps of output dim k: position and inside-condition; ceil_mode
+// lets the last window run past the end even without padding.
+Tap poolTap(OpEnv &e, const Pool &p, size_t k, int var) {
+  const Dim &size = e.inType(0).shape[p.lead + k];
+  Tap t = tap(e, p.win, k, e.index[p.lead + k], IndexExpr::var(var), size);
+  if (!t.inside && p.ceilMode) {
+    if (!size.isConcrete()) e.unsupported("ceil_mode on a symbolic dim");
+    t.inside = e.tc.indexCmp(IndexCmpKind::Lt, t.pos, IndexExpr::constant(size.size()));
+  }
+  return t;
+}
+
+// max_poolNd(_with_indices): the values (the indices output has no term).
+// NaN wins (ATen: val > max || isnan(val)), as in a Maximum fold.
+TermPtr maxPool(OpEnv &e) {
+  if (e.output != 0) e.unsupported("the indices output");
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer max pooling");
+  Pool p = poolOf(e);
+  Shape kernel(p.kernel.begin(), p.kernel.end());
+  std::vector<int> vars = kernelVars(e, kernel);
+  Idx xi(e.index.begin(), e.index.begin() + p.lead);
+  TermPtr inside = nullptr;
+  for (size_t k = 0; k < p.spatial; ++k) {
+    Tap t = poolTap(e, p, k, vars[k]);
+    xi.push_back(t.pos);
+    inside = both(e.tc, inside, t.inside);
+  }
+  TermPtr v = e.operandAt(0, xi, d);
+  if (inside) v = e.tc.select(inside, v, e.tc.constant(-INFINITY, d));
+  return reduceAll(e, TOp::RMax, vars, v, d);
+}
+
+// avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+// divisor_override?): ATen (CPU) sums the window's taps inside the input and
+// divides by divisor_override, or by the window's size clipped to the padded
+// input (count_include_pad), or by the number of taps inside the input.
+TermPtr avgPool(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer average pooling");
+  Pool p = poolOf(e);
+  bool includePad = e.node.attr("count_include_pad").asBool();
+  const Shape &x = e.inType(0).shape;
+  Shape kernel(p.kernel.begin(), p.kernel.end());
+  std::vector<int> vars = kernelVars(e, kernel);
+  Idx xi(e.index.begin(), e.index.begin() + p.lead);
+  TermPtr inside = nullptr;
+  TermPtr count = e.tc.intConstant(1, DType::I64);
+  for (size_t k = 0; k < p.spatial; ++k) {
+    Tap t = poolTap(e, p, k, vars[k]);
+    xi.push_back(t.pos);
+    inside = both(e.tc, inside, t.inside);
+    // This dim's share of the divisor: the taps inside [0, size) (or [-pad, size + pad)).
+    TermPtr counted = t.inside;
+    if (includePad && t.inside) {
+      int64_t pad = at(p.win.padding, k, 0);
+      counted = e.tc.indexCmp(IndexCmpKind::Lt, t.pos, IndexExpr::constant(x[p.lead + k].size() + pad));
+    }
+    TermPtr n = e.tc.intConstant(p.kernel[k], DType::I64);
+    if (counted) {
+      int v = e.tc.vars.fresh(kernel[k], "k");
+      TermPtr one = e.tc.select(e.tc.substitute(counted, vars[k], IndexExpr::var(v)), e.tc.intConstant(1, DType::I64),
+                                e.tc.intConstant(0, DType::I64));
+      n = e.tc.reduce(TOp::Sum, v, one, DType::I64, e.node.op);
+    }
+    count = e.tc.make(TOp::Mul, {count, n}, DType::I64);
+  }
+  TermPtr v = e.operandAt(0, xi, d);
+  if (inside) v = e.tc.select(inside, v, e.tc.constant(0, d));
+  TermPtr sum = reduceAll(e, TOp::Sum, vars, v, d);
+  const Attribute *over = e.node.attrs.count("divisor_override") ? &e.node.attr("divisor_override") : nullptr;
+  TermPtr divisor = over && !over->isNone() ? e.tc.intConstant(over->asInt(), d) : e.tc.cast(count, d);
+  return e.tc.make(TOp::Div, {sum, divisor}, d);
+}
+
+// A term that depends on output position o of `count` positions through
+// `at(o)`: a select chain over the positions (Note [Data-dependent indices]
+// does the same for data; here the position is an index).
+TermPtr perPosition(OpEnv &e, const IndexExpr &o, int64_t count, const std::function<TermPtr(int64_t)> &at) {
+  TermPtr r = at(count - 1);
+  for (int64_t j = count - 1; j-- > 0;)
+    r = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, o, IndexExpr::constant(j)), at(j), r);
+  return r;
+}
+
+// adaptive_avg_poolNd(self, output_size): output position o of a dim of
+// input size I and output size O averages input [floor(o I / O), ceil((o + 1) I / O)).
+// Where O divides I every window is o * (I / O) + [0, I / O); otherwise the
+// windows differ per position (a select chain over them; concrete sizes only).
+TermPtr adaptiveAvgPool(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer input");
+  const std::string &op = e.node.op;
+  size_t spatial = op.find("3d") != std::string::npos ? 3 : op.find("1d") != std::string::npos ? 1 : 2;
+  const Shape &x = e.inType(0).shape, &y = e.outType().shape;
+  if (x.size() < spatial + 1) e.unsupported("rank below " + std::to_string(spatial + 1));
+  size_t lead = x.size() - spatial;
+  for (size_t k = 0; k < spatial; ++k)
+    if (!x[lead + k].isConcrete() || !y[lead + k].isConcrete()) e.unsupported("a symbolic spatial size");
+  auto startOf = [&](size_t k, int64_t j) { return j * x[lead + k].size() / y[lead + k].size(); };
+  auto endOf = [&](size_t k, int64_t j) {
+    int64_t in = x[lead + k].size(), out = y[lead + k].size();
+    return ((j + 1) * in + out - 1) / out;
+  };
+  auto uniform = [&](size_t k) { return y[lead + k].size() > 0 && x[lead + k].size() % y[lead + k].size() == 0; };
+  // The window's sum: dim k's window given the earlier dims' positions.
+  std::function<TermPtr(size_t, Idx)> sum = [&](size_t k, Idx pos) -> TermPtr {
+    if (k == spatial) {
+      Idx xi(e.index.begin(), e.index.begin() + lead);
+      xi.insert(xi.end(), pos.begin(), pos.end());
+      return e.operandAt(0, xi, d);
+    }
+    const IndexExpr &o = e.index[lead + k];
+    auto window = [&](const IndexExpr &start, int64_t size) {
+      int v = e.tc.vars.fresh(Dim(size), "k");
+      Idx p = pos;
+      p.push_back(start + IndexExpr::var(v));
+      return e.tc.reduce(TOp::Sum, v, sum(k + 1, p), d, e.node.op);
+    };
+    int64_t in = x[lead + k].size(), out = y[lead + k].size();
+    if (uniform(k)) return window(o * (in / out), in / out);
+    return perPosition(e, o, out, [&](int64_t j) {
+      return window(IndexExpr::constant(startOf(k, j)), endOf(k, j) - startOf(k, j));
+    });
+  };
+  // ATen divides the window's sum by its number of cells.
+  TermPtr cells = e.tc.intConstant(1, DType::I64);
+  for (size_t k = 0; k < spatial; ++k) {
+    int64_t in = x[lead + k].size(), out = y[lead + k].size();
+    TermPtr n = uniform(k) ? e.tc.intConstant(in / out, DType::I64)
+                           : perPosition(e, e.index[lead + k], out, [&](int64_t j) {
+                               return e.tc.intConstant(endOf(k, j) - startOf(k, j), DType::I64);
+                             });
+    cells = e.tc.make(TOp::Mul, {cells, n}, DType::I64);
+  }
+  return e.tc.make(TOp::Div, {sum(0, {}), e.tc.cast(cells, d)}, d);
+}
+
+// upsample_nearest2d.vec(input, output_size?, scale_factors?): output position o
+// reads input position min(floor(o * scale), I - 1) with scale = 1 / scale_factor
+// or I / O, in float, as ATen's nearest_idx (O == I: o; O == 2 I: o / 2).
+TermPtr upsampleNearest(OpEnv &e) {
+  const Shape &x = e.inType(0).shape, &y = e.outType().shape;
+  if (x.size() != 4) e.unsupported("rank other than 4");
+  const Attribute &factors = e.node.attr("scale_factors");
+  Idx xi = {e.index[0], e.index[1]};
+  std::vector<std::pair<size_t, std::vector<int64_t>>> chains;  // dims mapped per position
+  for (size_t k = 0; k < 2; ++k) {
+    if (!x[2 + k].isConcrete() || !y[2 + k].isConcrete()) e.unsupported("a symbolic spatial size");
+    int64_t in = x[2 + k].size(), out = y[2 + k].size();
+    const IndexExpr &o = e.index[2 + k];
+    float scale = static_cast<float>(in) / static_cast<float>(out);
+    if (!factors.isNone()) {
+      double f = factors.isInts() ? static_cast<double>(factors.asInts().at(k)) : factors.asFloats().at(k);
+      if (f > 0) scale = static_cast<float>(1.0 / f);
+    }
+    if (out == in) {
+      xi.push_back(o);
+    } else if (out == 2 * in) {
+      xi.push_back(o.floorDiv(2, e.tc.vars));
+    } else {
+      std::vector<int64_t> map;
+      for (int64_t j = 0; j < out; ++j)
+        map.push_back(std::min(static_cast<int64_t>(std::floor(static_cast<float>(j) * scale)), in - 1));
+      chains.push_back({k, map});
+      xi.push_back(IndexExpr::constant(0));
+    }
+  }
+  DType d = e.outType().dtype;
+  std::function<TermPtr(size_t, Idx)> build = [&](size_t c, Idx at) -> TermPtr {
+    if (c == chains.size()) return e.operandAt(0, at, d);
+    auto [k, map] = chains[c];
+    return perPosition(e, e.index[2 + k], static_cast<int64_t>(map.size()), [&, k = k, map = map](int64_t j) {
+      Idx a = at;
+      a[2 + k] = IndexExpr::constant(map[j]);
+      return build(c + 1, a);
+    });
+  };
+  return build(0, xi);
+}
+
+}  // namespace
+
+void addConvolution(HandlerTable &t) {
+  t["aten::convolution"] = convolution;
+  // conv1d/2d/3d(input, weight, bias?, stride, padding, dilation, groups): convolution, not transposed.
+  for (const char *name : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) t[name] = convolution;
+  t["aten::convolution_backward"] = convolutionBackward;
+  for (const char *name : {"aten::_adaptive_avg_pool2d", "aten::adaptive_avg_pool1d", "aten::_adaptive_avg_pool3d",
+                           "aten::adaptive_avg_pool2d", "aten::adaptive_avg_pool3d"})
+    t[name] = adaptiveAvgPool;
+  t["aten::upsample_nearest2d.vec"] = upsampleNearest;
+  // max_pool2d/3d (which LibTorch runs through the _with_indices kernels) for the audit.
+  for (const char *name : {"aten::max_pool2d_with_indices", "aten::max_pool3d_with_indices", "aten::max_pool2d",
+                           "aten::max_pool3d", "aten::max_pool1d"})
+    t[name] = maxPool;
+  for (const char *name : {"aten::avg_pool1d", "aten::avg_pool2d", "aten::avg_pool3d"}) t[name] = avgPool;
+}
+
+}  // namespace torchtv::sem
