@@ -19,6 +19,7 @@ Variants, each a copy of the generated pair file (bench/gen_transformer.py):
   bug       the `dropped_term` planted bug (layer 0's attention backward drops the key path)
 """
 import argparse
+import json
 import os
 import shutil
 import socket
@@ -156,7 +157,7 @@ def table(args, rows):
 
     for r in rows:
         f = r["first"]["seconds"]
-        out.append("| %s | %s | %.1f | %.2f | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %.1f | %.2f | %s | %s | %s | %s | %s | %s | %s |" % (
             r["size"], r["backend"], r["capture"], r["floor"], cell(r["uncached"]), cell(r["first"]),
             cell(r["second"], f), cell(r["refactor"], f), cell(r["bug"], f), cell(r["verify_first"]),
             cell(r["verify_second"], r["verify_first"]["seconds"])))
@@ -189,6 +190,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             rows += measure_size(args, size, tmp)
+    # The raw rows first: a long run's numbers survive a bug in the table below.
+    with open(os.path.splitext(os.path.abspath(args.out))[0] + ".json", "w") as f:
+        json.dump(rows, f, indent=1)
     text = table(args, rows)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

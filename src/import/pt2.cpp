@@ -422,7 +422,7 @@ private:
     return it->second;
   }
 
-  // Note [Absent optional outputs] (src/import/import_util.h): a result the op
+  // Note [Absent optional outputs] (ir/import_util.h): a result the op
   // did not compute (convolution_backward's output_mask false) is as_none.
   bool isAbsentResult(const json &out) const {
     auto [tag, val] = tagOf(out);
