@@ -47,7 +47,7 @@ graph @production(%x: f32[2,4]) -> (f32[2,4]) {
 }
 )", "t.tvir");
   const Graph &ref = *m.find("reference"), &prod = *m.find("production");
-  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, std::vector<long double>(8, 1.0L)}};
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, std::vector<long double>(8, 3.0L)}};
   std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
   REQUIRE(d);
   CHECK(d->production.loc == "prod.py:5");
