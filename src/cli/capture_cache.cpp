@@ -1,32 +1,33 @@
 #include "src/cli/capture_cache.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "ir/diagnostic.h"
+#include "ir/text_format.h"
 #include "src/cache/proof_cache.h"
 #include "src/cache/sha256.h"
 
 namespace torchtv::cli {
 namespace {
 
-std::optional<std::string> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The file's SHA-256, or nullopt when it cannot be read (gone, not a regular file).
+std::optional<std::string> digestOf(const std::string &path) {
+  try {
+    return cache::sha256Hex(readFile(path));
+  } catch (const InputError &) {
+    return std::nullopt;
+  }
 }
 
 // Every file the capture ran still hashes as it did; names the first one that does not.
 bool codeUnchanged(const nlohmann::json &files, std::string &changed) {
   for (const auto &f : files) {
     std::string path = f.at("path").get<std::string>();
-    std::optional<std::string> text = readFile(path);
-    if (!text || cache::sha256Hex(*text) != f.at("sha256").get<std::string>()) {
+    std::optional<std::string> digest = digestOf(path);
+    if (!digest || *digest != f.at("sha256").get<std::string>()) {
       changed = path;
       return false;
     }
@@ -40,11 +41,11 @@ CaptureCache::CaptureCache(cache::ProofCache *store, const std::string &pairPath
   if (!store || !store->usable()) return;
   std::error_code ec;
   std::string absolute = std::filesystem::absolute(pairPath, ec).lexically_normal().string();
-  std::optional<std::string> text = readFile(pairPath);
-  if (ec || !text) return;  // the capture reports the missing file
+  std::optional<std::string> digest = digestOf(pairPath);
+  if (ec || !digest) return;  // the capture reports the missing file
   store_ = store;
   key_ = "torchtv-capture 1\npython=" + (options.python.empty() ? defaultPython() : options.python) +
-         "\npair=" + absolute + "\n" + cache::sha256Hex(*text);
+         "\npair=" + absolute + "\n" + *digest;
 }
 
 // An entry is the capture's code_files (one JSON line) and then the capture's

@@ -23,8 +23,8 @@ std::string keyOf(const Graph &origRef, const Graph &origProd, const Graph &ref,
          " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
          " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
          " memory=" + std::to_string(o.solverMemoryMB) +
-         " rounded-constants=" + std::to_string(o.assumeRoundedConstants) + "\n" + printGraph(origRef) + "\n" + printGraph(origProd) +
-         "\n" + printGraph(ref) + "\n" + printGraph(prod);
+         " rounded-constants=" + std::to_string(o.assumeRoundedConstants) + "\n" + printGraph(origRef) + "\n" +
+         printGraph(origProd) + "\n" + printGraph(ref) + "\n" + printGraph(prod);
 }
 
 }  // namespace
