@@ -33,7 +33,9 @@ def last_json(stderr):
     return json.loads(stderr.strip().splitlines()[-1])
 
 
-class ShapeOnlyCapture(unittest.TestCase):
+class CaptureTestCase(unittest.TestCase):
+    """One temporary folder per test class for the captures it writes."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="torchtv-fake-test-")
@@ -42,6 +44,8 @@ class ShapeOnlyCapture(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
+
+class ShapeOnlyCapture(CaptureTestCase):
     def test_huge_inputs_are_not_allocated(self):
         out = os.path.join(self.tmp, "huge")
         rc, stderr, peak_kb = run_capture("huge_matmul", out)
@@ -78,17 +82,9 @@ class ShapeOnlyCapture(unittest.TestCase):
         self.assertTrue(err["file"].endswith("mixed_devices.py"))
 
 
-class RefutedAtReducedShapes(unittest.TestCase):
+class RefutedAtReducedShapes(CaptureTestCase):
     """A shape-only pair runs at its small_inputs() (Note [Eager cross-check]): a planted bug the
     graphs leave undecided is refuted there, the reduced shapes stated."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="torchtv-fake-test-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_eager_check_runs_small_inputs(self):
         out = os.path.join(self.tmp, "cumsum")
