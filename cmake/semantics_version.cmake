@@ -1,7 +1,9 @@
 # Note [Semantics version]: run at build time (cmake -P) with LIST = a file
 # naming, one a line, every source whose change can change what a proof means
 # or finds (src/sem, src/smt, src/normalize, src/verify, src/match,
-# src/fusion, rules/, fusions/). Writes OUT, a header with their combined
+# src/fusion, rules/, fusions/, and ir/: the op registry, shape rules and the
+# table of ops whose semantics are bitwise-faithful, which decides the level a
+# stored proof claims). Writes OUT, a header with their combined
 # SHA-256, only when it changed (so that an unchanged hash recompiles nothing).
 file(STRINGS "${LIST}" files)
 set(all "")

@@ -10,8 +10,8 @@
 namespace torchtv {
 namespace {
 
-// Bumped by hand when something outside the hashed sources (ir/, a
-// dependency's behaviour) changes what a proof means (Note [Semantics version]).
+// Bumped by hand when something outside the hashed sources (a dependency's
+// behaviour, e.g. Z3's) changes what a proof means (Note [Semantics version]).
 constexpr int kSemanticsEpoch = 1;
 
 // 0 means no limit (Z3's rlimit, the memory cap).
