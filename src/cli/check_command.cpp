@@ -165,6 +165,7 @@ struct CheckArgs {
   EngineOptions engine;
   OutputOptions output;
   StopAfter stopAfter = StopAfter::Decide;
+  bool each = false;  // --each: every file is a pair of its own (Note [Checking each file])
 };
 
 // --stop-after read|normalize: reads both graphs (every node checked against its
@@ -195,6 +196,50 @@ int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args
     return emitResult(errorResult(e.message(), e.pos().str()), ctx, args.output);
   }
 }
+int checkOne(const CheckArgs &args, const std::string &referencePath, const std::string &productionPath) {
+  ReportContext ctx;
+  ctx.referencePath = referencePath;
+  ctx.productionPath = productionPath;
+  bool twoFiles = referencePath != productionPath;
+  auto load = [&] {
+    LoadOptions options;
+    if (!args.inputs.empty()) options.inputs = parseInputTypes(args.inputs);
+    auto ref = loadModule(referencePath, options);
+    std::unique_ptr<Module> prod;
+    if (twoFiles) prod = loadModule(productionPath, options);
+    return std::make_pair(std::move(ref), std::move(prod));
+  };
+  if (args.stopAfter != StopAfter::Decide) return stopEarly(load, ctx, args);
+  return decideAndEmit(load, ctx, args.engine, args.output);
+}
+
+// Note [Checking each file]
+// `check --each A.tvir B.tvir ...` decides many one-file pairs in one process, so
+// a folder of pair files pays the process's fixed costs once: LibTorch, which the
+// self-check and the replay load, takes a second or more to start, and a check
+// of a small pair takes a tenth of that (tests/golden/run_golden.py runs a whole
+// folder this way). Each pair is decided exactly as `check FILE` would decide it;
+// the results are printed in order as they finish (JSON: one document per file),
+// and the exit code is the worst verdict's, as `torchtv ci` orders them. A
+// `--timeout` bounds each pair; a pair that overruns it ends the run after its
+// own result (Note [Watchdog]), so the files after it are not checked. Formats
+// that describe one run (SARIF, JUnit, GitHub) and one --report file do not fit
+// many pairs: `torchtv ci` writes those for a manifest.
+int worseExitCode(int a, int b) {
+  // Exit codes in the order of severity() (verdict.h): equivalent < unknown < not_equivalent < error.
+  auto rank = [](int code) {
+    for (Verdict v : {Verdict::Equivalent, Verdict::Unknown, Verdict::NotEquivalent, Verdict::Error})
+      if (exitCode(v) == code) return severity(v);
+    return severity(Verdict::Error);
+  };
+  return rank(b) > rank(a) ? b : a;
+}
+
+int checkEach(const CheckArgs &args) {
+  int worst = exitCode(Verdict::Equivalent);
+  for (const std::string &file : args.files) worst = worseExitCode(worst, checkOne(args, file, file));
+  return worst;
+}
 }  // namespace
 
 Command addCheckCommand(CLI::App &app) {
@@ -203,7 +248,7 @@ Command addCheckCommand(CLI::App &app) {
   cmd->add_option("files", args->files,
                   "REF PROD: two graph files, or one file (or capture directory) holding both graphs")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, -1);
   addInputsOption(*cmd, args->inputs);
   addEngineOptions(*cmd, args->engine);
   addOutputOptions(*cmd, args->output);
@@ -211,20 +256,25 @@ Command addCheckCommand(CLI::App &app) {
                              {{"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}},
                              "stage", "Stop after this stage: read, normalize (for timing the floor; exits 2: nothing is "
                              "decided) or decide");
+  cmd->add_flag("--each", args->each,
+                "Check each file as a pair of its own (a .tvir with @reference and @production, or a capture "
+                "folder), one after another in this process; text or json output, one result per file; exits "
+                "with the worst verdict");
+  // Thrown while parsing, so that they are usage errors (Note [Usage errors]).
+  cmd->parse_complete_callback([args] {
+    if (!args->each && args->files.size() > 2)
+      throw CLI::ValidationError("check takes REF PROD, or one file holding both graphs; --each checks several "
+                                 "such files");
+    if (args->each && args->output.format != OutputFormat::Text && args->output.format != OutputFormat::Json)
+      throw CLI::ValidationError("--each prints text or json; `torchtv ci` writes SARIF, JUnit and GitHub reports "
+                                 "of many pairs");
+    if (args->each && (!args->output.reportPath.empty() || args->stopAfter != StopAfter::Decide))
+      throw CLI::ValidationError("--each does not take --report or --stop-after; `torchtv ci` writes a report "
+                                 "per pair");
+  });
   return {cmd, [args] {
-            ReportContext ctx;
-            ctx.referencePath = args->files.at(0);
-            ctx.productionPath = args->files.size() > 1 ? args->files[1] : args->files[0];
-            auto load = [&] {
-              LoadOptions options;
-              if (!args->inputs.empty()) options.inputs = parseInputTypes(args->inputs);
-              auto ref = loadModule(ctx.referencePath, options);
-              std::unique_ptr<Module> prod;
-              if (args->files.size() > 1) prod = loadModule(ctx.productionPath, options);
-              return std::make_pair(std::move(ref), std::move(prod));
-            };
-            if (args->stopAfter != StopAfter::Decide) return stopEarly(load, ctx, *args);
-            return decideAndEmit(load, ctx, args->engine, args->output);
+            if (args->each) return checkEach(*args);
+            return checkOne(*args, args->files.at(0), args->files.size() > 1 ? args->files[1] : args->files[0]);
           }};
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The CLI's own words (issue 19): usage errors with a suggestion and exit 3, --stop-after
 saying it decided nothing, the text summary at scale, and --timeout bounding the capture."""
+import json
 import os
 import re
 import tempfile
@@ -43,6 +44,26 @@ for stage in ("read", "normalize"):
     p = run([tv, "check", *bug, "--stop-after", stage])
     c.check(p.returncode == 2 and "nothing was decided" in p.stdout,
             f"--stop-after {stage}: exit {p.returncode}: {p.stdout}{p.stderr}")
+
+# --each (Note [Checking each file]): one-file pairs decided in one process, one JSON document
+# each, in order, with the worst verdict's exit code; what fits one pair only is refused.
+golden = os.path.join(a.source_dir, "tests", "golden")
+same = os.path.join(golden, "prover", "elementwise", "double_as_add.tvir")
+differs = os.path.join(golden, "prover", "elementwise", "reassociated_add__wrong_operand.tvir")
+broken = os.path.join(golden, "errors", "wrong_arity.tvir")
+for files, want_codes, want_exit in (([same, same], [0, 0], 0), ([same, differs, same], [0, 1, 0], 1),
+                                     ([broken, differs], [3, 1], 3)):
+    p = run([tv, "check", "--each", *files, "--format", "json"])
+    docs, rest = [], p.stdout.lstrip()
+    while rest:
+        doc, end = json.JSONDecoder().raw_decode(rest)
+        docs.append(doc)
+        rest = rest[end:].lstrip()
+    c.check([d["exit_code"] for d in docs] == want_codes and p.returncode == want_exit,
+            f"--each {files}: exit {p.returncode}, per file {[d['exit_code'] for d in docs]}\n{p.stderr}")
+usage(["check", "--each", same, same, "--format", "sarif"], "--each prints text or json", "torchtv ci")
+usage(["check", "--each", same, "--report", "r.html"], "--each does not take --report")
+usage(["check", same, same, same], "check takes REF PROD", "--each")
 
 with tempfile.TemporaryDirectory() as d:
     # Text at scale: the counts first, then the failing outputs, then one line for the proven.
