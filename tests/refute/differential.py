@@ -5,7 +5,8 @@ For every planted-bug pair (tests/capture/pairs/*__*.py, and the bench generator
 small dims), runs both functions eagerly on the pair's example_inputs() and seeded random draws
 (the draws of the eager cross-check, Note [Eager cross-check]) and compares every output with
 torch.testing.assert_close at its default tolerances; then runs `torchtv verify PAIR --format
-json`. Wherever assert_close detects the bug, torchtv must say not_equivalent (a pair whose
+json` (for a pair file with a golden test, whose verdict the golden test enforces, its `# EXPECT:`
+verdict; --run-goldens runs them too). Wherever assert_close detects the bug, torchtv must say not_equivalent (a pair whose
 `# EXPECT: unknown` documents why torchtv stays unknown is listed as such). Prints the table
 (pair, assert_close detects?, torchtv verdict); --markdown FILE also writes it as markdown.
 
@@ -22,6 +23,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CAPTURE_SRC = os.path.join(REPO, "src", "capture")
+GOLDEN_PAIRS = os.path.join(REPO, "tests", "capture", "pairs")  # each file is also a golden test
 sys.path.insert(0, CAPTURE_SRC)
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
@@ -61,6 +63,17 @@ def expects_unknown(path):
         return any(line.strip() == "# EXPECT: unknown" for line in f)
 
 
+def golden_verdict(path):
+    """The verdict a pair file's `# EXPECT:` line states, when the golden test capture/pairs/FILE
+    enforces it (no XFAIL); else None."""
+    with open(path) as f:
+        lines = [line.strip() for line in f]
+    if any(line.startswith("# XFAIL:") for line in lines):
+        return None
+    expect = [line.split(":", 1)[1].split()[0] for line in lines if line.startswith("# EXPECT:")]
+    return expect[0] if len(expect) == 1 else None
+
+
 def torchtv_verdict(torchtv, path):
     env = dict(os.environ, PYTHONPATH=CAPTURE_SRC)
     proc = subprocess.run([torchtv, "verify", path, "--format", "json"], capture_output=True, text=True,
@@ -71,9 +84,9 @@ def torchtv_verdict(torchtv, path):
         return "error (exit %d)" % proc.returncode
 
 
-def pairs(bench_dir):
-    found = sorted(glob.glob(os.path.join(REPO, "tests", "capture", "pairs", "*__*.py")))
-    bench = gen_transformer.generate(bench_dir, (), (), tuple(gen_transformer.BUGS), gen_transformer.BUG_LAYERS)
+def pairs(bench_dir, bug_layers):
+    found = sorted(glob.glob(os.path.join(GOLDEN_PAIRS, "*__*.py")))
+    bench = gen_transformer.generate(bench_dir, (), (), tuple(gen_transformer.BUGS), bug_layers)
     return found + sorted(bench.values())
 
 
@@ -81,14 +94,23 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--torchtv", default=os.environ.get("TORCHTV_BIN") or os.path.join(REPO, "build", "torchtv"))
     ap.add_argument("--markdown", help="also write the table here")
+    ap.add_argument("--bug-layers", type=int, default=gen_transformer.BUG_LAYERS,
+                    help="layers of the bench generator's planted-bug pairs (default %(default)s)")
+    ap.add_argument("--run-goldens", action="store_true",
+                    help="run torchtv on the pair files of tests/capture/pairs too, instead of taking the verdict "
+                         "their golden tests enforce")
     args = ap.parse_args(argv)
     rows, failures = [], []
     with tempfile.TemporaryDirectory(prefix="torchtv-differential-") as bench_dir:
-        for path in pairs(bench_dir):
+        for path in pairs(bench_dir, args.bug_layers):
             name = os.path.splitext(os.path.basename(path))[0]
             detects = assert_close_detects(path)
-            verdict = torchtv_verdict(args.torchtv, path)
-            ok = not detects.startswith("yes") or verdict == "not_equivalent"
+            # A pair file's golden test (ctest capture/pairs/FILE) already runs `torchtv verify` on it and
+            # fails unless the verdict is its # EXPECT:, so the suite does not verify it a second time.
+            has_golden = os.path.dirname(path) == GOLDEN_PAIRS
+            verdict = golden_verdict(path) if has_golden and not args.run_goldens else None
+            verdict = torchtv_verdict(args.torchtv, path) if verdict is None else verdict + " (its golden test)"
+            ok = not detects.startswith("yes") or verdict.split()[0] == "not_equivalent"
             if not ok and expects_unknown(path):
                 # the file documents why torchtv says unknown there (e.g. graphs equal, runs not)
                 ok, verdict = True, verdict + " (as its # EXPECT: says)"
@@ -102,7 +124,7 @@ def main(argv=None):
             f.write("| pair | assert_close detects? | torchtv verdict |\n|---|---|---|\n")
             for name, detects, verdict, bad in rows:
                 f.write("| `%s` | %s | %s%s |\n" % (name, detects, verdict, " (**loses**)" if bad else ""))
-    caught = sum(v == "not_equivalent" for _, _, v, _ in rows)
+    caught = sum(v.split()[0] == "not_equivalent" for _, _, v, _ in rows)
     by_ac = sum(d.startswith("yes") for _, d, _, _ in rows)
     print("%d pairs: assert_close detects %d, torchtv refutes %d" % (len(rows), by_ac, caught))
     if failures:
