@@ -136,7 +136,8 @@ def scaling(args, paths, caps):
     return rows
 
 
-def detection(args, paths, caps):
+def detection(args, paths, caps, measured):
+    """measured: the scaling rows by pair; a pair measured there is not decided again."""
     directives = load_directives()
     rows = []
     for name, path in paths.items():
@@ -146,10 +147,11 @@ def detection(args, paths, caps):
         print("  %s" % name, flush=True)
         cap = caps[name]
         row = {"pair": name, "truth": t, "capture_error": cap["error"]}
+        done = measured.get(name, {})
         if not cap["error"]:
-            d = decide(args, cap["dir"])
+            d = done.get("decide") or decide(args, cap["dir"])
             row["torchtv"], row["torchtv_reason"] = d["verdict"], d["reason"]
-        row["numerical"] = numerical(args, path)
+        row["numerical"] = done.get("numerical") or numerical(args, path)
         rows.append(row)
     return rows
 
@@ -224,7 +226,7 @@ def main(argv=None):
     results = {"environment": environment(args.torchtv), "quick": args.quick, "repeat": args.repeat,
                "mono_timeout": args.mono_timeout, "scaling": scaling(args, scale_paths, caps)}
     print("bench: detection", flush=True)
-    results["detection"] = detection(args, det_paths, caps)
+    results["detection"] = detection(args, det_paths, caps, {row["pair"]: row for row in results["scaling"]})
     # The machine is shared: the load during the run says how far to trust the times.
     results["environment"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     os.makedirs(args.out, exist_ok=True)

@@ -49,6 +49,34 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
   addCacheOptions(cmd, options.cache, options.noCache);
 }
 
+int worseExitCode(int a, int b) {
+  // Exit codes in the order of severity() (verdict.h): equivalent < unknown < not_equivalent < error.
+  auto rank = [](int code) {
+    for (Verdict v : {Verdict::Equivalent, Verdict::Unknown, Verdict::NotEquivalent, Verdict::Error})
+      if (exitCode(v) == code) return severity(v);
+    return severity(Verdict::Error);
+  };
+  return rank(b) > rank(a) ? b : a;
+}
+
+void addEachOption(CLI::App &cmd, bool &each, const std::vector<std::string> &files, const OutputOptions &output,
+                   const std::string &tooMany, const std::string &help, size_t most,
+                   std::function<void()> alsoCheck) {
+  cmd.add_flag("--each", each,
+               help + ", one after another in this process; text or json output, one result per file; exits with "
+                      "the worst verdict");
+  // Thrown while parsing, so that they are usage errors (Note [Usage errors]).
+  cmd.parse_complete_callback([&each, &files, &output, tooMany, most, alsoCheck] {
+    if (!each && files.size() > most) throw CLI::ValidationError(tooMany);
+    if (each && output.format != OutputFormat::Text && output.format != OutputFormat::Json)
+      throw CLI::ValidationError("--each prints text or json; `torchtv ci` writes SARIF, JUnit and GitHub reports "
+                                 "of many pairs");
+    if (each && !output.reportPath.empty())
+      throw CLI::ValidationError("--each does not take --report; `torchtv ci` writes a report per pair");
+    if (alsoCheck) alsoCheck();
+  });
+}
+
 namespace {
 // Both graphs of a check, with the modules that own them (the report draws them).
 struct LoadedPair {
@@ -214,8 +242,10 @@ int checkOne(const CheckArgs &args, const std::string &referencePath, const std:
 }
 
 // Note [Checking each file]
-// `check --each A.tvir B.tvir ...` decides many one-file pairs in one process, so
-// a folder of pair files pays the process's fixed costs once: LibTorch, which the
+// `check --each A.tvir B.tvir ...` (and `verify --each A.py B.py ...`, whose
+// captures come first from one Python: Note [Capturing each file] in
+// src/capture/torchtv_capture/cli.py) decides many one-file pairs in one process,
+// so a folder of pair files pays the process's fixed costs once: LibTorch, which the
 // self-check and the replay load, takes a second or more to start, and a check
 // of a small pair takes a tenth of that (tests/golden/run_golden.py runs a whole
 // folder this way). Each pair is decided exactly as `check FILE` would decide it;
@@ -225,16 +255,6 @@ int checkOne(const CheckArgs &args, const std::string &referencePath, const std:
 // own result (Note [Watchdog]), so the files after it are not checked. Formats
 // that describe one run (SARIF, JUnit, GitHub) and one --report file do not fit
 // many pairs: `torchtv ci` writes those for a manifest.
-int worseExitCode(int a, int b) {
-  // Exit codes in the order of severity() (verdict.h): equivalent < unknown < not_equivalent < error.
-  auto rank = [](int code) {
-    for (Verdict v : {Verdict::Equivalent, Verdict::Unknown, Verdict::NotEquivalent, Verdict::Error})
-      if (exitCode(v) == code) return severity(v);
-    return severity(Verdict::Error);
-  };
-  return rank(b) > rank(a) ? b : a;
-}
-
 int checkEach(const CheckArgs &args) {
   int worst = exitCode(Verdict::Equivalent);
   for (const std::string &file : args.files) worst = worseExitCode(worst, checkOne(args, file, file));
@@ -256,22 +276,14 @@ Command addCheckCommand(CLI::App &app) {
                              {{"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}},
                              "stage", "Stop after this stage: read, normalize (for timing the floor; exits 2: nothing is "
                              "decided) or decide");
-  cmd->add_flag("--each", args->each,
+  addEachOption(*cmd, args->each, args->files, args->output,
+                "check takes REF PROD, or one file holding both graphs; --each checks several such files",
                 "Check each file as a pair of its own (a .tvir with @reference and @production, or a capture "
-                "folder), one after another in this process; text or json output, one result per file; exits "
-                "with the worst verdict");
-  // Thrown while parsing, so that they are usage errors (Note [Usage errors]).
-  cmd->parse_complete_callback([args] {
-    if (!args->each && args->files.size() > 2)
-      throw CLI::ValidationError("check takes REF PROD, or one file holding both graphs; --each checks several "
-                                 "such files");
-    if (args->each && args->output.format != OutputFormat::Text && args->output.format != OutputFormat::Json)
-      throw CLI::ValidationError("--each prints text or json; `torchtv ci` writes SARIF, JUnit and GitHub reports "
-                                 "of many pairs");
-    if (args->each && (!args->output.reportPath.empty() || args->stopAfter != StopAfter::Decide))
-      throw CLI::ValidationError("--each does not take --report or --stop-after; `torchtv ci` writes a report "
-                                 "per pair");
-  });
+                "folder)",
+                2, [args] {
+                  if (args->each && args->stopAfter != StopAfter::Decide)
+                    throw CLI::ValidationError("--each does not take --stop-after");
+                });
   return {cmd, [args] {
             if (args->each) return checkEach(*args);
             return checkOne(*args, args->files.at(0), args->files.size() > 1 ? args->files[1] : args->files[0]);

@@ -96,6 +96,16 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options);
 void addCacheOptions(CLI::App &cmd, std::string &cache, bool &noCache);
 std::unique_ptr<cache::ProofCache> openProofCache(const std::string &cache, bool noCache);
 
+// The worse of two exit codes, as verdicts go for a gate (severity() in verdict.h).
+int worseExitCode(int a, int b);
+// --each for `check` and `verify` (Note [Checking each file]): without it at
+// most `most` files (else the usage error `tooMany`); with it text or json
+// output and no --report; `alsoCheck` adds the command's own usage checks
+// (CLI11 keeps one parse-complete callback per command).
+void addEachOption(CLI::App &cmd, bool &each, const std::vector<std::string> &files, const OutputOptions &output,
+                   const std::string &tooMany, const std::string &help, size_t most = 1,
+                   std::function<void()> alsoCheck = {});
+
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
                   const OutputOptions &options);
 

@@ -3,9 +3,12 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "ir/diagnostic.h"
+#include "ir/text_format.h"
 #include "src/import/capture_json.h"
 #include "src/util/subprocess.h"
 
@@ -31,35 +34,55 @@ std::string lastLine(const std::string &s) {
   return s.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
-// Runs the capture module; returns its stdout. Failures become InputError.
-std::string runCapture(const std::string &pairPath, const std::vector<std::string> &extraArgs,
-                       const CaptureOptions &options) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_regular_file(pairPath, ec)) throw InputError(SourcePos{pairPath}, "no such pair file");
+// The InputError of a capture that failed: at the user's file and line when the
+// capture ended by itself (`recorded`) and its last stderr line is its {"error",
+// "file", "line"} record, else the process's exit and the tail of its stderr.
+InputError captureFailure(const std::string &pairPath, const std::string &err, bool recorded, const std::string &how) {
+  nlohmann::json record = recorded ? nlohmann::json::parse(lastLine(err), nullptr, false) : nlohmann::json();
+  if (record.is_object() && record.contains("error") && record["error"].is_string()) {
+    std::string file =
+        record.value("file", nlohmann::json(nullptr)).is_string() ? record["file"].get<std::string>() : pairPath;
+    int line = record.value("line", nlohmann::json(nullptr)).is_number_integer() ? record["line"].get<int>() : 0;
+    return InputError(SourcePos{file, line}, "capture failed: " + record["error"].get<std::string>());
+  }
+  std::string tail = err.size() > 2000 ? err.substr(err.size() - 2000) : err;
+  return InputError(SourcePos{pairPath}, "capture failed: " + how + (tail.empty() ? "" : ":\n" + tail));
+}
+
+// Runs the capture module on `pairPaths` with `args`; failures to run it at
+// all become InputError at `where`.
+ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const std::vector<std::string> &args,
+                               double timeoutSeconds, const CaptureOptions &options, const std::string &where) {
   std::string python = options.python.empty() ? defaultPython() : options.python;
-  std::vector<std::string> argv = {python, "-m", "torchtv_capture", pairPath};
-  argv.insert(argv.end(), extraArgs.begin(), extraArgs.end());
+  std::vector<std::string> argv = {python, "-m", "torchtv_capture"};
+  argv.insert(argv.end(), pairPaths.begin(), pairPaths.end());
+  argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions popts;
-  popts.timeoutSeconds = options.timeoutSeconds;
+  popts.timeoutSeconds = timeoutSeconds;
   std::string pythonPath = capturePackageDir();
   if (const char *old = std::getenv("PYTHONPATH"); old && *old) pythonPath += std::string(":") + old;
   popts.env.push_back("PYTHONPATH=" + pythonPath);
   ProcessResult r = runProcess(argv, popts);
   if (!r.started)
-    throw InputError(SourcePos{pairPath}, "cannot start the capture: " + r.error +
-                                              " (choose a Python with torch via --python or TORCHTV_PYTHON)");
+    throw InputError(SourcePos{where}, "cannot start the capture: " + r.error +
+                                           " (choose a Python with torch via --python or TORCHTV_PYTHON)");
+  return r;
+}
+
+void requireRegularFile(const std::string &pairPath) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(pairPath, ec)) throw InputError(SourcePos{pairPath}, "no such pair file");
+}
+
+// Runs the capture module on one pair file; returns its stdout. Failures become InputError.
+std::string runCapture(const std::string &pairPath, const std::vector<std::string> &extraArgs,
+                       const CaptureOptions &options) {
+  requireRegularFile(pairPath);
+  ProcessResult r = runCaptureModule({pairPath}, extraArgs, options.timeoutSeconds, options, pairPath);
   if (!r.timedOut && r.signal == 0 && r.exitCode == 0) return r.out;
-  // On failure the capture's last stderr line is {"error", "file", "line"}.
-  nlohmann::json err = nlohmann::json::parse(lastLine(r.err), nullptr, false);
-  if (r.signal == 0 && !r.timedOut && err.is_object() && err.contains("error")) {
-    std::string file = err.value("file", nlohmann::json(nullptr)).is_string() ? err["file"].get<std::string>() : pairPath;
-    int line = err.value("line", nlohmann::json(nullptr)).is_number_integer() ? err["line"].get<int>() : 0;
-    throw InputError(SourcePos{file, line}, "capture failed: " + err["error"].get<std::string>());
-  }
-  std::string tail = r.err.size() > 2000 ? r.err.substr(r.err.size() - 2000) : r.err;
-  throw InputError(SourcePos{pairPath}, "capture failed: " + python + " " + describeExit(r, popts.timeoutSeconds) +
-                                            (tail.empty() ? "" : ":\n" + tail));
+  std::string python = options.python.empty() ? defaultPython() : options.python;
+  throw captureFailure(pairPath, r.err, r.signal == 0 && !r.timedOut,
+                       python + " " + describeExit(r, options.timeoutSeconds));
 }
 
 }  // namespace
@@ -71,6 +94,55 @@ std::string defaultPython() {
 
 std::string capturePairFileJson(const std::string &pairPath, const CaptureOptions &options) {
   return runCapture(pairPath, {"--emit-stdout"}, options);
+}
+
+std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string> &pairPaths,
+                                                   const CaptureOptions &options) {
+  namespace fs = std::filesystem;
+  std::vector<CapturedPairFile> results(pairPaths.size());
+  std::vector<std::string> present;  // the files that exist, in order
+  std::vector<size_t> place;
+  for (size_t i = 0; i < pairPaths.size(); ++i) {
+    try {
+      requireRegularFile(pairPaths[i]);
+      present.push_back(pairPaths[i]);
+      place.push_back(i);
+    } catch (const InputError &) {
+      results[i].error = std::current_exception();
+    }
+  }
+  if (present.empty()) return results;
+  std::string pattern = (fs::temp_directory_path() / "torchtv-capture-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw InputError(SourcePos{pairPaths[0]}, "cannot create a temporary folder");
+  fs::path dir = pattern;
+  struct Remove {
+    fs::path dir;
+    ~Remove() { std::error_code ec; fs::remove_all(dir, ec); }
+  } remove{dir};
+  // The parent only waits for its children, each bounded by the per-file limit.
+  double total = options.timeoutSeconds * static_cast<double>(present.size()) + 60;
+  ProcessResult r = runCaptureModule(
+      present, {"--each", dir.string(), "--each-timeout", fmt::format("{:g}", options.timeoutSeconds)}, total,
+      options, present[0]);
+  std::string python = options.python.empty() ? defaultPython() : options.python;
+  for (size_t k = 0; k < present.size(); ++k) {
+    CapturedPairFile &out = results[place[k]];
+    fs::path json = dir / (std::to_string(k) + ".json");
+    std::error_code ec;
+    if (fs::is_regular_file(json, ec)) {
+      out.json = readFile(json.string());
+      continue;
+    }
+    fs::path errFile = dir / (std::to_string(k) + ".err");
+    std::string err = fs::is_regular_file(errFile, ec) ? readFile(errFile.string()) : "";
+    // No K.err: the parent failed (or was killed) before this child ran.
+    bool childRan = !err.empty();
+    out.error = std::make_exception_ptr(captureFailure(present[k], childRan ? err : r.err,
+                                                       childRan || (r.signal == 0 && !r.timedOut),
+                                                       childRan ? "its capture process ended without a result"
+                                                                : python + " " + describeExit(r, total)));
+  }
+  return results;
 }
 
 std::unique_ptr<Module> readCapturedPair(const std::string &jsonText, const std::string &pairPath) {

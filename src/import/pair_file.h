@@ -2,8 +2,10 @@
 // torchtv_capture package (src/capture) in a child Python process.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -22,6 +24,16 @@ std::string defaultPython();
 // keeps it in its capture cache, Note [Capture cache] in src/cli). Capture
 // errors become InputError at the user's file and line.
 std::string capturePairFileJson(const std::string &pairPath, const CaptureOptions &options);
+// Captures every pair file with one Python process (Note [Capturing each
+// file] in src/capture/torchtv_capture/cli.py): for each, in order, its JSON
+// text, or in `error` what capturePairFileJson would have thrown. Each file's
+// capture is bounded by options.timeoutSeconds.
+struct CapturedPairFile {
+  std::string json;
+  std::exception_ptr error;  // set: the capture failed
+};
+std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string> &pairPaths,
+                                                   const CaptureOptions &options);
 // Reads both graphs (and the FUSIONS graphs) of a capture's JSON text.
 std::unique_ptr<Module> readCapturedPair(const std::string &jsonText, const std::string &pairPath);
 

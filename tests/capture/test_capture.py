@@ -493,6 +493,43 @@ class CliErrorTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(d, "keep.txt")))
 
 
+class EachTest(unittest.TestCase):
+    """--each (Note [Capturing each file]): one Python, a forked child per pair file, so a pair
+    file's global changes never reach the next one; errors and a limit per file."""
+
+    def test_each(self):
+        d = os.path.join(TMP, "each")
+        os.makedirs(d)
+        leaky = os.path.join(d, "leaky.py")
+        with open(leaky, "w") as f:   # changes torch's global state at import
+            f.write("import torch\ntorch.set_default_dtype(torch.float64)\n\n\ndef example_inputs():\n"
+                    "    return (torch.randn(3),)\n\n\ndef reference(x):\n    return x * 2\n\n\n"
+                    "def production(x):\n    return x + x\n")
+        sleepy = os.path.join(d, "sleepy.py")
+        with open(sleepy, "w") as f:
+            f.write("import time\ntime.sleep(60)\n")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = CAPTURE_SRC
+        out = os.path.join(d, "out")
+        pairs = [leaky, pair_path("forward_ops"), pair_path("bad_syntax"), sleepy]
+        p = subprocess.run([sys.executable, "-m", "torchtv_capture", *pairs, "--each", out, "--each-timeout", "15"],
+                           capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["0.err", "0.json", "1.err", "1.json", "2.err", "3.err"])
+        with open(os.path.join(out, "1.json")) as f:
+            each = json.load(f)
+        single = subprocess.run([sys.executable, "-m", "torchtv_capture", pair_path("forward_ops"), "--emit-stdout"],
+                                capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+        self.assertEqual(each, json.loads(single.stdout))   # f64 from leaky.py did not leak into it
+        errors = []
+        for k in (2, 3):
+            with open(os.path.join(out, "%d.err" % k)) as f:
+                errors.append(json.loads(f.read().strip().splitlines()[-1]))
+        self.assertEqual((errors[0]["file"], errors[0]["line"]), (pair_path("bad_syntax"), 9))
+        self.assertIn("syntax error", errors[0]["error"])
+        self.assertEqual(errors[1], {"error": "the capture took longer than 15 s", "file": sleepy, "line": 0})
+
+
 class ValuesTest(unittest.TestCase):
     """In-process checks of the argument encoding."""
 

@@ -16,8 +16,9 @@ captures it). Its expectations are comment lines:
   # ENV: NAME=value                an environment variable for the run (fault injection)
 A file that cannot hold comments (empty, binary) takes them from FILE.expect.
 A file without `# EXPECT:` must verify (verdict equivalent, any level).
-A timeout is a failure, never a pass. Given a folder, it runs every .tvir file in it, those
-with the same ARGS (and no ENV) in one `torchtv check --each` process.
+A timeout is a failure, never a pass. Given a folder, it runs every .tvir and .py file in it,
+those of one kind with the same ARGS (and no ENV) in one `torchtv check --each` or
+`torchtv verify --each` process.
 Every run uses --self-check: an `equivalent` verdict whose self-check (both
 graphs evaluated on seeded random inputs) disagrees is a failure.
 """
@@ -142,9 +143,10 @@ def check_alone(path, d, torchtv, timeout):
 
 
 def check_together(paths, found, torchtv, timeout):
-    """.tvir files with the same ARGS and no ENV, in one `torchtv check --each` process
-    (Note [Checking each file]): LibTorch, which the self-check loads, starts once. A file
-    left without a result (the process ended early) is checked alone, so its failure is its own."""
+    """Files of one kind (.tvir or .py) with the same ARGS and no ENV, in one `torchtv check
+    --each` or `verify --each` process (Note [Checking each file]): LibTorch, which the
+    self-check loads, starts once, and so does the Python that captures pair files. A file left
+    without a result (the process ended early) is checked alone, so its failure is its own."""
     first = found[paths[0]]
     got = run(command_for(paths[0], first, torchtv) + ["--each", *paths], environment(first),
               timeout * len(paths))
@@ -170,7 +172,8 @@ def main():
 
     files = []
     for path in args.paths:
-        files += sorted(glob.glob(os.path.join(path, "*.tvir"))) if os.path.isdir(path) else [path]
+        files += sorted(glob.glob(os.path.join(path, "*.tvir")) + glob.glob(os.path.join(path, "*.py"))) \
+            if os.path.isdir(path) else [path]
     found = {path: directives(path) for path in files}
     failures = 0
     groups = {}
@@ -178,10 +181,10 @@ def main():
         d = found[path]
         if len(d["EXPECT"]) > 1:
             failures += fail(path, "more than one EXPECT line")
-        elif path.endswith(".py") or d["ENV"]:
+        elif d["ENV"]:
             failures += check_alone(path, d, args.torchtv, args.timeout)
         else:
-            groups.setdefault(tuple(d["ARGS"]), []).append(path)
+            groups.setdefault((path.endswith(".py"), tuple(d["ARGS"])), []).append(path)
     for paths in groups.values():
         failures += check_together(paths, found, args.torchtv, args.timeout)
     print(f"{len(files) - failures} of {len(files)} golden files pass")
