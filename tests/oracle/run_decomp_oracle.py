@@ -6,7 +6,7 @@ reference calls the ATen op itself (captured as that one op, which torchtv then
 expands through fusions/) and whose production calls torch._decomp's
 decomposition of it (captured as the primitives it is made of), at several
 shapes and dtypes (all cases of one op are outputs of one pair). `torchtv
-verify` decides each pair; the verdicts are printed as a table.
+verify --each` decides every pair; the verdicts are printed as a table.
 
 Fails when:
   - any output is not_equivalent (a definition PyTorch disagrees with is a bug);
@@ -148,17 +148,33 @@ def cases():
     return c
 
 
-def run(torchtv, op, op_cases, tmp):
-    path = os.path.join(tmp, f"oracle_{op.strip('_')}.py")
-    with open(path, "w", encoding="utf-8") as fp:
-        fp.write(PRELUDE.format(op=op, cases=repr(op_cases)))
-    p = subprocess.run([torchtv, "verify", path, "--format", "json"], capture_output=True, text=True, timeout=300)
-    try:
-        out = json.loads(p.stdout)
-    except json.JSONDecodeError:
-        return "error", (p.stderr or p.stdout).strip().splitlines()[-1:] or [""], []
-    outs = [(o.get("name"), o.get("verdict"), o.get("reason", "")) for o in out.get("outputs", [])]
-    return out.get("verdict", "error"), [out.get("reason", "")], outs
+def run_all(torchtv, todo, tmp):
+    """{op: (verdict, [reason], [(output, verdict, reason)])} for the ops of `todo`, decided by one
+    `torchtv verify --each` (one Python captures every pair file: Note [Capturing each file])."""
+    paths = []
+    for op, op_cases in todo:
+        paths.append(os.path.join(tmp, f"oracle_{op.strip('_')}.py"))
+        with open(paths[-1], "w", encoding="utf-8") as fp:
+            fp.write(PRELUDE.format(op=op, cases=repr(op_cases)))
+    p = subprocess.run([torchtv, "verify", "--each", *paths, "--format", "json"], capture_output=True, text=True,
+                       timeout=300 + 60 * len(paths))
+    docs, rest = [], p.stdout.lstrip()
+    while rest:
+        try:
+            doc, end = json.JSONDecoder().raw_decode(rest)
+        except json.JSONDecodeError:
+            break
+        docs.append(doc)
+        rest = rest[end:].lstrip()
+    results = {}
+    for k, (op, _) in enumerate(todo):
+        if k >= len(docs):
+            results[op] = ("error", (p.stderr or p.stdout).strip().splitlines()[-1:] or [""], [])
+            continue
+        out = docs[k]
+        outs = [(o.get("name"), o.get("verdict"), o.get("reason", "")) for o in out.get("outputs", [])]
+        results[op] = (out.get("verdict", "error"), [out.get("reason", "")], outs)
+    return results
 
 
 def outside_gap(op, op_cases, outs):
@@ -178,11 +194,11 @@ def main():
     args = ap.parse_args()
     failures = []
     table = []
+    todo = [(op, c) for op, c in sorted(cases().items()) if not args.only or op == args.only]
     with tempfile.TemporaryDirectory() as tmp:
-        for op, op_cases in sorted(cases().items()):
-            if args.only and op != args.only:
-                continue
-            verdict, reason, outs = run(args.torchtv, op, op_cases, tmp)
+        results = run_all(args.torchtv, todo, tmp)
+        for op, op_cases in todo:
+            verdict, reason, outs = results[op]
             counts = {}
             for _, v, _ in outs:
                 counts[v] = counts.get(v, 0) + 1
