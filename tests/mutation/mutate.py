@@ -64,34 +64,44 @@ def main():
     args = ap.parse_args()
     counts = {"not_equivalent": 0, "unknown": 0, "error": 0, "equivalent": 0}
     failures = []
-    for path in args.files:
-        text = open(path).read()
-        start = text.index("graph @production")
-        head, prod = text[:start], text[start:].splitlines()
-        # The mutant's expectation lines are irrelevant: strip EXPECT comments.
-        head = "\n".join(l for l in head.splitlines() if not l.startswith("# EXPECT"))
-        for n, (i, new, what) in enumerate(mutants(prod)):
-            if n >= args.max_per_file:
-                break
-            lines = list(prod)
-            lines[i] = new
-            with tempfile.NamedTemporaryFile("w", suffix=".tvir", delete=False) as f:
-                f.write(head + "\n" + "\n".join(lines) + "\n")
-                name = f.name
+    with tempfile.TemporaryDirectory(prefix="torchtv-mutants-") as tmp:
+        made = []  # (original file, what was mutated, mutant file)
+        for path in args.files:
+            text = open(path).read()
+            start = text.index("graph @production")
+            head, prod = text[:start], text[start:].splitlines()
+            # The mutant's expectation lines are irrelevant: strip EXPECT comments.
+            head = "\n".join(l for l in head.splitlines() if not l.startswith("# EXPECT"))
+            for n, (i, new, what) in enumerate(mutants(prod)):
+                if n >= args.max_per_file:
+                    break
+                lines = list(prod)
+                lines[i] = new
+                made.append((path, what, os.path.join(tmp, "mutant%d.tvir" % len(made))))
+                with open(made[-1][2], "w") as f:
+                    f.write(head + "\n" + "\n".join(lines) + "\n")
+        # One process for all of them (Note [Checking each file]); a hang is a failure, never a pass.
+        try:
+            proc = subprocess.run([args.torchtv, "check", "--each", *[m for _, _, m in made], "--format", "json"],
+                                  capture_output=True, text=True, timeout=300 + 30 * len(made))
+            out = proc.stdout
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        verdicts, rest = [], out.lstrip()
+        while rest:
             try:
-                proc = subprocess.run([args.torchtv, "check", name, "--format", "json"], capture_output=True,
-                                      text=True, timeout=300)
-                verdict = json.loads(proc.stdout)["verdict"]
-            except subprocess.TimeoutExpired:
-                verdict = "timeout"
-            finally:
-                os.unlink(name)
-            if verdict == "timeout":
-                failures.append(f"{path}: {what}: timed out (a timeout never passes)")
-                continue
-            counts[verdict] += 1
-            if verdict == "equivalent":
-                failures.append(f"{path}: {what}: proven equivalent")
+                doc, end = json.JSONDecoder().raw_decode(rest)
+            except json.JSONDecodeError:
+                break
+            verdicts.append(doc["verdict"])
+            rest = rest[end:].lstrip()
+    for k, (path, what, _) in enumerate(made):
+        if k >= len(verdicts):
+            failures.append(f"{path}: {what}: no verdict (the run timed out or ended early)")
+            continue
+        counts[verdicts[k]] += 1
+        if verdicts[k] == "equivalent":
+            failures.append(f"{path}: {what}: proven equivalent")
     valid = counts["not_equivalent"] + counts["unknown"] + counts["equivalent"]
     share = counts["not_equivalent"] / valid if valid else 0
     print(f"mutants: {valid} valid ({counts['error']} invalid), refuted {counts['not_equivalent']} "
