@@ -609,13 +609,6 @@ struct NormalForm::Impl {
       Poly th = fn(topName(TOp::Tanh), {inner}, false, "tanh(...)");
       return mul(scale(x, Rat(1, 2)), add(constant(1), th));
     }
-    case TOp::Abs: case TOp::Tanh: case TOp::Erf: case TOp::Log1p: case TOp::Expm1: case TOp::Sin:
-    case TOp::Cos: case TOp::Floor: case TOp::Ceil: case TOp::Round: case TOp::Trunc: case TOp::Tan:
-    case TOp::Asin: case TOp::Acos: case TOp::Atan: case TOp::Sinh: case TOp::Cosh: case TOp::Asinh:
-    case TOp::Acosh: case TOp::Atanh: case TOp::Log2: case TOp::Log10:
-      return fn(topName(t->op), {A(0)}, false, text);
-    case TOp::Atan2: case TOp::PowT: case TOp::Fmod:
-      return fn(topName(t->op), {A(0), A(1)}, false, text);
     case TOp::Maximum: case TOp::Minimum: {
       // Over the reals max and min commute.
       Poly a = A(0), b = A(1);
@@ -633,6 +626,13 @@ struct NormalForm::Impl {
       }
       break;
     default:
+      // Uninterpreted functions, those without a theory over the reals (floor,
+      // ...; sqrt has its case above), and abs: atoms of normalized arguments.
+      if (isUninterpreted(t->op) || isRealFunction(t->op) || t->op == TOp::Abs) {
+        std::vector<Poly> args;
+        for (size_t i = 0; i < t->args.size(); ++i) args.push_back(A(static_cast<int>(i)));
+        return fn(topName(t->op), args, false, text);
+      }
       break;
     }
     switch (t->op) {

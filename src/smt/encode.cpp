@@ -316,8 +316,8 @@ z3::expr Encoder::compute(TermPtr t) {
     }
   }
   // Uninterpreted: same function of the same arguments on both sides.
-  if (sem::isUninterpreted(t->op) || t->op == TOp::Sqrt || t->op == TOp::Floor || t->op == TOp::Ceil ||
-      t->op == TOp::Round || t->op == TOp::Trunc) {
+  // (sqrt, floor, ...: exact in IEEE above, functions without a theory over the reals).
+  if (sem::isUninterpreted(t->op) || sem::isRealFunction(t->op)) {
     std::vector<z3::expr> args;
     for (size_t i = 0; i < t->args.size(); ++i) args.push_back(A(static_cast<int>(i)));
     return uf(sem::topName(t->op), args, s);
