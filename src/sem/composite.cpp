@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "ir/op_registry.h"
-#include "src/sem/normal_form.h"
+#include "src/sem/derived.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv::sem {
@@ -432,13 +432,12 @@ void addComposite(HandlerTable &t) {
     const std::string &approx = e.node.attr("approximate").asString();
     if (approx == "tanh") return geluTanhBackward(e, d);
     if (approx != "none") e.unsupported("approximate=" + approx);
-    // cdf = 0.5 * (1 + erf(x * M_SQRT1_2)); pdf = kAlpha * exp(-0.5 * x * x); g * (cdf + x * pdf)
-    const double kAlpha = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+    // cdf = 0.5 * (1 + erf(x * kGeluErfScale)); pdf = kGeluPdfScale * exp(-0.5 * x * x); g * (cdf + x * pdf)
     TermPtr x = e.operand(1, d);
     TermPtr cdf = e.tc.make(TOp::Mul, {e.tc.constant(0.5, d),
-                                       e.tc.make(TOp::Add, {e.tc.constant(1, d), e.tc.make(TOp::Erf, {e.tc.make(TOp::Mul, {x, e.tc.constant(M_SQRT1_2, d)}, d)}, d)}, d)}, d);
+                                       e.tc.make(TOp::Add, {e.tc.constant(1, d), e.tc.make(TOp::Erf, {e.tc.make(TOp::Mul, {x, e.tc.constant(kGeluErfScale, d)}, d)}, d)}, d)}, d);
     TermPtr ex = e.tc.make(TOp::Exp, {e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.tc.constant(-0.5, d), x}, d), x}, d)}, d);
-    TermPtr pdf = e.tc.make(TOp::Mul, {e.tc.constant(kAlpha, d), ex}, d);
+    TermPtr pdf = e.tc.make(TOp::Mul, {e.tc.constant(kGeluPdfScale, d), ex}, d);
     return e.tc.make(TOp::Mul, {e.operand(0, d), e.tc.make(TOp::Add, {cdf, e.tc.make(TOp::Mul, {x, pdf}, d)}, d)}, d);
   };
   t["aten::silu_backward"] = [](OpEnv &e) {  // g * s * (1 + x * (1 - s)), s = sigmoid(x)
