@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "src/sem/derived.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv::eval {
@@ -83,29 +84,38 @@ private:
     return static_cast<Real>(sem::wrapToDType(static_cast<int64_t>(r), d));
   }
 
+  // The algebra derived.h's formulas are written over (Note [Derived
+  // operations]): long double arithmetic in the order the formula is written
+  // (its shape is this evaluator's order of rounding), library functions in
+  // double (long double in Wide precision), constants the formula's doubles.
+  struct RealAlgebra {
+    using V = Real;
+    bool wide;
+    Real num(double v) const { return static_cast<Real>(v); }
+    Real add(Real a, Real b) const { return a + b; }
+    Real mul(Real a, Real b) const { return a * b; }
+    Real div(Real a, Real b, const char *) const { return a / b; }
+    Real neg(Real a) const { return -a; }
+    Real exp(Real v) const { return wide ? expl(v) : static_cast<Real>(std::exp(static_cast<double>(v))); }
+    Real erf(Real v) const { return wide ? erfl(v) : static_cast<Real>(std::erf(static_cast<double>(v))); }
+    Real tanh(Real v) const { return wide ? tanhl(v) : static_cast<Real>(std::tanh(static_cast<double>(v))); }
+  };
+
   Real fn(TOp op, Real x, Real num) {
     bool wide = p_ == Precision::Wide;
-    auto E = [&](Real v) { return wide ? expl(v) : static_cast<Real>(std::exp(static_cast<double>(v))); };
-    auto Erf = [&](Real v) { return wide ? erfl(v) : static_cast<Real>(std::erf(static_cast<double>(v))); };
-    auto Tanh = [&](Real v) { return wide ? tanhl(v) : static_cast<Real>(std::tanh(static_cast<double>(v))); };
+    RealAlgebra alg{wide};
+    if (sem::hasProp(op, sem::tprop::Derived)) return sem::derivedFormula(alg, op, x);
     switch (op) {
-    case TOp::Exp: return E(x);
+    case TOp::Exp: return alg.exp(x);
     case TOp::Log: return wide ? logl(x) : std::log(static_cast<double>(x));
     case TOp::Log1p: return wide ? log1pl(x) : std::log1p(static_cast<double>(x));
     case TOp::Expm1: return wide ? expm1l(x) : std::expm1(static_cast<double>(x));
     case TOp::Sqrt: return wide ? sqrtl(x) : std::sqrt(static_cast<double>(x));
     case TOp::Rsqrt: return wide ? 1 / sqrtl(x) : 1.0 / std::sqrt(static_cast<double>(x));
-    case TOp::Tanh: return Tanh(x);
-    case TOp::Sigmoid: return 1 / (1 + E(-x));
+    case TOp::Tanh: return alg.tanh(x);
     case TOp::Sin: return wide ? sinl(x) : std::sin(static_cast<double>(x));
     case TOp::Cos: return wide ? cosl(x) : std::cos(static_cast<double>(x));
-    case TOp::Erf: return Erf(x);
-    case TOp::Gelu: return x * 0.5L * (1 + Erf(x * static_cast<Real>(M_SQRT1_2)));
-    case TOp::GeluTanh: {
-      const Real kBeta = static_cast<Real>(M_SQRT2 * M_2_SQRTPI * 0.5);
-      return 0.5L * x * (1 + Tanh(kBeta * (x + 0.044715L * x * x * x)));
-    }
-    case TOp::Silu: return x / (1 + E(-x));
+    case TOp::Erf: return alg.erf(x);
     case TOp::Floor: return std::floor(static_cast<double>(x));
     case TOp::Ceil: return std::ceil(static_cast<double>(x));
     case TOp::Round: return std::nearbyint(static_cast<double>(x));

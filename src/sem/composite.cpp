@@ -1,9 +1,28 @@
 // Composite ATen ops that autograd emits, by their formulas (as PyTorch's CPU
 // kernels compute them, up to the order of reductions).
+//
+// Note [Composite ops: which definition rules]
+// An ATen op with a kernel of its own (a composite op that autograd emits, an
+// activation) is defined by its C++ semantics in src/sem; a definition of it
+// in fusions/*.tvir is derived from that one. The C++ is what the evaluator
+// runs, what the prover encodes at level bitwise, what the semantics audit
+// measures against LibTorch (ir/bitwise_faithful.cpp), and it covers every
+// dtype, rank and attribute the op accepts; the .tvir restates it in graph
+// ops, for the cases its templates match, so that a graph that calls the op
+// and one that spells out its formula meet node for node in the matcher.
+// Neither can be generated from the other (a term is per element, a template
+// is graph ops), so both stay, and they must agree: tests/unit/test_fusions.cpp
+// proves every bundled definition equal to the C++ semantics at two sets of
+// shapes (multi-output native_layer_norm through its goldens), and
+// tests/oracle/run_decomp_oracle.py holds the .tvir against torch._decomp.
+// When they disagree the C++ is the reference and the .tvir the bug. An op
+// with no C++ semantics (a user's fused kernel, Inductor's kernels) is
+// defined by its .tvir alone. Formulas shared between ops (sigmoid, silu,
+// gelu) are written once in src/sem/derived.h (Note [Derived operations]).
 #include <cmath>
 
 #include "ir/op_registry.h"
-#include "src/sem/normal_form.h"
+#include "src/sem/derived.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv::sem {
@@ -432,13 +451,12 @@ void addComposite(HandlerTable &t) {
     const std::string &approx = e.node.attr("approximate").asString();
     if (approx == "tanh") return geluTanhBackward(e, d);
     if (approx != "none") e.unsupported("approximate=" + approx);
-    // cdf = 0.5 * (1 + erf(x * M_SQRT1_2)); pdf = kAlpha * exp(-0.5 * x * x); g * (cdf + x * pdf)
-    const double kAlpha = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+    // cdf = 0.5 * (1 + erf(x * kGeluErfScale)); pdf = kGeluPdfScale * exp(-0.5 * x * x); g * (cdf + x * pdf)
     TermPtr x = e.operand(1, d);
     TermPtr cdf = e.tc.make(TOp::Mul, {e.tc.constant(0.5, d),
-                                       e.tc.make(TOp::Add, {e.tc.constant(1, d), e.tc.make(TOp::Erf, {e.tc.make(TOp::Mul, {x, e.tc.constant(M_SQRT1_2, d)}, d)}, d)}, d)}, d);
+                                       e.tc.make(TOp::Add, {e.tc.constant(1, d), e.tc.make(TOp::Erf, {e.tc.make(TOp::Mul, {x, e.tc.constant(kGeluErfScale, d)}, d)}, d)}, d)}, d);
     TermPtr ex = e.tc.make(TOp::Exp, {e.tc.make(TOp::Mul, {e.tc.make(TOp::Mul, {e.tc.constant(-0.5, d), x}, d), x}, d)}, d);
-    TermPtr pdf = e.tc.make(TOp::Mul, {e.tc.constant(kAlpha, d), ex}, d);
+    TermPtr pdf = e.tc.make(TOp::Mul, {e.tc.constant(kGeluPdfScale, d), ex}, d);
     return e.tc.make(TOp::Mul, {e.operand(0, d), e.tc.make(TOp::Add, {cdf, e.tc.make(TOp::Mul, {x, pdf}, d)}, d)}, d);
   };
   t["aten::silu_backward"] = [](OpEnv &e) {  // g * s * (1 + x * (1 - s)), s = sigmoid(x)

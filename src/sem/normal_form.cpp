@@ -7,6 +7,8 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include "src/sem/derived.h"
+
 namespace torchtv::sem {
 
 namespace {
@@ -551,6 +553,20 @@ struct NormalForm::Impl {
     return ofAtom(finish(std::move(a)));
   }
 
+  // The algebra derived.h's formulas are written over (Note [Derived operations]).
+  struct PolyAlgebra {
+    using V = Poly;
+    Impl &nf;
+    Poly num(double v) { return constant(ratOfDouble(v)); }
+    Poly add(const Poly &a, const Poly &b) { return Impl::add(a, b); }
+    Poly mul(const Poly &a, const Poly &b) { return nf.mul(a, b); }
+    Poly div(const Poly &a, const Poly &b, const char *text) { return nf.mul(a, nf.power(b, Rat(-1), text)); }
+    Poly neg(const Poly &a) { return scale(a, Rat(-1)); }
+    Poly exp(const Poly &a) { return nf.expOf(a); }
+    Poly erf(const Poly &a) { return nf.fn(topName(TOp::Erf), {a}); }
+    Poly tanh(const Poly &a) { return nf.fn(topName(TOp::Tanh), {a}); }
+  };
+
   Poly compute(TermPtr t) {
     DType d = t->dtype;
     auto A = [&](int i) { return norm(t->args[i]); };
@@ -588,34 +604,6 @@ struct NormalForm::Impl {
       return expOf(A(0));
     }
     case TOp::Log: return logOf(A(0), tc.str(t->args[0]).substr(0, 100));
-    case TOp::Sigmoid: {
-      Poly base = add(constant(1), expOf(scale(A(0), Rat(-1))));
-      return power(base, Rat(-1), "1 + exp(-x)");
-    }
-    case TOp::Silu: {
-      Poly base = add(constant(1), expOf(scale(A(0), Rat(-1))));
-      return mul(A(0), power(base, Rat(-1), "1 + exp(-x)"));
-    }
-    case TOp::Gelu: {
-      Poly x = A(0);
-      Poly erf = fn("erf", {scale(x, ratOfDouble(M_SQRT1_2))}, false, "erf(...)");
-      return mul(scale(x, Rat(1, 2)), add(constant(1), erf));
-    }
-    case TOp::GeluTanh: {
-      // x/2 * (1 + tanh(k * (x + kappa * x^3))), PyTorch's constants.
-      Poly x = A(0);
-      Poly cube = mul(x, mul(x, x));
-      Poly inner = scale(add(x, scale(cube, ratOfDouble(kGeluTanhKappa))), ratOfDouble(kGeluTanhBeta));
-      Poly th = fn(topName(TOp::Tanh), {inner}, false, "tanh(...)");
-      return mul(scale(x, Rat(1, 2)), add(constant(1), th));
-    }
-    case TOp::Abs: case TOp::Tanh: case TOp::Erf: case TOp::Log1p: case TOp::Expm1: case TOp::Sin:
-    case TOp::Cos: case TOp::Floor: case TOp::Ceil: case TOp::Round: case TOp::Trunc: case TOp::Tan:
-    case TOp::Asin: case TOp::Acos: case TOp::Atan: case TOp::Sinh: case TOp::Cosh: case TOp::Asinh:
-    case TOp::Acosh: case TOp::Atanh: case TOp::Log2: case TOp::Log10:
-      return fn(topName(t->op), {A(0)}, false, text);
-    case TOp::Atan2: case TOp::PowT: case TOp::Fmod:
-      return fn(topName(t->op), {A(0), A(1)}, false, text);
     case TOp::Maximum: case TOp::Minimum: {
       // Over the reals max and min commute.
       Poly a = A(0), b = A(1);
@@ -633,6 +621,17 @@ struct NormalForm::Impl {
       }
       break;
     default:
+      if (hasProp(t->op, tprop::Derived)) {  // its formula (Note [Derived operations])
+        PolyAlgebra alg{*this};
+        return derivedFormula(alg, t->op, A(0));
+      }
+      // Uninterpreted functions, those without a theory over the reals (floor,
+      // ...; sqrt has its case above), and abs: atoms of normalized arguments.
+      if (isUninterpreted(t->op) || isRealFunction(t->op) || t->op == TOp::Abs) {
+        std::vector<Poly> args;
+        for (size_t i = 0; i < t->args.size(); ++i) args.push_back(A(static_cast<int>(i)));
+        return fn(topName(t->op), args, false, text);
+      }
       break;
     }
     switch (t->op) {

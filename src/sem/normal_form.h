@@ -35,21 +35,18 @@ namespace torchtv::sem {
 //     exp(c*a) = exp(a)^c (exp is positive); log(exp(a)) = a, exp(c*log(a)) =
 //     a^c for a known positive, and
 //     log(x*y) = log(x) + log(y) for factors known positive (exp, and a sum
-//     of positive terms over a non-empty concrete range); sigmoid(x) =
-//     (1 + exp(-x))^-1; silu(x) = x * sigmoid(x); gelu(x) = x/2 * (1 + erf(x * c))
-//     with c the double nearest 1/sqrt(2) that PyTorch uses (so the real
-//     semantics of gelu is its formula with PyTorch's constant); gelu(x, tanh) =
-//     x/2 * (1 + tanh(b * (x + k * x^3))) with b = kGeluTanhBeta, k =
-//     kGeluTanhKappa, the doubles PyTorch's kernel uses.
+//     of positive terms over a non-empty concrete range); sigmoid, silu and
+//     gelu (both approximations) are their formulas (Note [Derived operations]
+//     in src/sem/derived.h: sigmoid(x) = (1 + exp(-x))^-1, silu(x) = x *
+//     sigmoid(x), gelu(x) = x/2 * (1 + erf(x * c)) with c the double nearest
+//     1/sqrt(2) that PyTorch uses, gelu(x, tanh) = x/2 * (1 + tanh(b * (x +
+//     k * x^3))) with PyTorch's doubles b and k), so the real semantics of
+//     each is its formula with PyTorch's constants.
 // Integer terms are polynomials only through +, -, * of one dtype (equal
 // integer polynomials are equal modulo 2^n); anything else integral is an
 // opaque atom identified by its term. Two terms with the same normal form key
 // are equal over the reals at every index, for any sizes of the dims, under the
 // recorded assumptions.
-// PyTorch's constants of gelu(approximate="tanh"): sqrt(2/pi) and 0.044715.
-constexpr double kGeluTanhBeta = 0.7978845608028654;
-constexpr double kGeluTanhKappa = 0.044715;
-
 // Note [Masked -inf]
 // Causal attention writes masked_fill(s, mask, -inf) before a softmax: the
 // masked elements have no real value, yet exp sends them to exactly 0. The

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 #include "ir/attribute.h"
 
@@ -27,12 +28,6 @@ std::string doubleBits(double v) {
   uint64_t b;
   std::memcpy(&b, &v, sizeof b);
   return std::to_string(b);
-}
-
-bool isCommutative(TOp op) {
-  // Bitwise-commutative (Note [Commutative ops] in src/match/value_numbering.h).
-  return op == TOp::Add || op == TOp::Mul || op == TOp::Eq || op == TOp::Ne || op == TOp::And ||
-         op == TOp::Or || op == TOp::Xor;
 }
 
 }  // namespace
@@ -60,88 +55,32 @@ int64_t wrapToDType(int64_t v, DType dtype) {
   }
 }
 
-const char *topName(TOp op) {
-  switch (op) {
-  case TOp::Const: return "const";
-  case TOp::Read: return "read";
-  case TOp::IndexCmp: return "index_cmp";
-  case TOp::Add: return "add";
-  case TOp::Sub: return "sub";
-  case TOp::Mul: return "mul";
-  case TOp::Div: return "div";
-  case TOp::Neg: return "neg";
-  case TOp::Abs: return "abs";
-  case TOp::Maximum: return "maximum";
-  case TOp::Minimum: return "minimum";
-  case TOp::Exp: return "exp";
-  case TOp::Log: return "log";
-  case TOp::Log1p: return "log1p";
-  case TOp::Expm1: return "expm1";
-  case TOp::Sqrt: return "sqrt";
-  case TOp::Rsqrt: return "rsqrt";
-  case TOp::Tanh: return "tanh";
-  case TOp::Sigmoid: return "sigmoid";
-  case TOp::Sin: return "sin";
-  case TOp::Cos: return "cos";
-  case TOp::Erf: return "erf";
-  case TOp::Atan2: return "atan2";
-  case TOp::PowT: return "pow";
-  case TOp::Gelu: return "gelu";
-  case TOp::GeluTanh: return "gelu_tanh";
-  case TOp::Silu: return "silu";
-  case TOp::Tan: return "tan";
-  case TOp::Asin: return "asin";
-  case TOp::Acos: return "acos";
-  case TOp::Atan: return "atan";
-  case TOp::Sinh: return "sinh";
-  case TOp::Cosh: return "cosh";
-  case TOp::Asinh: return "asinh";
-  case TOp::Acosh: return "acosh";
-  case TOp::Atanh: return "atanh";
-  case TOp::Log2: return "log2";
-  case TOp::Log10: return "log10";
-  case TOp::Fmod: return "fmod";
-  case TOp::Trunc: return "trunc";
-  case TOp::PowC: return "powc";
-  case TOp::Raise: return "raise";
-  case TOp::Floor: return "floor";
-  case TOp::Ceil: return "ceil";
-  case TOp::Round: return "round";
-  case TOp::Sign: return "sign";
-  case TOp::IsNan: return "isnan";
-  case TOp::IsInf: return "isinf";
-  case TOp::Lt: return "lt";
-  case TOp::Le: return "le";
-  case TOp::Gt: return "gt";
-  case TOp::Ge: return "ge";
-  case TOp::Eq: return "eq";
-  case TOp::Ne: return "ne";
-  case TOp::And: return "and";
-  case TOp::Or: return "or";
-  case TOp::Xor: return "xor";
-  case TOp::Not: return "not";
-  case TOp::Select: return "select";
-  case TOp::Cast: return "cast";
-  case TOp::Sum: return "sum";
-  case TOp::RMax: return "rmax";
-  case TOp::RMin: return "rmin";
-  }
-  return "?";
+namespace table {
+using namespace tprop;  // the property names term_ops.def writes
+// An array, constant-initialized: usable from any static initializer.
+const TOpInfo kTOps[] = {
+#define TERM_OP(op, name, arity, props) {TOp::op, name, arity, props},
+#include "src/sem/term_ops.def"
+#undef TERM_OP
+};
+}  // namespace table
+
+const std::vector<TOpInfo> &allTOps() {
+  static const std::vector<TOpInfo> all(std::begin(table::kTOps), std::end(table::kTOps));
+  return all;
 }
 
-bool isReduction(TOp op) { return op == TOp::Sum || op == TOp::RMax || op == TOp::RMin; }
+const TOpInfo &topInfo(TOp op) { return table::kTOps[static_cast<size_t>(op)]; }
 
-bool isUninterpreted(TOp op) {
-  switch (op) {
-  case TOp::Exp: case TOp::Log: case TOp::Log1p: case TOp::Expm1: case TOp::Rsqrt: case TOp::Tanh:
-  case TOp::Sigmoid: case TOp::Sin: case TOp::Cos: case TOp::Erf: case TOp::Atan2: case TOp::PowT:
-  case TOp::Gelu: case TOp::GeluTanh: case TOp::Silu: case TOp::Tan: case TOp::Asin: case TOp::Acos:
-  case TOp::Atan: case TOp::Sinh: case TOp::Cosh: case TOp::Asinh: case TOp::Acosh: case TOp::Atanh:
-  case TOp::Log2: case TOp::Log10: case TOp::Fmod:
-    return true;
-  default:
-    return false;
-  }
+std::optional<TOp> topByName(const std::string &name) {
+  static const std::unordered_map<std::string, TOp> byName = [] {
+    std::unordered_map<std::string, TOp> m;
+    for (const TOpInfo &i : allTOps()) m.emplace(i.name, i.op);
+    return m;
+  }();
+  auto it = byName.find(name);
+  if (it == byName.end()) return std::nullopt;
+  return it->second;
 }
 
 TermPtr TermContext::intern(Term t) {
@@ -245,13 +184,15 @@ TermPtr TermContext::indexCmp(IndexCmpKind kind, const IndexExpr &a, const Index
 }
 
 TermPtr TermContext::make(TOp op, std::vector<TermPtr> args, DType dtype, double num) {
+  // Const, Read, IndexCmp, Select, Cast and the reductions have their own
+  // constructors; every other op takes its table arity of operands.
+  if (static_cast<int>(args.size()) != topInfo(op).arity || topInfo(op).arity == 0 || isReduction(op))
+    throw std::logic_error(std::string("TermContext::make: ") + topName(op) + " with " +
+                           std::to_string(args.size()) + " operands");
   if (isCommutative(op) && args.size() == 2 && args[1]->id < args[0]->id) std::swap(args[0], args[1]);
   Term t;
   t.op = op;
-  bool boolResult = op == TOp::Lt || op == TOp::Le || op == TOp::Gt || op == TOp::Ge || op == TOp::Eq ||
-                    op == TOp::Ne || op == TOp::And || op == TOp::Or || op == TOp::Xor || op == TOp::Not ||
-                    op == TOp::IsNan || op == TOp::IsInf;
-  t.dtype = boolResult ? DType::Bool : dtype;
+  t.dtype = hasBoolResult(op) ? DType::Bool : dtype;
   // Comparisons remember their operands' dtype through the operands.
   t.args = std::move(args);
   t.num = num;
@@ -321,18 +262,17 @@ TermPtr TermContext::substituteUncached(TermPtr t, int var, const IndexExpr &to)
     return select(args[0], args[1], args[2]);
   case TOp::Cast:
     return cast(args[0], t->dtype);
-  case TOp::Sum:
-  case TOp::RMax:
-  case TOp::RMin: {
+  default:
+    break;
+  }
+  if (isReduction(t->op)) {
     // The binder is not `var` (it is bound); rebuild with a fresh binder so
     // that canonical renaming happens again.
     int fresh = vars.fresh(t->extent, "r");
     TermPtr body = substitute(args[0], t->binder, IndexExpr::var(fresh));
     return reduce(t->op, fresh, body, t->dtype, t->origin);
   }
-  default:
-    return make(t->op, std::move(args), t->dtype, t->num);
-  }
+  return make(t->op, std::move(args), t->dtype, t->num);
 }
 
 std::string TermContext::str(TermPtr t) const {
@@ -348,19 +288,17 @@ std::string TermContext::str(TermPtr t) const {
     const char *ops[] = {"<", "<=", "=="};
     return "(" + t->index[0].str(vars) + ops[t->inum] + t->index[1].str(vars) + ")";
   }
-  case TOp::Sum:
-  case TOp::RMax:
-  case TOp::RMin:
+  default:
+    break;
+  }
+  if (isReduction(t->op))
     return std::string(topName(t->op)) + "_{" + vars.name(t->binder) + "<" + t->extent.str() + "}(" +
            str(t->args[0]) + ")";
-  default: {
-    std::string s = std::string(topName(t->op)) + "(";
-    for (size_t i = 0; i < t->args.size(); ++i) s += (i ? ", " : "") + str(t->args[i]);
-    if (t->op == TOp::PowC) s += ", " + formatFloat(t->num);
-    if (t->op == TOp::Cast) s += " -> " + std::string(dtypeName(t->dtype));
-    return s + ")";
-  }
-  }
+  std::string s = std::string(topName(t->op)) + "(";
+  for (size_t i = 0; i < t->args.size(); ++i) s += (i ? ", " : "") + str(t->args[i]);
+  if (t->op == TOp::PowC) s += ", " + formatFloat(t->num);
+  if (t->op == TOp::Cast) s += " -> " + std::string(dtypeName(t->dtype));
+  return s + ")";
 }
 
 }  // namespace torchtv::sem

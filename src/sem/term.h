@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -26,26 +27,47 @@
 
 namespace torchtv::sem {
 
+// Note [Term operation table]
+// Every term operation is one row of src/sem/term_ops.def: its printed name,
+// its arity and its properties. The enum, topName and the property queries
+// below are generated from it; code asks the table ("is this op
+// uninterpreted?") rather than keeping its own list of ops, so that a new
+// operation is declared once and every reader sees it.
 enum class TOp {
-  Const, Read, IndexCmp,
-  Add, Sub, Mul, Div, Neg, Abs, Maximum, Minimum,
-  // Transcendental and library functions: uninterpreted in proofs.
-  Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Tanh, Sigmoid, Sin, Cos, Erf, Atan2, PowT,
-  Gelu, GeluTanh, Silu,
-  Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log2, Log10,
-  Fmod,  // C's fmod (exact in IEEE, but no SMT theory has it)
-  PowC,  // x ** constant (attribute num)
-  Floor, Ceil, Round, Trunc, Sign, IsNan, IsInf,
-  Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Not,
-  Select, Cast,
-  Raise,  // the op raises here (an index out of range): Note [Data-dependent indices]
-  Sum, RMax, RMin,
+#define TERM_OP(op, name, arity, props) op,
+#include "src/sem/term_ops.def"
+#undef TERM_OP
 };
 
-const char *topName(TOp op);
-bool isReduction(TOp op);
+// Properties of a term operation (term_ops.def explains each), as bits.
+namespace tprop {
+enum : unsigned { Comm = 1u << 0, Unint = 1u << 1, RealFn = 1u << 2, Bool = 1u << 3, Red = 1u << 4, Derived = 1u << 5 };
+}  // namespace tprop
+
+struct TOpInfo {
+  TOp op;
+  const char *name;
+  int arity;
+  unsigned props;
+};
+
+// The table, in enum order: allTOps()[static_cast<size_t>(op)].op == op.
+const std::vector<TOpInfo> &allTOps();
+const TOpInfo &topInfo(TOp op);
+// The op printed as `name`, if any (names are unique).
+std::optional<TOp> topByName(const std::string &name);
+
+inline const char *topName(TOp op) { return topInfo(op).name; }
+inline bool hasProp(TOp op, unsigned p) { return (topInfo(op).props & p) != 0; }
+inline bool isReduction(TOp op) { return hasProp(op, tprop::Red); }
 // Ops whose value the proofs do not know beyond "same arguments, same result".
-bool isUninterpreted(TOp op);
+inline bool isUninterpreted(TOp op) { return hasProp(op, tprop::Unint); }
+// Bitwise-commutative (Note [Commutative ops] in src/match/value_numbering.h).
+inline bool isCommutative(TOp op) { return hasProp(op, tprop::Comm); }
+// Ops whose result is bool, whatever their operands' dtype.
+inline bool hasBoolResult(TOp op) { return hasProp(op, tprop::Bool); }
+// Exact in IEEE, an uninterpreted function over the reals (sqrt, floor, ...).
+inline bool isRealFunction(TOp op) { return hasProp(op, tprop::RealFn); }
 
 // IndexCmp kinds (in Term::inum).
 enum class IndexCmpKind { Lt = 0, Le = 1, Eq = 2 };

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "src/sem/derived.h"
 #include "src/sem/normal_form.h"
 
 namespace torchtv::smt {
@@ -172,6 +173,21 @@ z3::expr Encoder::binaryFp(TOp op, const z3::expr &a, const z3::expr &b) {
   }
 }
 
+// The algebra derived.h's formulas are written over, at level real.
+struct Encoder::RealAlgebra {
+  using V = z3::expr;
+  Encoder &e;
+  z3::sort s;
+  z3::expr num(double v) { return z3::expr(e.c_, Z3_mk_numeral(e.c_, sem::exactRational(v).c_str(), s)); }
+  z3::expr add(const z3::expr &a, const z3::expr &b) { return a + b; }
+  z3::expr mul(const z3::expr &a, const z3::expr &b) { return a * b; }
+  z3::expr div(const z3::expr &a, const z3::expr &b, const char *) { return a / b; }
+  z3::expr neg(const z3::expr &a) { return -a; }
+  z3::expr exp(const z3::expr &a) { return e.uf(sem::topName(TOp::Exp), {a}, s); }
+  z3::expr erf(const z3::expr &a) { return e.uf(sem::topName(TOp::Erf), {a}, s); }
+  z3::expr tanh(const z3::expr &a) { return e.uf(sem::topName(TOp::Tanh), {a}, s); }
+};
+
 z3::expr Encoder::compute(TermPtr t) {
   DType d = t->dtype;
   bool real = arith_ == Arith::Real;
@@ -259,6 +275,12 @@ z3::expr Encoder::compute(TermPtr t) {
   }
   z3::sort s = sortOf(d);
   std::string dn(dtypeName(d));
+  if (real && sem::hasProp(t->op, sem::tprop::Derived)) {
+    // Its formula (Note [Derived operations]), exp, erf and tanh uninterpreted:
+    // an axiom at level real (Note [Real normal form] justifies it).
+    RealAlgebra alg{*this, s};
+    return sem::derivedFormula(alg, t->op, A(0));
+  }
   if (real) {
     switch (t->op) {
     case TOp::Add: return A(0) + A(1);
@@ -269,19 +291,6 @@ z3::expr Encoder::compute(TermPtr t) {
     case TOp::Abs: return z3::ite(A(0) < 0, -A(0), A(0));
     case TOp::Maximum: return z3::ite(A(0) < A(1), A(1), A(0));
     case TOp::Minimum: return z3::ite(A(1) < A(0), A(1), A(0));
-    // Axioms at level real (Note [Real normal form] lists and justifies them).
-    case TOp::Sigmoid: return 1 / (1 + uf("exp", {-A(0)}, s));
-    case TOp::Silu: return A(0) / (1 + uf("exp", {-A(0)}, s));
-    case TOp::Gelu: {
-      z3::expr c = z3::expr(c_, Z3_mk_numeral(c_, sem::exactRational(M_SQRT1_2).c_str(), s));
-      return A(0) * c_.real_val(1, 2) * (1 + uf("erf", {A(0) * c}, s));
-    }
-    case TOp::GeluTanh: {
-      auto num = [&](double v) { return z3::expr(c_, Z3_mk_numeral(c_, sem::exactRational(v).c_str(), s)); };
-      z3::expr x = A(0);
-      z3::expr inner = num(sem::kGeluTanhBeta) * (x + num(sem::kGeluTanhKappa) * x * x * x);
-      return x * c_.real_val(1, 2) * (1 + uf(sem::topName(TOp::Tanh), {inner}, s));
-    }
     case TOp::PowC:
       if (t->num == 2) return A(0) * A(0);
       if (t->num == 3) return A(0) * A(0) * A(0);
@@ -316,8 +325,8 @@ z3::expr Encoder::compute(TermPtr t) {
     }
   }
   // Uninterpreted: same function of the same arguments on both sides.
-  if (sem::isUninterpreted(t->op) || t->op == TOp::Sqrt || t->op == TOp::Floor || t->op == TOp::Ceil ||
-      t->op == TOp::Round || t->op == TOp::Trunc) {
+  // (sqrt, floor, ...: exact in IEEE above, functions without a theory over the reals).
+  if (sem::isUninterpreted(t->op) || sem::isRealFunction(t->op)) {
     std::vector<z3::expr> args;
     for (size_t i = 0; i < t->args.size(); ++i) args.push_back(A(static_cast<int>(i)));
     return uf(sem::topName(t->op), args, s);

@@ -38,6 +38,7 @@ private:
   z3::expr constant(sem::TermPtr t);
   z3::expr cast(const z3::expr &x, DType from, DType to);
   z3::expr uf(const std::string &name, const std::vector<z3::expr> &args, const z3::sort &range);
+  struct RealAlgebra;  // derived.h's formulas at level real (Note [Derived operations])
   z3::expr rne();
   z3::expr fpNaN(DType d);
   z3::expr binaryFp(sem::TOp op, const z3::expr &a, const z3::expr &b);
