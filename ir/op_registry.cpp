@@ -259,6 +259,26 @@ const std::map<std::string, Commutes, std::less<>> kCommuting = {
 const char *const kMatrixProducts[] = {"aten::mm", "aten::bmm", "aten::matmul", "aten::linear", "aten::addmm",
                                        "aten::dot"};
 
+// Arguments holding indices (Note [Op properties], Note [Input domains]).
+const std::map<std::string, IndexOperand, std::less<>> kIndexOperands = {
+    {"aten::embedding", {"indices", "weight", "", false, 0, ""}},
+    {"aten::gather", {"index", "self", "dim", false, 0, ""}},
+    {"aten::index_select", {"index", "self", "dim", false, 0, ""}},
+    {"aten::scatter.src", {"index", "self", "dim", false, 0, ""}},
+    {"aten::scatter.value", {"index", "self", "dim", false, 0, ""}},
+    {"aten::scatter_add", {"index", "self", "dim", false, 0, ""}},
+    {"aten::nll_loss_forward", {"target", "self", "", true, 0, ""}},
+    {"aten::nll_loss_backward", {"target", "self", "", true, 0, ""}},
+    {"aten::nll_loss", {"target", "self", "", true, 0, ""}},
+    {"aten::one_hot", {"self", "", "", false, 0, "num_classes"}},
+};
+
+// Ops real-valued only where an argument is positive (Note [Input domains]).
+const std::map<std::string, std::string, std::less<>> kPositiveArgs = {
+    {"aten::log", "self"}, {"aten::log2", "self"}, {"aten::log10", "self"},
+    {"aten::sqrt", "self"}, {"aten::rsqrt", "self"},
+};
+
 // Random ops that are the identity for some arguments (isIdentityCall).
 const char *const kDropouts[] = {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
                                  "aten::feature_alpha_dropout", "aten::native_dropout"};
@@ -305,6 +325,8 @@ struct Registry {
       if (auto it = kElementMaps.find(name); it != kElementMaps.end()) p.elements = it->second;
       if (auto it = kCommuting.find(name); it != kCommuting.end()) p.commutes = it->second;
       for (const char *m : kMatrixProducts) p.matrixProduct = p.matrixProduct || name == m;
+      if (auto it = kIndexOperands.find(name); it != kIndexOperands.end()) p.indexes = it->second;
+      if (auto it = kPositiveArgs.find(name); it != kPositiveArgs.end()) p.positiveArg = it->second;
       auto t = tags.find(name);
       unsigned flags = t == tags.end() ? 0 : t->second;
       p.random = (flags & kSeeded) != 0 || (t == tags.end() && randomByName(name));

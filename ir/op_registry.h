@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -84,10 +85,28 @@ enum class ShapeRule {
 //    (add.Tensor -> add.Scalar, argument `other`), found from the schemas.
 //  - matrixProduct: mm, bmm, matmul, linear, addmm, dot (the prover's frontiers
 //    stop at or expand them).
+//  - indexes: the argument that holds indices into another argument's dim
+//    (gather's `index` into `self` along `dim`, nll_loss's `target` into the
+//    classes of `self`), so that random refutation draws them in range
+//    (Note [Input domains] in src/verify/input_domains.h).
+//  - positiveArg: the argument on which the op is real-valued only where it is
+//    positive (log, sqrt, rsqrt); "" when none.
 // Which ops' semantics hold bit for bit is not a column: it depends on the call
 // (an alpha, a dtype), so it is one table of its own, ir/bitwise_faithful.h.
 enum class ElementMap { None, Identity, Reshape, Reorder };
 enum class Commutes { No, Always, UnitAlpha };
+
+// Indices held by argument `index` point into dim `dim` of argument `into`:
+// the dim is the int attribute `dimAttr` when set, the class dim (1, or 0 of a
+// 1-d `into`) when `classDim`, else `dim`. With `into` empty, the bound is the
+// int attribute `boundAttr` (one_hot's num_classes).
+struct IndexOperand {
+  std::string index, into;
+  std::string dimAttr;
+  bool classDim = false;
+  int dim = 0;
+  std::string boundAttr;
+};
 
 struct OpProps {
   ElementMap elements = ElementMap::None;
@@ -97,6 +116,8 @@ struct OpProps {
   bool matrixProduct = false;
   std::string scalarTwin;  // "" when none
   std::string scalarArg;   // the twin's Scalar argument replacing the tensor one
+  std::optional<IndexOperand> indexes;
+  std::string positiveArg;
 };
 
 struct OpInfo {

@@ -43,16 +43,25 @@ long double integerIn(std::mt19937_64 &rng, DType d, IntegerRange range) {
 
 }  // namespace
 
+const char *inputKindName(int kind) {
+  static const char *names[] = {"normal", "small integers, indices in range", "tiny values", "large values",
+                                "rows of equal values", "special values", "indices and arguments in their domains"};
+  return kind >= 0 && kind <= kDomainKind ? names[kind] : "?";
+}
+
 bool withinEvalBudget(const Graph &ref, const Graph &prod) {
   return graphElements(ref) + graphElements(prod) <= kEvalBudget;
 }
 
-std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind) {
+std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind,
+                                           const std::vector<InputDomain> *domains) {
   std::mt19937_64 rng(seed * 7919u + static_cast<unsigned>(kind));
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<eval::EvalTensor> inputs;
   const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0};
-  for (const Value *v : g.inputs()) {
+  for (size_t slot = 0; slot < g.inputs().size(); ++slot) {
+    const Value *v = g.inputs()[slot];
+    const InputDomain *domain = kind == kDomainKind && domains ? &domains->at(slot) : nullptr;
     eval::EvalTensor t{v->type, {}};
     auto n = numel(v->type.shape);
     if (!n) throw eval::EvalError("symbolic input shape");
@@ -60,7 +69,11 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
     double rowValue = 0;
     for (int64_t i = 0; i < *n; ++i) {
       long double x;
-      if (!isFloating(v->type.dtype)) {
+      if (domain && domain->indexBound && !isFloating(v->type.dtype)) {
+        x = static_cast<long double>(rng() % static_cast<uint64_t>(*domain->indexBound));
+      } else if (domain && domain->positive && isFloating(v->type.dtype)) {
+        x = sem::roundToDType(std::fabs(normal(rng)) + 1e-2, v->type.dtype);
+      } else if (!isFloating(v->type.dtype)) {
         x = integerIn(rng, v->type.dtype,
                       kind == 3 || kind == 5 ? IntegerRange::Wide : kind == 1 ? IntegerRange::Index : IntegerRange::Small);
       } else {
@@ -87,18 +100,21 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
 std::optional<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
                                                CounterexampleConfirmer &confirmer) {
   if (!withinEvalBudget(ref, prod)) return std::nullopt;
-  static const char *kinds[] = {"normal", "small integers, indices in range", "tiny values", "large values",
-                                 "rows of equal values"};
+  // The domain distribution right after the normal one, where it differs from it (Note [Input domains]).
+  std::vector<InputDomain> domains = inputDomains(ref);
+  std::vector<int> order = {0, kDomainKind, 1, 2, 3, 4};
+  if (!anyDomain(domains)) order.erase(order.begin() + 1);
   for (unsigned seed = 0; seed < 2; ++seed) {
-    for (int kind = 0; kind < 5; ++kind) {
+    for (int kind : order) {
       std::vector<eval::EvalTensor> inputs;
       try {
-        inputs = randomInputs(ref, kRefuteSeed + seed, kind);
+        inputs = randomInputs(ref, kRefuteSeed + seed, kind, &domains);
       } catch (const eval::EvalError &) {
         return std::nullopt;
       }
       if (auto d = confirmer.confirm(ref, prod, inputs, outputs))
-        return Refutation{*d, inputs, "seeded random inputs (seed " + std::to_string(kRefuteSeed + seed) + ", " + kinds[kind] + ")"};
+        return Refutation{*d, inputs, "seeded random inputs (seed " + std::to_string(kRefuteSeed + seed) + ", " +
+                                          inputKindName(kind) + ")"};
     }
   }
   return std::nullopt;

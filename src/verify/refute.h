@@ -7,6 +7,7 @@
 
 #include "src/smt/query.h"
 #include "src/verify/confirm.h"
+#include "src/verify/input_domains.h"
 
 namespace torchtv {
 
@@ -36,9 +37,15 @@ std::optional<Refutation> refuteByModel(const Graph &ref, const Graph &prod, con
 // Seeded random inputs of one distribution (also used by the self-check).
 // kind: 0 normal, 1 small integers (integer tensors in [0, 4): indices in
 // range), 2 tiny (1e-3), 3 large (x30), 4 rows of equal values, 5 special
-// values (NaN, +-inf, +-0.0) mixed into normal ones. Integer tensors take
-// [-5, 5] but in kinds 1, 3 and 5.
-std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind);
-constexpr int kInputKinds = 6;
+// values (NaN, +-inf, +-0.0) mixed into normal ones, kDomainKind each input in
+// its domain (`domains`, from inputDomains(g): Note [Input domains]), else
+// normal. Integer tensors take [-5, 5] but in kinds 1, 3 and 5 (and in the
+// domain kind where they index).
+constexpr int kInputKinds = 6;  // the kinds before kDomainKind, which need no domains
+constexpr int kDomainKind = 6;
+std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind,
+                                           const std::vector<InputDomain> *domains = nullptr);
+// How a refutation names the distribution that found it: "normal", ...
+const char *inputKindName(int kind);
 
 }  // namespace torchtv
