@@ -1,8 +1,6 @@
-// Note [Graph structure]: the only translation unit (with its unit test) that
-// includes Boost.Graph.
+// Note [Graph structure]: the only translation unit that includes Boost.Graph.
 #include "src/match/graph_structure.h"
 
-#include <deque>
 #include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
