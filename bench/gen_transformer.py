@@ -8,6 +8,7 @@ its configuration block replaced; a copy rather than an import so that every nod
 location lies in the pair file being checked. Files written:
 
   transformer_{small,real}_L{N}.py   the correct pair, N = 1, 2, 4, ..., 64
+  transformer_405b_L126.py           Llama-3-405B's shapes (--sizes 405b --layers 126)
   transformer_small_L2__{bug}.py     planted bugs (production only), `# EXPECT: not_equivalent`
                                      (--bug-layers N: at N layers instead of 2; --bug-sizes
                                      small,real: also transformer_real_L2__{bug}.py)
@@ -28,13 +29,18 @@ DEFAULT_OUT = os.path.join(HERE, "pairs")
 SIZES = {
     "small": (16, 8, 2, 32, 32, False),
     "real": (4096, 2048, 32, 11008, 32000, True),   # LLaMA-7B-like layer, 2k context, 32k vocab
+    # Llama-3-405B's shapes (126 layers, 128 heads, 8k context, 128k vocabulary; multi-head
+    # attention, the template has no grouped queries): the largest pair of bench/cuts.py.
+    "405b": (16384, 8192, 128, 53248, 128256, True),
 }
 # name -> (D, T, F_HID, V) of small_inputs(): the same model (H heads, N layers) at dims where its
 # functions run in milliseconds; what a shape-only pair is refuted at (D a multiple of H).
 SMALL_DIMS = {
     "small": (16, 8, 32, 32),
     "real": (64, 8, 64, 32),
+    "405b": (128, 8, 64, 32),
 }
+DEFAULT_SIZES = ("small", "real")   # 405b only when asked for: its capture takes ~20 s a depth
 LAYERS = (1, 2, 4, 8, 16, 32, 64)
 BUG_LAYERS = 2
 # planted bug -> what it does (the template's production() implements each)
@@ -85,7 +91,7 @@ def write(path, text):
         f.write(text)
 
 
-def generate(out_dir=DEFAULT_OUT, sizes=tuple(SIZES), layers=LAYERS, bugs=tuple(BUGS),
+def generate(out_dir=DEFAULT_OUT, sizes=DEFAULT_SIZES, layers=LAYERS, bugs=tuple(BUGS),
              bug_layers=BUG_LAYERS, bug_sizes=("small",)):
     """Writes the pair files (planted bugs at bug_sizes dims, bug_layers layers); returns
     {name: path}."""
@@ -107,7 +113,7 @@ def _csv(text, conv=str):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--out", default=DEFAULT_OUT)
-    ap.add_argument("--sizes", default=",".join(SIZES))
+    ap.add_argument("--sizes", default=",".join(DEFAULT_SIZES))
     ap.add_argument("--layers", default=",".join(map(str, LAYERS)))
     ap.add_argument("--bugs", default=",".join(BUGS), help="planted bugs (small dims); '' for none")
     ap.add_argument("--bug-layers", type=int, default=BUG_LAYERS)

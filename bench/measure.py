@@ -16,9 +16,10 @@ TORCH_PYTHON = "/usr/bin/python3"
 class Run:
     """One finished child process."""
 
-    def __init__(self, rc, seconds, peak_mb, stdout, stderr, timed_out=False):
+    def __init__(self, rc, seconds, peak_mb, stdout, stderr, timed_out=False, cpu_seconds=None):
         self.rc, self.seconds, self.peak_mb = rc, seconds, peak_mb
         self.stdout, self.stderr, self.timed_out = stdout, stderr, timed_out
+        self.cpu_seconds = cpu_seconds  # user + system of the process and the children it waited for
 
     def json(self):
         try:
@@ -51,7 +52,8 @@ def run(cmd, timeout=None, env=None):
         out.seek(0)
         err.seek(0)
         return Run(proc.returncode, seconds, usage.ru_maxrss / 1024.0,
-                   out.read().decode(errors="replace"), err.read().decode(errors="replace"), timed_out)
+                   out.read().decode(errors="replace"), err.read().decode(errors="replace"), timed_out,
+                   usage.ru_utime + usage.ru_stime)
 
 
 def best_of(cmd, repeat, timeout=None):

@@ -12,6 +12,7 @@ PACKAGES=(
   python3-matplotlib             # the benchmark's plot (bench/run.py)
   libz3-dev                      # the SMT prover
   libboost-dev                   # Boost.Multiprecision (headers): exact rationals of the real normal form
+  libboost-graph-dev             # Boost.Graph (headers): post-dominators and reachability that rank cut candidates
   libspdlog-dev                  # logging
   doctest-dev                    # unit tests
   libcli11-dev                   # command-line parsing

@@ -36,11 +36,11 @@ namespace torchtv {
 //    leaves without crossing a shared value, or a leaf itself (production
 //    adds a zero to it); the reference value may be one both graphs compute (a
 //    fused backward's recomputed probabilities equal the forward's softmax).
-//    Those reached from the most leaves come first (among equals, values
-//    only the reference computes), and 3 are tried: each failed candidate
-//    costs a region and its normal form, most of the search's time (64
-//    realistic layers of the benchmark, by hand: 5.3 s with 2, 8.4 s with 3;
-//    2 found every cut there).
+//    They are ranked by the graphs' structure (Note [Cut candidates from
+//    structure] in cut_points.cpp: post-dominator trees, reachability from
+//    the leaves), and 3 are tried: each failed candidate costs a region and
+//    its normal form, most of the search's time. A value interior to one
+//    expression is not offered candidates at all (same Note).
 // 2. Candidates by evaluation, when the dims allow it (the evaluation budget
 //    of src/verify/refute.h): both graphs are evaluated (src/eval, in long
 //    double; integer inputs made non-negative, as they are mostly indices) on

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ir/text_format.h"
+#include "src/match/graph_structure.h"
 #include "src/verify/check.h"
 #include "src/verify/cut_points.h"
 
@@ -109,6 +110,77 @@ graph @production(%x: f32[4,8]) -> (f32[4,8]) {
   CHECK(c.cuts.cuts.empty());
   CHECK(c.cuts.attempts >= 1);
   CHECK(c.result.verdict != Verdict::Equivalent);
+}
+
+namespace {
+
+// Note [Cut candidates from structure]: the reference's %a = x*w is interior
+// to %b = a + x (its only way to the outputs), and %b reaches them along two
+// paths; production computes %b as x*(w+1), where %w1 is interior to %p. Both
+// %a and %b are reached from p's leaves x and w, and %a comes first in the
+// reference, so only the post-dominators put %b first. 4096 x 512: past the
+// evaluation budget, structure alone.
+const char *kPositionPair = R"(
+graph @reference(%x: f32[4096,512], %w: f32[4096,512]) -> (f32[4096,512], f32[4096,512]) {
+  %a: f32[4096,512] = aten::mul.Tensor(%x, %w)
+  %b: f32[4096,512] = aten::add.Tensor(%a, %x)
+  %y1: f32[4096,512] = aten::tanh(%b)
+  %y2: f32[4096,512] = aten::sigmoid(%b)
+  return %y1, %y2
+}
+graph @production(%x: f32[4096,512], %w: f32[4096,512]) -> (f32[4096,512], f32[4096,512]) {
+  %w1: f32[4096,512] = aten::add.Scalar(%w) {other=1.0}
+  %p: f32[4096,512] = aten::mul.Tensor(%x, %w1)
+  %y1: f32[4096,512] = aten::tanh(%p)
+  %y2: f32[4096,512] = aten::sigmoid(%p)
+  return %y1, %y2
+}
+)";
+
+const Value *valueNamed(const Graph &g, const std::string &name) {
+  for (const Value *v : g.inputs())
+    if (v->name == name) return v;
+  for (const auto &n : g.nodes())
+    for (const Value *v : n->outputs)
+      if (v->name == name) return v;
+  FAIL("no value %" << name);
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("graph structure: post-dominators and bounded reachability over the IR (Note [Graph structure])") {
+  Module m = parseModule(kPositionPair, "cut_points.tvir");
+  const Graph &ref = *m.find("reference");
+  GraphStructure s(ref);
+  auto v = [&](const char *name) { return valueNamed(ref, name); };
+  CHECK(s.postDominator(v("a")) == v("b"));
+  CHECK(s.postDominator(v("x")) == v("b"));  // x -> a -> b and x -> b meet at b
+  CHECK(s.postDominator(v("w")) == v("a"));
+  CHECK(s.postDominator(v("b")) == nullptr);  // two paths, to two outputs
+  CHECK(s.postDominator(v("y1")) == nullptr);  // an output
+  std::vector<std::string> seen;
+  auto all = [](const Value *) { return true; };
+  auto record = [&](const Value *x) { seen.push_back(x->name); };
+  CHECK(s.reach({v("w")}, GraphStructure::Direction::Users, all, 100, record));
+  CHECK(seen == std::vector<std::string>{"w", "a", "b", "y1", "y2"});
+  seen.clear();
+  // Not on past a: a is reached, nothing after it.
+  CHECK(s.reach({v("w")}, GraphStructure::Direction::Users, [&](const Value *x) { return x != v("a"); }, 100, record));
+  CHECK(seen == std::vector<std::string>{"w", "a"});
+  seen.clear();
+  CHECK_FALSE(s.reach({v("y2")}, GraphStructure::Direction::Operands, all, 3, record));
+  CHECK(seen.size() == 3);
+}
+
+TEST_CASE("the cut candidate at the same post-dominator position is tried first, and proven") {
+  Checked c = check(kPositionPair);
+  REQUIRE(c.cuts.cuts.size() == 1);
+  CHECK(c.cuts.cuts.front().reference->name == "b");
+  CHECK(c.cuts.cuts.front().production->name == "p");
+  // %w1 is interior to %p (never a candidate of its own), and %b is the first tried.
+  CHECK(c.cuts.attempts == 1);
+  CHECK(c.result.verdict == Verdict::Equivalent);
 }
 
 TEST_CASE("without the search the same pair is decided as before, with no cut") {
