@@ -84,6 +84,12 @@ enum class ShapeRule {
 //    (add.Tensor -> add.Scalar, argument `other`), found from the schemas.
 //  - matrixProduct: mm, bmm, matmul, linear, addmm, dot (the prover's frontiers
 //    stop at or expand them).
+//  - mayAlias: a result may share memory with an operand (a view, or a
+//    composite that can return its input itself): the schema annotates a
+//    result (`-> Tensor(a)`), or elements is Reshape or Reorder, or the op is
+//    one of those whose schemas do not say so (dropout, type_as, unsafe_split,
+//    ...: op_registry.cpp); every op the registry does not know. Readers of
+//    programs with in-place ops use it (Note [In-place ops in .pt2 programs]).
 // Which ops' semantics hold bit for bit is not a column: it depends on the call
 // (an alpha, a dtype), so it is one table of its own, ir/bitwise_faithful.h.
 enum class ElementMap { None, Identity, Reshape, Reorder };
@@ -95,6 +101,7 @@ struct OpProps {
   bool random = false;
   bool bitwiseNondeterministic = false;  // PyTorch's tag (atomic adds on GPU); recorded, CPU is deterministic
   bool matrixProduct = false;
+  bool mayAlias = false;
   std::string scalarTwin;  // "" when none
   std::string scalarArg;   // the twin's Scalar argument replacing the tensor one
 };
