@@ -1,5 +1,7 @@
 #include "ir/builder.h"
 
+#include <algorithm>
+
 #include "ir/diagnostic.h"
 #include "ir/limits.h"
 #include "ir/op_registry.h"
@@ -38,10 +40,14 @@ Attribute coerce(const std::string &op, const ArgSpec &arg, Attribute a) {
   case ArgKind::Scalar:
     return a.isScalar() ? a : bad();
   case ArgKind::IntList:
-  case ArgKind::BoolList:
-    if (a.isInt()) return std::vector<int64_t>{a.asInt()};
+  case ArgKind::BoolList: {
+    // Note [Fixed-length lists] (ir/schema.h): one value for `int[2]` is two.
+    size_t n = std::max<size_t>(arg.fixedLength, 1);
+    if (a.isInt()) return std::vector<int64_t>(n, a.asInt());
     if (a.isFloats() && a.asFloats().empty()) return std::vector<int64_t>{};
+    if (a.isInts() && a.asInts().size() == 1 && n > 1) return std::vector<int64_t>(n, a.asInts()[0]);
     return a.isInts() ? a : bad();
+  }
   case ArgKind::FloatList:
     // prim::constant keeps integer data as ints (its dtype says how to read it);
     // elsewhere a float list is canonically floats.

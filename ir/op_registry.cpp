@@ -283,6 +283,15 @@ const std::map<std::string, std::string, std::less<>> kPositiveArgs = {
 const char *const kDropouts[] = {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
                                  "aten::feature_alpha_dropout", "aten::native_dropout"};
 
+// Ops whose schemas annotate no alias although they can return an operand's
+// memory: composites that return their input itself when they are the
+// identity (type_as and _cast_X to the same dtype, atleast_Nd, sum_to_size,
+// to_dense), and views that say they are not (the unsafe_ ones, broadcast and
+// meshgrid's expands). By name prefix (Note [Op properties]: mayAlias).
+const char *const kUnannotatedAliases[] = {"aten::type_as",     "aten::_cast_",          "aten::atleast_",
+                                           "aten::sum_to_size", "aten::to_dense",        "aten::broadcast_tensors",
+                                           "aten::meshgrid",    "aten::unsafe_",         "aten::_unsafe_view"};
+
 // Uninitialized memory: values nobody wrote, not a function of the operands,
 // so they count as random (Note [Random calls]): two such calls never match,
 // and an output reading them is decided only where it does not depend on them
@@ -327,6 +336,10 @@ struct Registry {
       for (const char *m : kMatrixProducts) p.matrixProduct = p.matrixProduct || name == m;
       if (auto it = kIndexOperands.find(name); it != kIndexOperands.end()) p.indexes = it->second;
       if (auto it = kPositiveArgs.find(name); it != kPositiveArgs.end()) p.positiveArg = it->second;
+      // Identity maps that alias are annotated (detach, alias, contiguous); clone copies.
+      p.mayAlias = info.schema->returnsAlias || p.elements == ElementMap::Reshape || p.elements == ElementMap::Reorder;
+      for (const char *d : kDropouts) p.mayAlias = p.mayAlias || name == d;
+      for (const char *a : kUnannotatedAliases) p.mayAlias = p.mayAlias || name.rfind(a, 0) == 0;
       auto t = tags.find(name);
       unsigned flags = t == tags.end() ? 0 : t->second;
       p.random = (flags & kSeeded) != 0 || (t == tags.end() && randomByName(name));
@@ -380,6 +393,7 @@ OpProps opProps(std::string_view name) {
   if (const OpInfo *info = lookupOp(name)) return info->props;
   OpProps p;
   p.random = randomByName(name);
+  p.mayAlias = true;
   return p;
 }
 

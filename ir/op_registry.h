@@ -91,6 +91,12 @@ enum class ShapeRule {
 //    (Note [Input domains] in src/verify/input_domains.h).
 //  - positiveArg: the argument on which the op is real-valued only where it is
 //    positive (log, sqrt, rsqrt); "" when none.
+//  - mayAlias: a result may share memory with an operand (a view, or a
+//    composite that can return its input itself): the schema annotates a
+//    result (`-> Tensor(a)`), or elements is Reshape or Reorder, or the op is
+//    one of those whose schemas do not say so (dropout, type_as, unsafe_split,
+//    ...: op_registry.cpp); every op the registry does not know. Readers of
+//    programs with in-place ops use it (Note [In-place ops in .pt2 programs]).
 // Which ops' semantics hold bit for bit is not a column: it depends on the call
 // (an alpha, a dtype), so it is one table of its own, ir/bitwise_faithful.h.
 enum class ElementMap { None, Identity, Reshape, Reorder };
@@ -114,6 +120,7 @@ struct OpProps {
   bool random = false;
   bool bitwiseNondeterministic = false;  // PyTorch's tag (atomic adds on GPU); recorded, CPU is deterministic
   bool matrixProduct = false;
+  bool mayAlias = false;
   std::string scalarTwin;  // "" when none
   std::string scalarArg;   // the twin's Scalar argument replacing the tensor one
   std::optional<IndexOperand> indexes;

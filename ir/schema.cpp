@@ -1,5 +1,6 @@
 #include "ir/schema.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -152,6 +153,7 @@ private:
     if (peek() == '[') {
       size_t close = text_.find(']', pos_);
       if (close == std::string_view::npos) fail("unterminated list type");
+      arg.fixedLength = static_cast<size_t>(std::atoi(std::string(text_.substr(pos_ + 1, close - pos_ - 1)).c_str()));
       pos_ = close + 1;
       isList = true;
     }
@@ -167,7 +169,7 @@ private:
     skipSpace();
     if (peek() == '=') {
       ++pos_;
-      arg.defaultValue = defaultValue(arg.kind);
+      arg.defaultValue = defaultValue(arg.kind, arg.fixedLength);
     }
     return arg;
   }
@@ -221,7 +223,7 @@ private:
     return std::string(text_.substr(start, pos_ - start));
   }
 
-  Attribute defaultValue(ArgKind kind) {
+  Attribute defaultValue(ArgKind kind, size_t fixedLength) {
     skipSpace();
     if (peek() == '[') {
       ++pos_;
@@ -238,10 +240,10 @@ private:
     }
     std::string tok = token();
     Attribute single = scalarDefault(tok, kind);
-    // `int[2] stride=1` means [1, 1]; keep the single value broadcastable as a list of one.
+    // `int[2] stride=1` means [1, 1] (Note [Fixed-length lists]); `int[] x=1` a list of one.
     if ((kind == ArgKind::IntList || kind == ArgKind::FloatList || kind == ArgKind::BoolList) &&
         !single.isNone())
-      return listOf({single}, kind);
+      return listOf(std::vector<Attribute>(std::max<size_t>(fixedLength, 1), single), kind);
     return single;
   }
 
@@ -281,6 +283,7 @@ private:
       skipSpace();
       while (peek() != ')') {
         ArgSpec r = returnType();
+        schema.returnsAlias = schema.returnsAlias || r.aliased;
         if (r.kind != ArgKind::Tensor) schema.returnsList = schema.returnsList || r.kind == ArgKind::TensorList;
         ++count;
         skipSpace();
@@ -293,6 +296,7 @@ private:
       return;
     }
     ArgSpec r = returnType();
+    schema.returnsAlias = r.aliased;
     schema.returnsList = r.kind == ArgKind::TensorList;
     schema.numReturns = 1;
   }
@@ -305,6 +309,7 @@ private:
       size_t close = text_.find(')', pos_);
       if (close == std::string_view::npos) fail("unterminated alias annotation");
       pos_ = close + 1;
+      r.aliased = true;
     }
     if (peek() == '[') {
       size_t close = text_.find(']', pos_);

@@ -38,6 +38,13 @@ struct ArgSpec {
   bool elementsOptional = false;  // `Tensor?[]`: list elements may be None
   bool kwargOnly = false;   // after `*`
   bool mutates = false;     // `Tensor(a!)`: in-place or out= argument
+  bool aliased = false;     // any alias annotation, `Tensor(a)` or `Tensor(a!)` (read for results)
+  // Note [Fixed-length lists]
+  // `int[2] stride`: 2. PyTorch reads a single value given for such an
+  // argument as that many copies (the schema's own `int[2] stride=1` default
+  // means [1, 1]); the builder stores it so, so that `stride=1`, `[1]` and
+  // `[1, 1]` are one attribute and calls that spell it differently match.
+  size_t fixedLength = 0;   // 0: no fixed length
   std::optional<Attribute> defaultValue;
   std::string typeText;     // as written, for messages
 
@@ -49,6 +56,7 @@ struct OpSchema {
   std::vector<ArgSpec> args;
   int numReturns = 1;    // tensors returned
   bool returnsList = false;  // `-> Tensor[]`
+  bool returnsAlias = false; // a result carries an alias annotation (`-> Tensor(a)`): it may share an operand's memory
   std::string text;      // the schema as parsed
 
   const ArgSpec *findArg(std::string_view argName) const;

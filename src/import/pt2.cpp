@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include "ir/limits.h"
 #include "ir/op_registry.h"
 #include "ir/import_util.h"
+#include "src/import/inplace_plan.h"
 #include "src/import/pt2_enums.h"
 
 namespace torchtv {
@@ -35,7 +37,9 @@ public:
     bindInputs(field(graph, "inputs"), field(sig, "input_specs"), inputs);
     nameUpdates(field(sig, "output_specs"));
     declareArtifactSchemas(field(graph, "nodes"));
-    for (const json &node : field(graph, "nodes")) importNode(node);
+    const json &nodes = field(graph, "nodes");
+    std::vector<InPlaceStep> plan = planInPlace(nodes, field(graph, "outputs"));
+    for (size_t i = 0; i < nodes.size(); ++i) importNode(nodes[i], plan.at(i));
     bindOutputs(field(graph, "outputs"), field(sig, "output_specs"));
   }
 
@@ -333,82 +337,146 @@ private:
     }
   }
 
-  void importNode(const json &node) {
+  // Note [In-place ops in .pt2 programs] (src/import/inplace_plan.cpp).
+  std::vector<InPlaceStep> planInPlace(const json &nodes, const json &graphOutputs) const {
+    std::vector<CallSketch> calls;
+    for (const json &node : nodes) {
+      CallSketch &c = calls.emplace_back();
+      try {
+        c.op = opNameOf(field(node, "target").get<std::string>());
+      } catch (const InputError &) {
+        continue;  // importNode reports it
+      }
+      for (const json &in : field(node, "inputs")) {
+        std::string name = field(in, "name").get<std::string>();
+        c.argNames.push_back(name);
+        std::vector<std::string> tensors = tensorNamesIn(field(in, "arg"));
+        if (name == "self" && tensors.size() == 1 && tagOf(field(in, "arg")).first == "as_tensor") c.self = tensors[0];
+        c.tensors.insert(c.tensors.end(), tensors.begin(), tensors.end());
+      }
+      for (const json &out : field(node, "outputs")) {
+        std::vector<std::string> names = tensorNamesIn(out);
+        if (names.empty()) c.outputs.push_back("");
+        c.outputs.insert(c.outputs.end(), names.begin(), names.end());
+      }
+    }
+    std::set<std::string> inputs, outputs;
+    for (const auto &[name, value] : values_) inputs.insert(name);
+    for (const json &out : graphOutputs) {
+      std::vector<std::string> names = tensorNamesIn(out);
+      outputs.insert(names.begin(), names.end());
+    }
+    return torchtv::planInPlace(calls, inputs, outputs);
+  }
+
+  // The tensor names an argument or result holds (none for a number or None).
+  std::vector<std::string> tensorNamesIn(const json &arg) const {
+    auto [tag, v] = tagOf(arg);
+    std::vector<std::string> out;
+    if (tag == "as_tensor" && v->is_object() && v->contains("name")) out.push_back((*v)["name"].get<std::string>());
+    if (tag == "as_optional_tensor") return tensorNamesIn(*v);
+    if ((tag == "as_tensors" || tag == "as_optional_tensors") && v->is_array())
+      for (const json &t : *v) {
+        if (t.is_object() && t.contains("name") && t["name"].is_string()) out.push_back(t["name"].get<std::string>());
+        else if (tag == "as_optional_tensors") {
+          std::vector<std::string> inner = tensorNamesIn(t);
+          out.insert(out.end(), inner.begin(), inner.end());
+        }
+      }
+    return out;
+  }
+
+  void importNode(const json &node, const InPlaceStep &step) {
     std::string target = field(node, "target").get<std::string>();
     SourceLoc loc = locOf(node);
     std::string op = target;
     try {
       op = opNameOf(target);
       if (isNoOpCheck(op)) return;
-      auto resolved = ops_.resolve(op);
-      if (!resolved) throw InputError("op '" + op + "' is not in torchtv's op registry");
-      json named = json::object();
-      for (const json &in : field(node, "inputs")) named[field(in, "name").get<std::string>()] = field(in, "arg");
-      const OpSchema *schema = resolved->schema.get();
-      // Note [Wrapped numbers] (src/import/capture_json.cpp): a number in the
-      // tensor slot of the op's scalar twin makes the node that twin.
-      OpProps props = opProps(op);
-      if (!props.scalarTwin.empty() && named.contains(props.scalarArg) && isNumberArg(named.at(props.scalarArg))) {
-        op = props.scalarTwin;
-        schema = lookupOp(op)->schema.get();
-      }
-      NodeSpec spec;
-      spec.op = op;
-      spec.loc = loc;
-      std::vector<std::pair<size_t, Attribute>> numbers;  // operand position, the number
-      for (const ArgSpec &a : schema->args) {
-        if (!named.contains(a.name)) {
-          if (a.kind == ArgKind::Tensor) spec.inputs.push_back(nullptr);
-          continue;
+      if (!step.error.empty()) throw InputError(step.error);
+      if (!step.twin.empty()) {
+        // Note [In-place ops in .pt2 programs]: the functional twin, unless its
+        // result type is not the modified tensor's; then the op as it is.
+        try {
+          importCall(node, step.twin, loc, step);
+          return;
+        } catch (const InputError &) {
         }
-        const json &arg = named.at(a.name);
-        if (a.kind == ArgKind::Tensor && isNumberArg(arg)) {
-          // Note [Numbers in tensor slots] (ir/import_util.h); the
-          // constant is made once the other operands are known.
-          numbers.emplace_back(spec.inputs.size(), attributeOf(arg, a.name));
-          spec.inputs.push_back(nullptr);
-        } else if (a.kind == ArgKind::Tensor) {
-          spec.inputs.push_back(tensorArg(arg));
-        } else if (a.kind == ArgKind::TensorList) {
-          auto [tag, list] = tagOf(arg);
-          if (tag != "as_tensors" && tag != "as_optional_tensors")
-            throw InputError("argument '" + a.name + "' is " + arg.dump());
-          for (const json &t : *list)
-            spec.inputs.push_back(tag == "as_tensors" ? valueOf(field(t, "name").get<std::string>()) : tensorArg(t));
-        } else {
-          spec.attrs[a.name] = attributeOf(arg, a.name);
-        }
-        named.erase(a.name);
       }
-      if (!named.empty()) throw InputError("unknown argument '" + named.begin().key() + "'");
-      for (const auto &[operand, number] : numbers) spec.inputs[operand] = wrappedNumberTensor(g_, ops_, number, spec.inputs, loc);
-      std::vector<std::string> outNames;  // "" for an absent optional result
-      for (const json &out : field(node, "outputs")) {
-        auto [tag, list] = tagOf(out);
-        if (tag == "as_tensors")  // a list of tensors: one output per element
-          for (const json &t : *list) outNames.push_back(field(t, "name").get<std::string>());
-        else if (isAbsentResult(out)) outNames.push_back("");
-        else outNames.push_back(tensorName(out));
-      }
-      std::vector<size_t> absent;
-      for (size_t i = 0; i < outNames.size(); ++i) {
-        if (outNames[i].empty()) {
-          absent.push_back(i);
-          spec.outputNames.push_back(g_.freshName("absent"));
-          continue;
-        }
-        auto update = updateNames_.find(outNames[i]);
-        spec.outputNames.push_back(
-            g_.freshName(update != updateNames_.end() ? update->second : valueNameHint(outNames[i])));
-        spec.declaredTypes.push_back(metaOf(outNames[i]));
-      }
-      completeAbsentOutputs(spec, absent, outNames.size());
-      Node *n = buildNode(g_, ops_, spec);
-      for (size_t i = 0; i < outNames.size(); ++i)
-        if (!outNames[i].empty()) values_[outNames[i]] = n->outputs.at(i);
+      importCall(node, op, loc, step);
     } catch (const InputError &e) {
       throw nodeError(a_.path, op, loc, e.message());
     }
+  }
+
+  void importCall(const json &node, std::string op, const SourceLoc &loc, const InPlaceStep &step) {
+    auto resolved = ops_.resolve(op);
+    if (!resolved) throw InputError("op '" + op + "' is not in torchtv's op registry");
+    json named = json::object();
+    for (const json &in : field(node, "inputs")) named[field(in, "name").get<std::string>()] = field(in, "arg");
+    const OpSchema *schema = resolved->schema.get();
+    // Note [Wrapped numbers] (src/import/capture_json.cpp): a number in the
+    // tensor slot of the op's scalar twin makes the node that twin.
+    OpProps props = opProps(op);
+    if (!props.scalarTwin.empty() && named.contains(props.scalarArg) && isNumberArg(named.at(props.scalarArg))) {
+      op = props.scalarTwin;
+      schema = lookupOp(op)->schema.get();
+    }
+    NodeSpec spec;
+    spec.op = op;
+    spec.loc = loc;
+    std::vector<std::pair<size_t, Attribute>> numbers;  // operand position, the number
+    for (const ArgSpec &a : schema->args) {
+      if (!named.contains(a.name)) {
+        if (a.kind == ArgKind::Tensor) spec.inputs.push_back(nullptr);
+        continue;
+      }
+      const json &arg = named.at(a.name);
+      if (a.kind == ArgKind::Tensor && isNumberArg(arg)) {
+        // Note [Numbers in tensor slots] (ir/import_util.h); the
+        // constant is made once the other operands are known.
+        numbers.emplace_back(spec.inputs.size(), attributeOf(arg, a.name));
+        spec.inputs.push_back(nullptr);
+      } else if (a.kind == ArgKind::Tensor) {
+        spec.inputs.push_back(tensorArg(arg));
+      } else if (a.kind == ArgKind::TensorList) {
+        auto [tag, list] = tagOf(arg);
+        if (tag != "as_tensors" && tag != "as_optional_tensors")
+          throw InputError("argument '" + a.name + "' is " + arg.dump());
+        for (const json &t : *list)
+          spec.inputs.push_back(tag == "as_tensors" ? valueOf(field(t, "name").get<std::string>()) : tensorArg(t));
+      } else {
+        spec.attrs[a.name] = attributeOf(arg, a.name);
+      }
+      named.erase(a.name);
+    }
+    if (!named.empty()) throw InputError("unknown argument '" + named.begin().key() + "'");
+    for (const auto &[operand, number] : numbers) spec.inputs[operand] = wrappedNumberTensor(g_, ops_, number, spec.inputs, loc);
+    std::vector<std::string> outNames;  // "" for an absent optional result
+    for (const json &out : field(node, "outputs")) {
+      auto [tag, list] = tagOf(out);
+      if (tag == "as_tensors")  // a list of tensors: one output per element
+        for (const json &t : *list) outNames.push_back(field(t, "name").get<std::string>());
+      else if (isAbsentResult(out)) outNames.push_back("");
+      else outNames.push_back(tensorName(out));
+    }
+    std::vector<size_t> absent;
+    for (size_t i = 0; i < outNames.size(); ++i) {
+      if (outNames[i].empty()) {
+        absent.push_back(i);
+        spec.outputNames.push_back(g_.freshName("absent"));
+        continue;
+      }
+      auto update = updateNames_.find(outNames[i]);
+      spec.outputNames.push_back(
+          g_.freshName(update != updateNames_.end() ? update->second : valueNameHint(outNames[i])));
+      spec.declaredTypes.push_back(metaOf(outNames[i]));
+    }
+    completeAbsentOutputs(spec, absent, outNames.size());
+    Node *n = buildNode(g_, ops_, spec);
+    for (size_t i = 0; i < outNames.size(); ++i)
+      if (!outNames[i].empty()) values_[outNames[i]] = n->outputs.at(i);
+    for (const std::string &name : step.rebind) values_[name] = n->outputs.at(0);
   }
 
   bool isNumberArg(const json &arg) const {

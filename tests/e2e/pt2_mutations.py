@@ -9,6 +9,11 @@ No torch is needed; run_import_e2e.py writes them into its temporary folder.
     running_b           the same, the sum written the other way round
     running_bad         momentum 0.2 instead of 0.1 (a planted bug in the buffer update only)
     running_stray       a buffer_mutation naming a buffer the program does not have
+    inplace_traced      y = x * x; y.add_(1); return y * 2      (Note [In-place ops in .pt2 programs]:
+                        the traced form keeps add_, and `y` read after it is the updated tensor)
+    inplace_functional  the same, functional: (x * x + 1) * 2
+    inplace_stale       a planted bug: (x * x) * 2, what reading `y` before the update gives
+    inplace_view_read   v = y.view(2, 2); y.add_(1); return v * 2 (a view of the modified tensor read after)
 """
 import json
 import os
@@ -69,7 +74,27 @@ def running(momentum, swapped=False, buffer_name="running_mean"):
                     "add": [4], "sub": [3, 4]})
 
 
+def inplace(form):
+    shapes = {"x": [4], "y": [4], "add_": [4], "add": [4], "out": [4], "v": [2, 2]}
+    nodes = [node("mul.Tensor", "y", ("self", tensor("x")), ("other", tensor("x")))]
+    if form == "view_read":
+        nodes.append(node("view.default", "v", ("self", tensor("y")), ("size", {"as_ints": [2, 2]})))
+        shapes["out"] = [2, 2]
+    if form in ("traced", "view_read"):
+        nodes.append(node("add_.Tensor", "add_", ("self", tensor("y")), ("other", {"as_int": 1})))
+    elif form == "functional":
+        nodes.append(node("add.Tensor", "add", ("self", tensor("y")), ("other", {"as_int": 1})))
+    read = {"traced": "y", "functional": "add", "stale": "y", "view_read": "v"}[form]
+    nodes.append(node("mul.Tensor", "out", ("self", tensor(read)), ("other", {"as_int": 2})))
+    return program(["x"], [{"user_input": {"arg": tensor("x")}}], nodes, ["out"],
+                   [{"user_output": {"arg": tensor("out")}}], shapes)
+
+
 ARCHIVES = {
+    "inplace_traced": inplace("traced"),
+    "inplace_functional": inplace("functional"),
+    "inplace_stale": inplace("stale"),
+    "inplace_view_read": inplace("view_read"),
     "square": square(False),
     "square_mutates": square(True),
     "running_a": running(0.1),

@@ -98,6 +98,13 @@ def cases(fx, tmp):
         "running_mean__updated"
     yield ".pt2 buffer update of no buffer", ["show", mut["running_stray"]], ERROR, \
         "running_stray.pt2: output 'add' updates 'bn.running_var', which is not an input of the program"
+    # Note [In-place ops in .pt2 programs]: torch.export's traced form keeps in-place ops.
+    yield ".pt2 in-place op = its functional form", ["check", mut["inplace_traced"], mut["inplace_functional"]], \
+        EQUIVALENT, ""
+    yield ".pt2 in-place op: a read of the old value is a bug", ["check", mut["inplace_traced"], mut["inplace_stale"]], \
+        NOT_EQUIVALENT, ""
+    yield ".pt2 in-place op, a view read after: refused", ["show", mut["inplace_view_read"]], ERROR, \
+        "modifies 'y' in place while 'v', which may share its memory, is read afterwards"
 
 
 def main():

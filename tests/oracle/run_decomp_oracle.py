@@ -54,7 +54,7 @@ GAP_CASES = {
 }
 
 # fusions/ ops without a decomposition in torch 1.13's decomposition_table.
-NO_DECOMPOSITION = ["linear", "matmul", "scaled_dot_product_attention (not an ATen op in torch 1.13; checked against torch 2.11's math form by the ctest inductor/math_reference)"]
+NO_DECOMPOSITION = ["linear", "matmul", "conv1d", "conv2d", "batch_norm", "max_pool2d", "adaptive_avg_pool2d", "flatten", "layer_norm (composites calling one Core ATen op: fusions/convolution.tvir, checked by test_fusions and tests/golden/prover/composites)", "scaled_dot_product_attention (not an ATen op in torch 1.13; checked against torch 2.11's math form by the ctest inductor/math_reference)"]
 
 PRELUDE = '''import torch
 from torch._decomp import decomposition_table

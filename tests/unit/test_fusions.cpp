@@ -28,6 +28,15 @@ struct Calls {
     spec.attrs = std::move(attrs);
     return buildNode(g, ops, spec);
   }
+  // An op without a shape rule (conv2d, batch_norm ...): its result types given.
+  Node *call(const std::string &op, std::vector<Value *> ins, AttributeMap attrs, std::vector<TensorType> types) {
+    NodeSpec spec;
+    spec.op = op;
+    spec.inputs = std::move(ins);
+    spec.attrs = std::move(attrs);
+    spec.declaredTypes = std::move(types);
+    return buildNode(g, ops, spec);
+  }
 };
 
 // One call of every defined op and rank case, at sizes N, D, B, M.
@@ -62,6 +71,22 @@ std::unique_ptr<Calls> buildCalls(int64_t N, int64_t D, int64_t B, int64_t M) {
   c->call("aten::sigmoid_backward", {x, x});
   c->call("aten::tanh_backward", {x, x});
   c->call("aten::threshold_backward", {x, x}, {{"threshold", 0}});
+  // The composites that torch.export keeps (fusions/convolution.tvir, layer_norm.tvir).
+  c->call("aten::layer_norm", {x3, w, b}, {{"normalized_shape", d1}, {"eps", eps}});
+  c->call("aten::layer_norm", {x, nullptr, nullptr}, {{"normalized_shape", d1}, {"eps", eps}});
+  Value *xi = c->in("xi", {B, 2, D, D}), *cw = c->in("cw", {3, 2, 3, 3}), *c3 = c->in("c3", {3});
+  Value *x1 = c->in("x1", {B, 2, D}), *cw1 = c->in("cw1", {3, 2, 3}), *c2 = c->in("c2", {2});
+  std::vector<int64_t> one{1, 1}, two{2, 2};
+  for (Value *bias : {c3, static_cast<Value *>(nullptr)}) {
+    c->call("aten::conv2d", {xi, cw, bias}, {{"padding", one}}, {{DType::F32, {B, 3, D, D}}});
+    c->call("aten::conv1d", {x1, cw1, bias}, {{"padding", std::vector<int64_t>{1}}}, {{DType::F32, {B, 3, D}}});
+  }
+  AttributeMap bn{{"training", false}, {"momentum", 0.1}, {"eps", eps}, {"cudnn_enabled", false}};
+  c->call("aten::batch_norm", {xi, c2, c2, c2, c2}, bn, {xi->type});
+  c->call("aten::batch_norm", {x1, c2, c2, c2, c2}, bn, {x1->type});
+  c->call("aten::max_pool2d", {xi}, {{"kernel_size", two}, {"stride", two}}, {{DType::F32, {B, 2, D / 2, D / 2}}});
+  c->call("aten::adaptive_avg_pool2d", {xi}, {{"output_size", one}}, {{DType::F32, {B, 2, 1, 1}}});
+  c->call("aten::flatten.using_ints", {xi}, {{"start_dim", 1}}, {{DType::F32, {B, 2 * D * D}}});
   c->call("aten::linear", {x, wl, bl});
   c->call("aten::linear", {x3, wl, nullptr});
   c->call("aten::addmm", {am, x, m});

@@ -38,12 +38,16 @@ TEST_CASE("alias annotations, list defaults and enum defaults") {
   OpSchema s = parseSchema("aten::foo_(Tensor(a!) self, int[2] stride=1, int reduction=Mean, "
                            "float[] w=[0.5, 2], str mode=\"none\") -> Tensor(a!)");
   CHECK(s.mutatesInput());
-  CHECK(s.args[1].defaultValue->str() == "[1]");
+  // Note [Fixed-length lists]: `int[2] stride=1` is [1, 1].
+  CHECK(s.args[1].fixedLength == 2);
+  CHECK(s.args[1].defaultValue->str() == "[1, 1]");
+  CHECK(s.returnsAlias);
   CHECK(s.args[2].defaultValue->asInt() == 1);
   CHECK(s.args[3].defaultValue->str() == "[0.5, 2.0]");
   CHECK(s.args[4].defaultValue->asString() == "none");
   OpSchema list = parseSchema("aten::split(Tensor self, int size, int dim=0) -> Tensor[]");
   CHECK(list.returnsList);
+  CHECK(!list.returnsAlias);
 }
 
 TEST_CASE("malformed schemas are input errors with a column") {
