@@ -224,17 +224,17 @@ int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args
     return emitResult(errorResult(e.message(), e.pos().str()), ctx, args.output);
   }
 }
-int checkOne(const CheckArgs &args, const std::string &referencePath, const std::string &productionPath) {
+// One pair: REF PROD as two files (`check X X` compares a file with itself), or one file holding both.
+int checkOne(const CheckArgs &args, const std::string &referencePath, const std::optional<std::string> &productionPath) {
   ReportContext ctx;
   ctx.referencePath = referencePath;
-  ctx.productionPath = productionPath;
-  bool twoFiles = referencePath != productionPath;
+  ctx.productionPath = productionPath.value_or(referencePath);
   auto load = [&] {
     LoadOptions options;
     if (!args.inputs.empty()) options.inputs = parseInputTypes(args.inputs);
     auto ref = loadModule(referencePath, options);
     std::unique_ptr<Module> prod;
-    if (twoFiles) prod = loadModule(productionPath, options);
+    if (productionPath) prod = loadModule(*productionPath, options);
     return std::make_pair(std::move(ref), std::move(prod));
   };
   if (args.stopAfter != StopAfter::Decide) return stopEarly(load, ctx, args);
@@ -257,7 +257,7 @@ int checkOne(const CheckArgs &args, const std::string &referencePath, const std:
 // many pairs: `torchtv ci` writes those for a manifest.
 int checkEach(const CheckArgs &args) {
   int worst = exitCode(Verdict::Equivalent);
-  for (const std::string &file : args.files) worst = worseExitCode(worst, checkOne(args, file, file));
+  for (const std::string &file : args.files) worst = worseExitCode(worst, checkOne(args, file, std::nullopt));
   return worst;
 }
 }  // namespace
@@ -286,7 +286,8 @@ Command addCheckCommand(CLI::App &app) {
                 });
   return {cmd, [args] {
             if (args->each) return checkEach(*args);
-            return checkOne(*args, args->files.at(0), args->files.size() > 1 ? args->files[1] : args->files[0]);
+            return checkOne(*args, args->files.at(0),
+                            args->files.size() > 1 ? std::optional<std::string>(args->files[1]) : std::nullopt);
           }};
 }
 
