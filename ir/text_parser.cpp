@@ -13,184 +13,13 @@
 #include <sstream>
 
 #include "ir/diagnostic.h"
+#include "ir/lexer.h"
 #include "ir/limits.h"
 #include "ir/text_format.h"
 
 namespace torchtv {
 
 namespace {
-
-enum class Tok { End, Ident, ValueName, GraphName, Number, String, Punct, Param };
-
-struct Token {
-  Tok kind = Tok::End;
-  std::string text;
-  int line = 1, col = 1;
-  size_t offset = 0;
-};
-
-class Lexer {
-public:
-  Lexer(std::string_view text, std::string path, int line = 1, int col = 1)
-      : text_(text), path_(std::move(path)), line_(line), col_(col) {}
-
-  const std::string &path() const { return path_; }
-
-  [[noreturn]] void fail(int line, int col, const std::string &message) const {
-    throw InputError(SourcePos{path_, line, col}, message);
-  }
-
-  Token next() {
-    skipSpaceAndComments();
-    Token t;
-    t.line = line_;
-    t.col = col_;
-    t.offset = pos_;
-    if (pos_ >= text_.size()) return t;
-    char c = text_[pos_];
-    if (c == '$') {  // a template parameter (Note [Fusion templates])
-      advance();
-      t.kind = Tok::Param;
-      t.text = identChars(false);
-      if (t.text.empty()) fail(t.line, t.col, "expected a parameter name after '$'");
-      return t;
-    }
-    if (c == '%' || c == '@') {
-      advance();
-      t.kind = c == '%' ? Tok::ValueName : Tok::GraphName;
-      t.text = identChars(c == '@');
-      if (t.text.empty()) fail(t.line, t.col, std::string("expected a name after '") + c + "'");
-      return t;
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      t.kind = Tok::Ident;
-      t.text = identChars(true);
-      return t;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c)) ||
-        (c == '-' && pos_ + 1 < text_.size() &&
-         (std::isdigit(static_cast<unsigned char>(text_[pos_ + 1])) || text_.substr(pos_ + 1, 3) == "inf"))) {
-      t.kind = Tok::Number;
-      t.text = number();
-      return t;
-    }
-    if (c == '"') {
-      t.kind = Tok::String;
-      t.text = string(t);
-      return t;
-    }
-    if (c == '-' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '>') {
-      advance();
-      advance();
-      t.kind = Tok::Punct;
-      t.text = "->";
-      return t;
-    }
-    if (text_.substr(pos_, 3) == "...") {  // leading dims of a type pattern (Note [Fusion templates])
-      for (int i = 0; i < 3; ++i) advance();
-      t.kind = Tok::Punct;
-      t.text = "...";
-      return t;
-    }
-    if (std::string_view("()[]{},:=|").find(c) != std::string_view::npos) {
-      advance();
-      t.kind = Tok::Punct;
-      t.text = std::string(1, c);
-      return t;
-    }
-    fail(t.line, t.col, std::string("unexpected character '") + c + "'");
-  }
-
-  // The rest of the current line (for `op` declarations), trimmed.
-  std::string restOfLine(int &line, int &col) {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) advance();
-    line = line_;
-    col = col_;
-    size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] != '\n' && text_[pos_] != '#') advance();
-    std::string s(text_.substr(start, pos_ - start));
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    return s;
-  }
-
-private:
-  void advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-
-  void skipSpaceAndComments() {
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (std::isspace(static_cast<unsigned char>(c))) advance();
-      else if (c == '#') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-      } else break;
-    }
-  }
-
-  // Names: letters, digits, '_' and '.', plus '::' when qualified names are allowed.
-  std::string identChars(bool qualified) {
-    size_t start = pos_;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') advance();
-      else if (qualified && c == ':' && pos_ + 1 < text_.size() && text_[pos_ + 1] == ':' &&
-               pos_ + 2 < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_ + 2])) || text_[pos_ + 2] == '_')) {
-        advance();
-        advance();
-      } else break;
-    }
-    return std::string(text_.substr(start, pos_ - start));
-  }
-
-  std::string number() {
-    size_t start = pos_;
-    if (text_[pos_] == '-') advance();
-    if (text_.substr(pos_, 3) == "inf") {
-      for (int i = 0; i < 3; ++i) advance();
-      return std::string(text_.substr(start, pos_ - start));
-    }
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      bool expSign = (c == '-' || c == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E');
-      if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || expSign) advance();
-      else break;
-    }
-    return std::string(text_.substr(start, pos_ - start));
-  }
-
-  std::string string(const Token &t) {
-    advance();  // opening quote
-    std::string out;
-    while (pos_ < text_.size() && text_[pos_] != '"') {
-      if (text_[pos_] == '\n') fail(t.line, t.col, "unterminated string");
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
-        advance();
-        out += text_[pos_] == 'n' ? '\n' : text_[pos_];
-      } else {
-        out += text_[pos_];
-      }
-      advance();
-    }
-    if (pos_ >= text_.size()) fail(t.line, t.col, "unterminated string");
-    advance();
-    return out;
-  }
-
-  std::string_view text_;
-  std::string path_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
-
-public:
-  std::string_view text() const { return text_; }
-};
 
 class Parser {
 public:
@@ -263,16 +92,7 @@ private:
     }
   }
 
-  static std::string describe(const Token &t) {
-    switch (t.kind) {
-    case Tok::End: return "end of file";
-    case Tok::ValueName: return "'%" + t.text + "'";
-    case Tok::GraphName: return "'@" + t.text + "'";
-    case Tok::String: return "string \"" + t.text + "\"";
-    case Tok::Param: return "'$" + t.text + "'";
-    default: return "'" + t.text + "'";
-    }
-  }
+  static std::string describe(const Token &t) { return describeToken(t); }
 
   bool isIdent(const char *s) const { return tok_.kind == Tok::Ident && tok_.text == s; }
   bool isPunct(const char *s) const { return tok_.kind == Tok::Punct && tok_.text == s; }
