@@ -50,6 +50,7 @@
 #include <string_view>
 
 #include "ir/builder.h"
+#include "ir/files.h"  // readFile, which callers of parseModule use too
 #include "ir/graph.h"
 
 namespace torchtv {
@@ -58,9 +59,6 @@ namespace torchtv {
 // InputError("path:line:col: message").
 Module parseModule(std::string_view text, const std::string &path);
 Module parseModuleFile(const std::string &path);
-
-// Reads a whole file; InputError if it cannot be read.
-std::string readFile(const std::string &path);
 
 // Parses a type such as "f32[4,B]"; used by the CLI's --inputs too.
 TensorType parseTensorType(std::string_view text);

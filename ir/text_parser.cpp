@@ -2,11 +2,7 @@
 #include <cctype>
 #include <cmath>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -279,7 +275,9 @@ private:
         if (!isPunct("]")) expect(",");
       }
       take();
-      return listOf(items);
+      bool anyFloat = false;
+      for (const auto &a : items) anyFloat = anyFloat || a.isFloat();
+      return listAttribute(items, anyFloat);
     }
     fail(tok_, "expected an attribute value, got " + describe(tok_));
   }
@@ -324,19 +322,6 @@ private:
     if (args.size() != f->second.first)
       fail(fn, fn.text + " takes " + std::to_string(f->second.first) + " argument(s), got " + std::to_string(args.size()));
     return f->second.second(args);
-  }
-
-  static Attribute listOf(const std::vector<Attribute> &items) {
-    bool anyFloat = false;
-    for (const auto &a : items) anyFloat = anyFloat || a.isFloat();
-    if (anyFloat) {
-      std::vector<double> v;
-      for (const auto &a : items) v.push_back(a.asDouble());
-      return v;
-    }
-    std::vector<int64_t> v;
-    for (const auto &a : items) v.push_back(a.isBool() ? a.asBool() : a.asInt());
-    return v;
   }
 
   // One `name=pattern` of a definition header against the call's attribute.
@@ -628,30 +613,6 @@ Module parseModule(std::string_view text, const std::string &path) {
 std::unique_ptr<Graph> instantiateTemplate(const GraphTemplate &t, const TemplateCall &call,
                                            const OpResolver &resolver) {
   return Parser(t.text, t.path, t.line, t.col).instantiate(call, resolver);
-}
-
-// Note [Input limits]: read in chunks and stop past max_file_bytes, so that a
-// FIFO, a /proc file or a file that grows while read cannot exhaust memory.
-std::string readFile(const std::string &path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::file_status st = fs::status(path, ec);
-  if (fs::is_directory(st)) throw InputError(SourcePos{path, 0, 0}, "cannot read file: is a directory");
-  // A FIFO would block the open forever, a device (/dev/zero) never ends.
-  if (fs::exists(st) && !fs::is_regular_file(st))
-    throw InputError(SourcePos{path, 0, 0}, "cannot read file: not a regular file (a FIFO, socket or device)");
-  // stdio rather than ifstream: a failed read() (EIO) must be told apart from the end of the file.
-  std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw InputError(SourcePos{path, 0, 0}, std::string("cannot open file: ") + std::strerror(errno));
-  std::string text;
-  char chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) {
-    text.append(chunk, got);
-    checkFileSize(text.size(), SourcePos{path, 0, 0});
-  }
-  if (std::ferror(f.get())) throw InputError(SourcePos{path, 0, 0}, std::string("cannot read file: ") + std::strerror(errno));
-  return text;
 }
 
 Module parseModuleFile(const std::string &path) {

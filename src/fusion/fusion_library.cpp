@@ -1,10 +1,10 @@
 #include "src/fusion/fusion_library.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <sstream>
 
 #include "ir/diagnostic.h"
+#include "ir/files.h"
 #include "ir/op_registry.h"
 
 namespace torchtv {
@@ -29,17 +29,9 @@ bool markedFaithful(const std::string &text, int graphLine) {
 }  // namespace
 
 void FusionLibrary::loadDirectory(const std::string &dir, FusionOrigin origin) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(SourcePos{dir}, "fusion folder does not exist");
-  std::vector<std::string> files;
-  for (const auto &e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".tvir") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  for (const std::string &f : files) {
-    std::string text = readFile(f);
-    addModule(parseModule(text, f), origin, text);
-  }
+  torchtv::loadDirectory(dir, ".tvir", "fusion folder", [&](const std::string &path, const std::string &text) {
+    addModule(parseModule(text, path), origin, text);
+  });
 }
 
 void FusionLibrary::addModule(const Module &m, FusionOrigin origin, const std::string &text) {

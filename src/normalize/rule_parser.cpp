@@ -2,12 +2,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <functional>
 #include <limits>
 
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
+#include "ir/files.h"
 #include "ir/lexer.h"
 #include "ir/text_format.h"
 #include "src/normalize/rule.h"
@@ -229,14 +229,8 @@ void RuleSet::addText(const std::string &text, const std::string &path) {
 }
 
 void RuleSet::loadDirectory(const std::string &dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(SourcePos{dir}, "rules folder does not exist");
-  std::vector<std::string> files;
-  for (const auto &e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".rules") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  for (const auto &f : files) addText(readFile(f), f);
+  torchtv::loadDirectory(dir, ".rules", "rules folder",
+                         [&](const std::string &path, const std::string &text) { addText(text, path); });
 }
 
 const Rule *RuleSet::find(const std::string &name) const {
