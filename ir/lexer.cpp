@@ -1,6 +1,10 @@
 #include "ir/lexer.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 
 namespace torchtv {
 
@@ -68,6 +72,34 @@ Token Lexer::next() {
   if (text_.substr(pos_, 3) == "...") return punct(3);        // leading dims of a type pattern
   if (std::string_view("()[]{},:=|").find(c) != std::string_view::npos) return punct(1);
   fail(t, std::string("unexpected character '") + c + "'");
+}
+
+Attribute Lexer::number(const Token &t) const {
+  if (t.text == "inf") return std::numeric_limits<double>::infinity();
+  if (t.text == "-inf") return -std::numeric_limits<double>::infinity();
+  char *end = nullptr;
+  errno = 0;
+  if (t.text.find_first_of(".eE") != std::string::npos) {
+    double d = std::strtod(t.text.c_str(), &end);
+    if (*end) fail(t, "bad number '" + t.text + "'");
+    return d;
+  }
+  long long v = std::strtoll(t.text.c_str(), &end, 10);
+  if (*end || errno == ERANGE) fail(t, "bad integer '" + t.text + "'");
+  return static_cast<int64_t>(v);
+}
+
+std::optional<Attribute> Lexer::literal(const Token &t) const {
+  if (t.kind == Tok::Number) return number(t);
+  if (t.kind == Tok::String) return Attribute(t.text);
+  if (t.kind != Tok::Ident) return std::nullopt;
+  if (t.text == "true") return true;
+  if (t.text == "false") return false;
+  if (t.text == "none") return NoneValue{};
+  if (t.text == "inf") return std::numeric_limits<double>::infinity();
+  if (t.text == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (auto d = parseDType(t.text)) return Attribute(*d);
+  return std::nullopt;
 }
 
 std::string Lexer::restOfLine(int &line, int &col) {

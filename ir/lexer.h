@@ -11,9 +11,11 @@
 // column within that line; tokens for it would be a third dialect, not a share.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "ir/attribute.h"
 #include "ir/diagnostic.h"
 
 namespace torchtv {
@@ -51,6 +53,13 @@ public:
   [[noreturn]] void fail(const Token &t, const std::string &message) const { fail(t.line, t.col, message); }
 
   Token next();
+
+  // The value of a Number token: an int, or a double when it has '.', 'e' or
+  // is -inf; an error at the token when it does not read back whole.
+  Attribute number(const Token &t) const;
+  // The value a token spells on its own, in .tvir and rules alike: a number,
+  // a string, true/false/none/inf/nan or a dtype; nullopt for anything else.
+  std::optional<Attribute> literal(const Token &t) const;
 
   // The rest of the current line (for `op` declarations), trimmed.
   std::string restOfLine(int &line, int &col);

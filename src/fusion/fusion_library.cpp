@@ -43,7 +43,12 @@ void FusionLibrary::addModule(const Module &m, FusionOrigin origin, const std::s
                        "definition of unknown op '" + t.name + "' (declare it with an `op` line)");
     bool exact = !lookupOp(t.name) || (!text.empty() && markedFaithful(text, t.line));
     auto &list = defs_[t.name];
-    FusionDefinition d{t, exact};
+    FusionDefinition d{t, exact, nullptr, nullptr};
+    try {
+      d.pattern = std::make_shared<const GraphPattern>(parseGraphPattern(t));
+    } catch (const InputError &e) {
+      d.malformed = std::make_shared<const InputError>(e);
+    }
     // A user's definitions are tried before the bundled ones, in the order they are written.
     if (origin == FusionOrigin::User) list.insert(list.begin() + static_cast<std::ptrdiff_t>(userDefs_[t.name]++), d);
     else list.push_back(d);
@@ -95,7 +100,8 @@ FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<Fusio
   Cached out;
   for (const FusionDefinition &d : defs) {
     try {
-      std::shared_ptr<const Graph> g = instantiateTemplate(d.tmpl, call, resolver_);
+      if (d.malformed) throw *d.malformed;
+      std::shared_ptr<const Graph> g = instantiateTemplate(*d.pattern, call, resolver_);
       std::string misfit;
       for (size_t i = 0; i < g->outputs().size() && misfit.empty(); ++i)
         if (i >= n.outputs.size() || g->outputs()[i]->type != n.outputs[i]->type)

@@ -157,19 +157,16 @@ private:
       return e;
     }
     e.kind = AttrExpr::Kind::Literal;
-    if (tok_.kind == Tok::Number) {
-      e.literal = number(take());
-      return e;
-    }
-    if (tok_.kind == Tok::String) {
-      e.literal = take().text;
+    if (auto lit = lex_.literal(tok_)) {
+      take();
+      e.literal = *lit;
       return e;
     }
     if (is("[")) {
       take();
       std::vector<int64_t> ints;
       while (!is("]")) {
-        Attribute a = number(expectKind(Tok::Number, "a number"));
+        Attribute a = lex_.number(expectKind(Tok::Number, "a number"));
         if (!a.isInt()) lex_.fail(tok_, "lists in rules hold ints");
         ints.push_back(a.asInt());
         if (!is("]")) expect(",");
@@ -179,11 +176,7 @@ private:
       return e;
     }
     Token w = expectKind(Tok::Ident, "an attribute value");
-    if (w.text == "true" || w.text == "false") e.literal = w.text == "true";
-    else if (w.text == "none") e.literal = NoneValue{};
-    else if (w.text == "inf" || w.text == "nan") e.literal = w.text == "inf" ? std::numeric_limits<double>::infinity() : std::nan("");
-    else if (auto d = parseDType(w.text)) e.literal = *d;
-    else if (is("(")) {
+    if (is("(")) {
       if (!isRuleFunction(w.text) && !isRulePredicate(w.text)) lex_.fail(w, "unknown rule function '" + w.text + "'");
       e.kind = AttrExpr::Kind::Call;
       e.name = w.text;
@@ -197,20 +190,6 @@ private:
       lex_.fail(w, "unknown attribute value '" + w.text + "'");
     }
     return e;
-  }
-
-  Attribute number(const Token &t) {
-    if (t.text == "-inf") return -std::numeric_limits<double>::infinity();
-    if (t.text.find_first_of(".eEn") != std::string::npos) {
-      char *end = nullptr;
-      double d = std::strtod(t.text.c_str(), &end);
-      if (*end) lex_.fail(t, "bad number '" + t.text + "'");
-      return d;
-    }
-    char *end = nullptr;
-    long long v = std::strtoll(t.text.c_str(), &end, 10);
-    if (*end) lex_.fail(t, "bad number '" + t.text + "'");
-    return static_cast<int64_t>(v);
   }
 
   Lexer lex_;
