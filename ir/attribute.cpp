@@ -21,6 +21,18 @@ double Attribute::asDouble() const {
   return asFloat();
 }
 
+Attribute listAttribute(const std::vector<Attribute> &items, bool floats) {
+  if (floats) {
+    std::vector<double> v;
+    for (const auto &a : items) v.push_back(a.asDouble());
+    return v;
+  }
+  std::vector<int64_t> v;
+  for (const auto &a : items)
+    v.push_back(a.isBool() ? int64_t{a.asBool()} : a.isInt() ? a.asInt() : static_cast<int64_t>(a.asDouble()));
+  return v;
+}
+
 namespace {
 template <typename T, typename F>
 std::string joinList(const std::vector<T> &xs, F fmt) {

@@ -75,6 +75,11 @@ std::string formatFloat(double v);
 // strings (Graphviz's DOT reads the same form).
 std::string quote(const std::string &s);
 
+// A list attribute of scalar items (bool, int or float): doubles when
+// `floats`, else ints (a bool as 0/1, a float truncated). The .tvir parser
+// and the schema parser build their lists here.
+Attribute listAttribute(const std::vector<Attribute> &items, bool floats);
+
 // Attributes of a node, keyed by schema argument name (sorted: stable hashing).
 using AttributeMap = std::map<std::string, Attribute>;
 

@@ -104,8 +104,9 @@ private:
 };
 
 // A graph named after an op (`graph @aten::gelu(...)`): a fusion definition,
-// kept as text and parsed for each call it is instantiated for
-// (Note [Fusion templates] in text_format.h). Several may share a name.
+// kept as text when a file is read, and read once into a GraphPattern by the
+// fusion library that uses it (Note [Fusion templates] in text_format.h).
+// Several may share a name.
 struct GraphTemplate {
   std::string name;  // the op it defines, e.g. "aten::gelu"
   std::string path;  // file, and position of `graph`, for error messages

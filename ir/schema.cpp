@@ -231,31 +231,24 @@ private:
       skipSpace();
       while (peek() != ']') {
         items.push_back(scalarDefault(token(), kind));
+        if (!items.back().isScalar()) fail("a list default holds numbers only");
         skipSpace();
         if (peek() == ',') ++pos_;
         skipSpace();
       }
       ++pos_;
-      return listOf(items, kind);
+      return listAttribute(items, kind == ArgKind::FloatList);
     }
     std::string tok = token();
     Attribute single = scalarDefault(tok, kind);
     // `int[2] stride=1` means [1, 1] (Note [Fixed-length lists]); `int[] x=1` a list of one.
     if ((kind == ArgKind::IntList || kind == ArgKind::FloatList || kind == ArgKind::BoolList) &&
-        !single.isNone())
-      return listOf(std::vector<Attribute>(std::max<size_t>(fixedLength, 1), single), kind);
-    return single;
-  }
-
-  Attribute listOf(const std::vector<Attribute> &items, ArgKind kind) {
-    if (kind == ArgKind::FloatList) {
-      std::vector<double> v;
-      for (const auto &a : items) v.push_back(a.asDouble());
-      return v;
+        !single.isNone()) {
+      if (!single.isScalar()) fail("a list default holds numbers only");
+      return listAttribute(std::vector<Attribute>(std::max<size_t>(fixedLength, 1), single),
+                           kind == ArgKind::FloatList);
     }
-    std::vector<int64_t> v;
-    for (const auto &a : items) v.push_back(static_cast<int64_t>(a.asDouble()));
-    return v;
+    return single;
   }
 
   Attribute scalarDefault(const std::string &tok, ArgKind kind) {

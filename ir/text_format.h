@@ -16,8 +16,9 @@
 // Note [Fusion templates]
 // A graph named after an op (`@aten::gelu`, `@mlpfused::bias_relu`) is a
 // definition of that op. It is not built when the file is read; its text is
-// kept (Module::templates) and parsed once per distinct call, with the call's
-// operand types and attributes bound to the header:
+// kept (Module::templates), read once into a GraphPattern (graph_pattern.h)
+// by the fusion library, and matched against each distinct call, the call's
+// operand types and attributes bound to the header (src/fusion/template_match.cpp):
 //
 //   graph @aten::_softmax(%x: $T[N,D]) {dim=$dim, half_to_float=false} -> (_) {
 //     %m: _ = aten::amax(%x) {dim=[$dim], keepdim=true}
@@ -40,16 +41,15 @@
 //   the call's dims, and `_` as a result type means "infer it".
 // - A number may be computed from bound values, in the header and the body:
 //   `rsqrt($E)`, `div(2.0, numel(%x))` (Note [Computed attributes] in
-//   text_parser.cpp).
+//   graph_pattern.cpp).
 #pragma once
 
 #include <memory>
-#include <stdexcept>
-
 #include <string>
 #include <string_view>
 
 #include "ir/builder.h"
+#include "ir/files.h"  // readFile, which callers of parseModule use too
 #include "ir/graph.h"
 
 namespace torchtv {
@@ -59,40 +59,8 @@ namespace torchtv {
 Module parseModule(std::string_view text, const std::string &path);
 Module parseModuleFile(const std::string &path);
 
-// Reads a whole file; InputError if it cannot be read.
-std::string readFile(const std::string &path);
-
 // Parses a type such as "f32[4,B]"; used by the CLI's --inputs too.
 TensorType parseTensorType(std::string_view text);
-
-// The call a template is instantiated for.
-struct TemplateCall {
-  std::vector<const TensorType *> operands;  // nullptr for an absent optional operand
-  const AttributeMap *attrs = nullptr;
-  std::vector<TensorType> results;
-};
-
-// The template's header does not match the call (not an error).
-class TemplateMismatch : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
-// The header matches the call, but the body returns a value whose type is not
-// the call's result type (a CPU flash-attention kernel returns its log-sum-exp
-// in f32 for f16 inputs where a definition says f16): the definition does not
-// fit this call, which stays uninterpreted. what() says where and why.
-class TemplateMisfit : public TemplateMismatch {
-public:
-  using TemplateMismatch::TemplateMismatch;
-};
-
-// Parses a definition for one call. Throws TemplateMismatch when the header
-// does not match, TemplateMisfit when the body's results do not fit the call,
-// InputError (with the definition's file:line:col) when the definition is
-// malformed or does not type-check for this call.
-std::unique_ptr<Graph> instantiateTemplate(const GraphTemplate &t, const TemplateCall &call,
-                                           const OpResolver &resolver);
 
 std::string printGraph(const Graph &g);
 std::string printModule(const Module &m);

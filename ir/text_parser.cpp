@@ -1,196 +1,20 @@
-// Parser for .tvir (grammar in text_format.h).
-#include <cctype>
-#include <cmath>
+// Parser for .tvir (grammar in text_format.h): text to GraphPatterns
+// (graph_pattern.h). It checks syntax only; types, ops and bindings are
+// checked where a pattern is built (graph_pattern.cpp).
 #include <cerrno>
-#include <cstdio>
+#include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <map>
-#include <set>
-#include <sstream>
 
 #include "ir/diagnostic.h"
+#include "ir/graph_pattern.h"
+#include "ir/lexer.h"
 #include "ir/limits.h"
 #include "ir/text_format.h"
 
 namespace torchtv {
 
 namespace {
-
-enum class Tok { End, Ident, ValueName, GraphName, Number, String, Punct, Param };
-
-struct Token {
-  Tok kind = Tok::End;
-  std::string text;
-  int line = 1, col = 1;
-  size_t offset = 0;
-};
-
-class Lexer {
-public:
-  Lexer(std::string_view text, std::string path, int line = 1, int col = 1)
-      : text_(text), path_(std::move(path)), line_(line), col_(col) {}
-
-  const std::string &path() const { return path_; }
-
-  [[noreturn]] void fail(int line, int col, const std::string &message) const {
-    throw InputError(SourcePos{path_, line, col}, message);
-  }
-
-  Token next() {
-    skipSpaceAndComments();
-    Token t;
-    t.line = line_;
-    t.col = col_;
-    t.offset = pos_;
-    if (pos_ >= text_.size()) return t;
-    char c = text_[pos_];
-    if (c == '$') {  // a template parameter (Note [Fusion templates])
-      advance();
-      t.kind = Tok::Param;
-      t.text = identChars(false);
-      if (t.text.empty()) fail(t.line, t.col, "expected a parameter name after '$'");
-      return t;
-    }
-    if (c == '%' || c == '@') {
-      advance();
-      t.kind = c == '%' ? Tok::ValueName : Tok::GraphName;
-      t.text = identChars(c == '@');
-      if (t.text.empty()) fail(t.line, t.col, std::string("expected a name after '") + c + "'");
-      return t;
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      t.kind = Tok::Ident;
-      t.text = identChars(true);
-      return t;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c)) ||
-        (c == '-' && pos_ + 1 < text_.size() &&
-         (std::isdigit(static_cast<unsigned char>(text_[pos_ + 1])) || text_.substr(pos_ + 1, 3) == "inf"))) {
-      t.kind = Tok::Number;
-      t.text = number();
-      return t;
-    }
-    if (c == '"') {
-      t.kind = Tok::String;
-      t.text = string(t);
-      return t;
-    }
-    if (c == '-' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '>') {
-      advance();
-      advance();
-      t.kind = Tok::Punct;
-      t.text = "->";
-      return t;
-    }
-    if (text_.substr(pos_, 3) == "...") {  // leading dims of a type pattern (Note [Fusion templates])
-      for (int i = 0; i < 3; ++i) advance();
-      t.kind = Tok::Punct;
-      t.text = "...";
-      return t;
-    }
-    if (std::string_view("()[]{},:=|").find(c) != std::string_view::npos) {
-      advance();
-      t.kind = Tok::Punct;
-      t.text = std::string(1, c);
-      return t;
-    }
-    fail(t.line, t.col, std::string("unexpected character '") + c + "'");
-  }
-
-  // The rest of the current line (for `op` declarations), trimmed.
-  std::string restOfLine(int &line, int &col) {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) advance();
-    line = line_;
-    col = col_;
-    size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] != '\n' && text_[pos_] != '#') advance();
-    std::string s(text_.substr(start, pos_ - start));
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    return s;
-  }
-
-private:
-  void advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-
-  void skipSpaceAndComments() {
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (std::isspace(static_cast<unsigned char>(c))) advance();
-      else if (c == '#') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-      } else break;
-    }
-  }
-
-  // Names: letters, digits, '_' and '.', plus '::' when qualified names are allowed.
-  std::string identChars(bool qualified) {
-    size_t start = pos_;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') advance();
-      else if (qualified && c == ':' && pos_ + 1 < text_.size() && text_[pos_ + 1] == ':' &&
-               pos_ + 2 < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_ + 2])) || text_[pos_ + 2] == '_')) {
-        advance();
-        advance();
-      } else break;
-    }
-    return std::string(text_.substr(start, pos_ - start));
-  }
-
-  std::string number() {
-    size_t start = pos_;
-    if (text_[pos_] == '-') advance();
-    if (text_.substr(pos_, 3) == "inf") {
-      for (int i = 0; i < 3; ++i) advance();
-      return std::string(text_.substr(start, pos_ - start));
-    }
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      bool expSign = (c == '-' || c == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E');
-      if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || expSign) advance();
-      else break;
-    }
-    return std::string(text_.substr(start, pos_ - start));
-  }
-
-  std::string string(const Token &t) {
-    advance();  // opening quote
-    std::string out;
-    while (pos_ < text_.size() && text_[pos_] != '"') {
-      if (text_[pos_] == '\n') fail(t.line, t.col, "unterminated string");
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
-        advance();
-        out += text_[pos_] == 'n' ? '\n' : text_[pos_];
-      } else {
-        out += text_[pos_];
-      }
-      advance();
-    }
-    if (pos_ >= text_.size()) fail(t.line, t.col, "unterminated string");
-    advance();
-    return out;
-  }
-
-  std::string_view text_;
-  std::string path_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
-
-public:
-  std::string_view text() const { return text_; }
-};
 
 class Parser {
 public:
@@ -202,6 +26,7 @@ public:
   Module parseModule() {
     Module m;
     m.path = lex_.path();
+    OpResolver resolver;
     while (tok_.kind != Tok::End) {
       if (isIdent("op")) {
         int line, col;
@@ -212,9 +37,9 @@ public:
         } catch (const InputError &e) {
           lex_.fail(line, col + e.pos().col - 1, e.message());
         }
-        if (resolver_.resolve(schema->name))
+        if (resolver.resolve(schema->name))
           lex_.fail(line, col, "op '" + schema->name + "' is already defined");
-        resolver_.declare(schema);
+        resolver.declare(schema);
         m.customOps[schema->name] = schema;
         tok_ = lex_.next();
       } else if (isIdent("graph")) {
@@ -224,7 +49,7 @@ public:
           m.templates.push_back(skipTemplate(at, name));
           continue;
         }
-        auto g = parseGraph(name);
+        auto g = buildGraph(graph(name), resolver);
         if (m.find(g->name())) fail(at, "graph @" + g->name() + " is defined twice");
         m.graphs.push_back(std::move(g));
       } else {
@@ -235,44 +60,22 @@ public:
     return m;
   }
 
-  TensorType parseTypeOnly() {
-    TensorType t = type();
+  TypeExpr parseTypeOnly() {
+    TypeExpr t = type();
     if (tok_.kind != Tok::End) fail(tok_, "unexpected " + describe(tok_) + " after the type");
     return t;
   }
 
-  std::unique_ptr<Graph> instantiate(const TemplateCall &call, const OpResolver &resolver) {
-    call_ = &call;
-    resolver_ = resolver;
+  GraphPattern definition() {
     if (!isIdent("graph")) fail(tok_, "a definition starts with 'graph'");
     take();
     Token name = expectKind(Tok::GraphName, "a graph name");
-    return parseGraph(name);
+    return graph(name);
   }
 
 private:
-  [[noreturn]] void fail(const Token &t, const std::string &message) const {
-    lex_.fail(t.line, t.col, message);
-  }
-  [[noreturn]] void mismatch(const std::string &why) const { throw TemplateMismatch(why); }
-  [[noreturn]] void misfit(const Token &t, const std::string &why) const {
-    try {
-      fail(t, why);
-    } catch (const InputError &e) {
-      throw TemplateMisfit(e.what());
-    }
-  }
-
-  static std::string describe(const Token &t) {
-    switch (t.kind) {
-    case Tok::End: return "end of file";
-    case Tok::ValueName: return "'%" + t.text + "'";
-    case Tok::GraphName: return "'@" + t.text + "'";
-    case Tok::String: return "string \"" + t.text + "\"";
-    case Tok::Param: return "'$" + t.text + "'";
-    default: return "'" + t.text + "'";
-    }
-  }
+  [[noreturn]] void fail(const Token &t, const std::string &message) const { lex_.fail(t, message); }
+  static std::string describe(const Token &t) { return describeToken(t); }
 
   bool isIdent(const char *s) const { return tok_.kind == Tok::Ident && tok_.text == s; }
   bool isPunct(const char *s) const { return tok_.kind == Tok::Punct && tok_.text == s; }
@@ -290,319 +93,233 @@ private:
     return take();
   }
 
-  // --- Note [Fusion templates]: parameters are bound while the header is read.
-  void requireTemplate(const Token &t) const {
-    if (!call_)
-      fail(t, describe(t) + " is only allowed in a fusion definition (a graph named after an op, such as @aten::gelu)");
-  }
-  std::optional<Dim> boundDim(const std::string &name) const {
-    auto d = dimBinds_.find(name);
-    if (d != dimBinds_.end()) return d->second;
-    auto a = binds_.find(name);
-    if (a != binds_.end() && a->second.isInt()) return Dim(a->second.asInt());
-    return std::nullopt;
-  }
-  Attribute boundAttr(const Token &t) const {
-    requireTemplate(t);
-    auto a = binds_.find(t.text);
-    if (a != binds_.end()) return a->second;
-    auto d = dimBinds_.find(t.text);
-    if (d != dimBinds_.end()) {
-      if (!d->second.isConcrete() && !unusedValue_) mismatch("$" + t.text + " is the symbolic dim " + d->second.str());
-      if (!d->second.isConcrete()) return int64_t{1};  // a default the call overrides
-      return d->second.size();
+  // A type, or with `holes` also `_`; `none` only where a definition's input may be absent.
+  TypeExpr type(bool holes = false, bool none = false) {
+    TypeExpr t;
+    t.at = tok_;
+    if (holes && isIdent("_")) {
+      take();
+      t.hole = true;
+      return t;
     }
-    fail(t, "parameter $" + t.text + " is not bound by the definition's header");
-  }
-  // Binds $name to `actual`, or checks that an earlier binding agrees.
-  void bindAttr(const std::string &name, const Attribute &actual) {
-    if (auto d = boundDim(name)) {
-      if (!actual.isInt() || Dim(actual.asInt()) != *d) mismatch("$" + name + " differs");
-      return;
+    if (none && isIdent("none")) {
+      take();
+      t.none = true;
+      return t;
     }
-    auto [it, inserted] = binds_.emplace(name, actual);
-    if (!inserted && it->second != actual) mismatch("$" + name + " differs");
-  }
-
-  // A type; inside a template header it is unified with `actual`.
-  TensorType type(const TensorType *actual = nullptr) {
-    TensorType out;
     if (tok_.kind == Tok::Param) {
-      Token p = take();
-      requireTemplate(p);
-      auto it = binds_.find(p.text);
-      if (it != binds_.end()) {
-        if (!it->second.isDType()) fail(p, "$" + p.text + " is not a dtype");
-        out.dtype = it->second.asDType();
-        if (actual && actual->dtype != out.dtype) mismatch("dtype $" + p.text + " differs");
-      } else if (actual) {
-        out.dtype = actual->dtype;
-        binds_[p.text] = actual->dtype;
-      } else {
-        fail(p, "dtype parameter $" + p.text + " is not bound by the definition's inputs");
-      }
+      t.dtype = take();
     } else {
-      Token t = expectKind(Tok::Ident, "a type such as f32[4,8]");
-      auto dtype = parseDType(t.text);
-      if (!dtype) fail(t, "unknown dtype '" + t.text + "' (expected bool, u8, i8, i16, i32, i64, f16, bf16, f32 or f64)");
-      out.dtype = *dtype;
-      if (actual && actual->dtype != out.dtype) mismatch("dtype differs");
+      // Checked here, not only when built: the first error in the text is the one reported.
+      t.dtype = expectKind(Tok::Ident, "a type such as f32[4,8]");
+      if (!parseDType(t.dtype.text))
+        fail(t.dtype, "unknown dtype '" + t.dtype.text + "' (expected bool, u8, i8, i16, i32, i64, f16, bf16, f32 or f64)");
     }
-    Token open = tok_;
+    t.open = tok_;
     expect("[");
-    // `...` first in a header type stands for the operand's leading dims, so the
-    // dims written after it bind the trailing ones at any rank.
     if (isPunct("...")) {
-      Token dots = take();
-      if (!actual) fail(dots, "'...' is only allowed in the input types of a fusion definition's header");
-      size_t trailing = countTrailingDims();
-      if (actual->shape.size() < trailing) mismatch("rank differs");
-      out.shape.assign(actual->shape.begin(), actual->shape.end() - static_cast<std::ptrdiff_t>(trailing));
+      t.dots = take();
       if (!isPunct("]")) expect(",");
     }
     while (!isPunct("]")) {
-      size_t i = out.shape.size();
-      const Dim *want = actual && i < actual->shape.size() ? &actual->shape[i] : nullptr;
-      if (actual && !want) mismatch("rank differs");
-      if (tok_.kind == Tok::Number) {
-        Token n = take();
-        char *end = nullptr;
-        errno = 0;
-        long long v = std::strtoll(n.text.c_str(), &end, 10);
-        if (*end || errno || v < 0) fail(n, "bad dimension '" + n.text + "'");
-        out.shape.push_back(static_cast<int64_t>(v));
-      } else if (tok_.kind == Tok::Ident) {
-        std::string sym = take().text;
-        std::optional<Dim> bound = call_ ? boundDim(sym) : std::nullopt;
-        if (bound) out.shape.push_back(*bound);
-        else if (want) out.shape.push_back(dimBinds_.emplace(sym, *want).first->second);
-        else out.shape.push_back(Dim::symbol(sym));
-      } else {
-        fail(tok_, "expected a dimension, got " + describe(tok_));
-      }
-      if (want && out.shape.back() != *want) mismatch("dim " + std::to_string(i) + " differs");
+      if (tok_.kind != Tok::Number && tok_.kind != Tok::Ident) fail(tok_, "expected a dimension, got " + describe(tok_));
+      t.dims.push_back(take());
       if (!isPunct("]")) expect(",");
     }
     take();
-    if (actual && out.shape.size() != actual->shape.size()) mismatch("rank differs");
-    try {
-      checkTensorLimits(out, SourcePos{});
-    } catch (const InputError &e) {
-      fail(open, e.message());
-    }
-    return out;
+    return t;
   }
 
-  // How many dims follow up to the closing ']' (a look-ahead on a copy of the lexer).
-  size_t countTrailingDims() const {
-    Lexer probe = lex_;
-    size_t n = 0;
-    for (Token t = tok_; !(t.kind == Tok::Punct && t.text == "]"); t = probe.next()) {
-      if (t.kind == Tok::End) fail(t, "unexpected end of file in a type");
-      if (t.kind == Tok::Number || t.kind == Tok::Ident) ++n;
+  ValueExpr value() {
+    ValueExpr e;
+    e.at = tok_;
+    if (tok_.kind == Tok::Param) {
+      take();
+      e.kind = ValueExpr::Kind::Param;
+      return e;
     }
-    return n;
-  }
-
-  // `_` (a type left to inference) or a type.
-  std::optional<TensorType> typeOrHole(const TensorType *actual = nullptr) {
-    if (isIdent("_")) {
-      requireTemplate(take());
-      if (actual) return *actual;
-      return std::nullopt;
+    if (auto lit = lex_.literal(tok_)) {
+      take();
+      e.literal = *lit;
+      return e;
     }
-    return type(actual);
-  }
-
-  Attribute number(const Token &t) {
-    if (t.text == "inf") return std::numeric_limits<double>::infinity();
-    if (t.text == "-inf") return -std::numeric_limits<double>::infinity();
-    char *end = nullptr;
-    errno = 0;
-    if (t.text.find_first_of(".eE") != std::string::npos) {
-      double d = std::strtod(t.text.c_str(), &end);
-      if (*end) fail(t, "bad number '" + t.text + "'");
-      return d;
-    }
-    long long v = std::strtoll(t.text.c_str(), &end, 10);
-    if (*end || errno == ERANGE) fail(t, "bad integer '" + t.text + "'");
-    return static_cast<int64_t>(v);
-  }
-
-  Attribute attrValue() {
-    if (tok_.kind == Tok::Number) return number(take());
-    if (tok_.kind == Tok::String) return take().text;
-    if (tok_.kind == Tok::Param) return boundAttr(take());
     if (tok_.kind == Tok::Ident) {
       Token t = take();
-      if (t.text == "true") return true;
-      if (t.text == "false") return false;
-      if (t.text == "none") return NoneValue{};
-      if (t.text == "inf") return std::numeric_limits<double>::infinity();
-      if (t.text == "nan") return std::numeric_limits<double>::quiet_NaN();
-      if (auto d = parseDType(t.text)) return *d;
       if (isPunct("(")) return computed(t);
       fail(t, "unknown attribute value '" + t.text + "' (strings are quoted)");
     }
     if (isPunct("[")) {
       Token open = take();
-      std::vector<Attribute> items;
+      e.kind = ValueExpr::Kind::List;
       while (!isPunct("]")) {
         if (tok_.kind != Tok::Number && tok_.kind != Tok::Param && !isIdent("inf") && !isIdent("nan") &&
             !isIdent("true") && !isIdent("false"))
           fail(tok_, "lists hold numbers only, got " + describe(tok_));
-        Token at = tok_;
-        items.push_back(attrValue());
-        if (!items.back().isScalar()) fail(at, "lists hold numbers only, got " + items.back().str());
-        if (items.size() > limits().maxListLength)
+        e.items.push_back(value());
+        if (e.items.size() > limits().maxListLength)
           fail(open, "list " + limitMessage("max_list_length", limits().maxListLength));
         if (!isPunct("]")) expect(",");
       }
       take();
-      return listOf(items);
+      return e;
     }
     fail(tok_, "expected an attribute value, got " + describe(tok_));
   }
 
-  // Note [Computed attributes]
-  // A definition may compute a number from what the call binds, in double as
-  // ATen computes it: `rsqrt($E)` is 1.0 / std::sqrt(E), the default attention
-  // scale of sdp::calculate_scale; `div(2.0, numel(%x))` the mean factor of
-  // mse_loss_backward; `sqrt(a)` likewise. The value is a constant of the
-  // instantiated graph, so a proof sees exactly the double PyTorch uses (not,
-  // say, E^(-1/2) over the reals). numel of a symbolic shape does not match.
-  Attribute computed(const Token &fn) {
-    requireTemplate(fn);
+  // Note [Computed attributes] (graph_pattern.cpp): `fn(args)` or `numel(%x)`.
+  ValueExpr computed(const Token &fn) {
+    ValueExpr e;
+    e.at = fn;
+    e.kind = ValueExpr::Kind::Call;
     expect("(");
     if (fn.text == "numel") {
-      Token v = expectKind(Tok::ValueName, "a value such as %x");
-      auto it = scope_.find(v.text);
-      if (it == scope_.end()) fail(v, "use of undefined value '%" + v.text + "'");
-      auto n = numel(it->second->type.shape);
-      if (!n && !unusedValue_) mismatch("numel(%" + v.text + ") of a symbolic shape");
-      if (!n) return int64_t{1};  // a default the call overrides
+      e.kind = ValueExpr::Kind::Numel;
+      e.value = expectKind(Tok::ValueName, "a value such as %x");
       expect(")");
-      return *n;
+      return e;
     }
-    std::vector<double> args;
     while (!isPunct(")")) {
-      Token at = tok_;
-      Attribute a = attrValue();
-      if (!(a.isInt() || a.isFloat())) fail(at, fn.text + " takes numbers, got " + a.str());
-      args.push_back(a.asDouble());
+      e.items.push_back(value());
       if (!isPunct(")")) expect(",");
     }
     take();
-    using Fn = double (*)(const std::vector<double> &);
-    static const std::map<std::string, std::pair<size_t, Fn>> kFunctions = {
-        {"rsqrt", {1, [](const std::vector<double> &a) { return 1.0 / std::sqrt(a[0]); }}},
-        {"sqrt", {1, [](const std::vector<double> &a) { return std::sqrt(a[0]); }}},
-        {"div", {2, [](const std::vector<double> &a) { return a[0] / a[1]; }}},
-    };
-    auto f = kFunctions.find(fn.text);
-    if (f == kFunctions.end()) fail(fn, "unknown function '" + fn.text + "' (known: rsqrt, sqrt, div, numel)");
-    if (args.size() != f->second.first)
-      fail(fn, fn.text + " takes " + std::to_string(f->second.first) + " argument(s), got " + std::to_string(args.size()));
-    return f->second.second(args);
+    return e;
   }
 
-  static Attribute listOf(const std::vector<Attribute> &items) {
-    bool anyFloat = false;
-    for (const auto &a : items) anyFloat = anyFloat || a.isFloat();
-    if (anyFloat) {
-      std::vector<double> v;
-      for (const auto &a : items) v.push_back(a.asDouble());
-      return v;
-    }
-    std::vector<int64_t> v;
-    for (const auto &a : items) v.push_back(a.isBool() ? a.asBool() : a.asInt());
-    return v;
-  }
-
-  // One `name=pattern` of a definition header against the call's attribute.
-  void attrPattern(const Attribute &actual) {
+  // One `name=pattern` of a definition header.
+  AttrPattern attrPattern(const Token &key) {
+    AttrPattern a;
+    a.key = key;
     if (isIdent("_")) {
       take();
-      return;
+      return a;
     }
     if (tok_.kind == Tok::Param) {
-      std::string name = take().text;
-      // `$s | value`: binds $s to the call's argument, or to value when the
-      // call passes None (an optional argument's default, e.g. the attention scale).
+      a.kind = AttrPattern::Kind::Param;
+      a.param = take();
       if (isPunct("|")) {
         take();
-        // Read (and, unless the call passes None, ignore) the default: a symbolic
-        // dim it would compute with must not reject a call that gives a value.
-        unusedValue_ = !actual.isNone();
-        Attribute fallback = attrValue();
-        unusedValue_ = false;
-        bindAttr(name, actual.isNone() ? fallback : actual);
-        return;
+        a.fallback = value();
       }
-      bindAttr(name, actual);
-      return;
+      return a;
     }
-    if (isPunct("[") ) {
+    if (isPunct("[")) {
       take();
-      std::vector<int64_t> got = actual.isInts() ? actual.asInts() : std::vector<int64_t>{};
-      if (!actual.isInts() && !(actual.isFloats() && actual.asFloats().empty())) mismatch("not a list");
-      size_t i = 0;
+      a.kind = AttrPattern::Kind::List;
       while (!isPunct("]")) {
-        if (i >= got.size()) mismatch("list length differs");
-        if (tok_.kind == Tok::Param) bindAttr(take().text, got[i]);
-        else {
-          Attribute lit = attrValue();
-          int64_t v = lit.isBool() ? lit.asBool() : lit.isInt() ? lit.asInt() : INT64_MIN;
-          if (v != got[i]) mismatch("list element differs");
+        ValueExpr item;
+        if (tok_.kind == Tok::Param) {
+          item.kind = ValueExpr::Kind::Param;
+          item.at = take();
+        } else {
+          item = value();
         }
-        ++i;
+        a.items.push_back(std::move(item));
         if (!isPunct("]")) expect(",");
       }
       take();
-      if (i != got.size()) mismatch("list length differs");
-      return;
+      return a;
     }
-    Attribute lit = attrValue();
-    // A literal guard compares as the call's argument kind would store it.
-    if (actual.isFloat() && lit.isInt()) lit = static_cast<double>(lit.asInt());
-    if (lit != actual) mismatch("attribute differs");
+    a.kind = AttrPattern::Kind::Literal;
+    a.literal = value();
+    return a;
   }
 
-  void attrPatterns() {
-    Token open = tok_;
-    std::set<std::string> seen;
-    if (isPunct("{")) {
+  GraphPattern graph(const Token &name) {
+    GraphPattern p;
+    p.path = lex_.path();
+    p.name = name;
+    bool definition = p.isDefinition();
+    expect("(");
+    while (!isPunct(")")) {
+      Token v = expectKind(Tok::ValueName, "an input such as %x");
+      expect(":");
+      p.inputs.emplace_back(v, type(true, definition));
+      if (!isPunct(")")) expect(",");
+    }
+    take();
+    p.attrsOpen = tok_;
+    if (definition && isPunct("{")) {
       take();
       while (!isPunct("}")) {
         Token key = expectKind(Tok::Ident, "an attribute name");
-        auto it = call_->attrs->find(key.text);
-        if (it == call_->attrs->end()) fail(key, "the op has no attribute '" + key.text + "'");
-        if (!seen.insert(key.text).second) fail(key, "attribute '" + key.text + "' given twice");
         expect("=");
-        attrPattern(it->second);
+        p.attrs.push_back(attrPattern(key));
         if (!isPunct("}")) expect(",");
       }
       take();
     }
-    // Soundness: a definition must say what it does with every argument.
-    for (const auto &[name, value] : *call_->attrs)
-      if (!seen.count(name))
-        fail(open, "the definition does not bind attribute '" + name + "' (write " + name +
-                       "=_ if the definition holds for every value)");
+    expect("->");
+    expect("(");
+    while (!isPunct(")")) {
+      p.results.push_back(type(true));
+      if (!isPunct(")")) expect(",");
+    }
+    take();
+    expect("{");
+    bool returned = false;
+    while (!isPunct("}")) {
+      if (tok_.kind == Tok::End) fail(tok_, "unexpected end of file inside graph @" + name.text);
+      if (returned) fail(tok_, "statement after 'return'");
+      if (isIdent("return")) {
+        p.ret = take();
+        while (tok_.kind == Tok::ValueName) {
+          p.returned.push_back(take());
+          if (!isPunct(",")) break;
+          take();
+        }
+        returned = true;
+        continue;
+      }
+      p.body.push_back(statement());
+    }
+    if (!returned) fail(tok_, "graph @" + name.text + " has no 'return'");
+    take();
+    return p;
   }
 
-  Value *use(Graph &, const Token &t) {
-    auto it = scope_.find(t.text);
-    if (it == scope_.end()) fail(t, "use of undefined value '%" + t.text + "'");
-    return it->second;
-  }
-
-  void define(const Token &t) {
-    if (scope_.count(t.text)) fail(t, "value '%" + t.text + "' is defined twice");
+  StatementPattern statement() {
+    StatementPattern s;
+    while (true) {
+      Token v = expectKind(Tok::ValueName, "a result such as %y or 'return'");
+      expect(":");
+      s.results.emplace_back(v, type(true));
+      if (!isPunct(",")) break;
+      take();
+    }
+    expect("=");
+    s.op = expectKind(Tok::Ident, "an op name such as aten::mul.Tensor");
+    expect("(");
+    while (!isPunct(")")) {
+      if (isIdent("none")) s.operands.push_back(take());
+      else s.operands.push_back(expectKind(Tok::ValueName, "an operand such as %x or none"));
+      if (!isPunct(")")) expect(",");
+    }
+    take();
+    if (isPunct("{")) {
+      take();
+      while (!isPunct("}")) {
+        Token key = expectKind(Tok::Ident, "an attribute name");
+        expect("=");
+        s.attrs.emplace_back(key, value());
+        if (!isPunct("}")) expect(",");
+      }
+      take();
+    }
+    if (isIdent("loc")) {
+      take();
+      expect("(");
+      Token file = expectKind(Tok::String, "a file name string");
+      expect(":");
+      Token line = expectKind(Tok::Number, "a line number");
+      expect(")");
+      s.loc = SourceLoc{file.text, std::atoi(line.text.c_str())};
+    }
+    return s;
   }
 
   // Skips a definition (a graph named after an op) and keeps its text; it is
-  // parsed when instantiated for a call.
+  // read into a GraphPattern once, by the fusion library that uses it.
   GraphTemplate skipTemplate(const Token &graphTok, const Token &name) {
     int depth = 0;
     while (!(depth == 0 && isPunct("->"))) {
@@ -637,166 +354,8 @@ private:
     fail(tok_, "unreachable");
   }
 
-  std::unique_ptr<Graph> parseGraph(const Token &name) {
-    auto g = std::make_unique<Graph>(name.text);
-    scope_.clear();
-    expect("(");
-    size_t operand = 0;
-    while (!isPunct(")")) {
-      Token v = expectKind(Tok::ValueName, "an input such as %x");
-      define(v);
-      expect(":");
-      const TensorType *actual = nullptr;
-      if (call_) {
-        if (operand >= call_->operands.size()) mismatch("more inputs than the call has operands");
-        actual = call_->operands[operand++];
-        if (isIdent("none")) {
-          take();
-          if (actual) mismatch("operand %" + v.text + " is present");
-          if (!isPunct(")")) expect(",");
-          continue;
-        }
-        if (!actual) mismatch("operand %" + v.text + " is none");
-      }
-      auto t = typeOrHole(actual);
-      scope_[v.text] = g->addInput(v.text, *t);
-      if (!isPunct(")")) expect(",");
-    }
-    take();
-    if (call_) {
-      if (operand != call_->operands.size()) mismatch("fewer inputs than the call has operands");
-      attrPatterns();
-    }
-    expect("->");
-    expect("(");
-    std::vector<std::pair<Token, std::optional<TensorType>>> resultTypes;
-    while (!isPunct(")")) {
-      Token at = tok_;
-      const TensorType *actual = nullptr;
-      if (call_) {
-        if (resultTypes.size() >= call_->results.size()) mismatch("more results than the op has");
-        actual = &call_->results[resultTypes.size()];
-      }
-      resultTypes.emplace_back(at, typeOrHole(actual));
-      if (!isPunct(")")) expect(",");
-    }
-    take();
-    if (call_ && resultTypes.size() != call_->results.size()) mismatch("fewer results than the op has");
-    expect("{");
-    bool returned = false;
-    while (!isPunct("}")) {
-      if (tok_.kind == Tok::End) fail(tok_, "unexpected end of file inside graph @" + g->name());
-      if (returned) fail(tok_, "statement after 'return'");
-      if (isIdent("return")) {
-        Token ret = take();
-        std::vector<Token> values;
-        while (tok_.kind == Tok::ValueName) {
-          values.push_back(take());
-          if (!isPunct(",")) break;
-          take();
-        }
-        if (values.size() != resultTypes.size())
-          fail(ret, "returns " + std::to_string(values.size()) + " value(s) but the signature has " +
-                        std::to_string(resultTypes.size()));
-        for (size_t i = 0; i < values.size(); ++i) {
-          Value *v = use(*g, values[i]);
-          const auto &want = resultTypes[i].second;
-          if (want && v->type != *want && call_)  // want is the call's result type
-            misfit(values[i], "the definition returns " + v->type.str() + " where the call has " + want->str());
-          if (want && v->type != *want)
-            fail(values[i], "returned value has type " + v->type.str() + " but the signature says " +
-                                want->str());
-          g->addOutput(v);
-        }
-        returned = true;
-        continue;
-      }
-      statement(*g);
-    }
-    if (!returned) fail(tok_, "graph @" + g->name() + " has no 'return'");
-    take();
-    return g;
-  }
-
-  void statement(Graph &g) {
-    NodeSpec spec;
-    std::vector<Token> results;
-    std::vector<std::optional<TensorType>> declared;
-    while (true) {
-      Token v = expectKind(Tok::ValueName, "a result such as %y or 'return'");
-      define(v);
-      for (const Token &r : results)
-        if (r.text == v.text) fail(v, "value '%" + v.text + "' is defined twice");
-      expect(":");
-      declared.push_back(typeOrHole());
-      spec.outputNames.push_back(v.text);
-      results.push_back(v);
-      if (!isPunct(",")) break;
-      take();
-    }
-    bool allDeclared = true;
-    for (const auto &d : declared) allDeclared = allDeclared && d.has_value();
-    if (allDeclared)
-      for (const auto &d : declared) spec.declaredTypes.push_back(*d);
-    expect("=");
-    Token opTok = expectKind(Tok::Ident, "an op name such as aten::mul.Tensor");
-    spec.op = opTok.text;
-    expect("(");
-    while (!isPunct(")")) {
-      if (isIdent("none")) {
-        take();
-        spec.inputs.push_back(nullptr);
-      } else {
-        Token v = expectKind(Tok::ValueName, "an operand such as %x or none");
-        spec.inputs.push_back(use(g, v));
-      }
-      if (!isPunct(")")) expect(",");
-    }
-    take();
-    if (isPunct("{")) {
-      take();
-      while (!isPunct("}")) {
-        Token key = expectKind(Tok::Ident, "an attribute name");
-        if (spec.attrs.count(key.text)) fail(key, "attribute '" + key.text + "' given twice");
-        expect("=");
-        spec.attrs[key.text] = attrValue();
-        if (!isPunct("}")) expect(",");
-      }
-      take();
-    }
-    if (isIdent("loc")) {
-      take();
-      expect("(");
-      Token file = expectKind(Tok::String, "a file name string");
-      expect(":");
-      Token line = expectKind(Tok::Number, "a line number");
-      expect(")");
-      spec.loc = SourceLoc{file.text, std::atoi(line.text.c_str())};
-    }
-    if (!allDeclared) {
-      auto r = resolver_.resolve(spec.op);
-      if (r && !r->builtin) fail(opTok, "the result types of custom op " + spec.op + " cannot be inferred; write them");
-    }
-    try {
-      Node *n = buildNode(g, resolver_, spec);
-      for (size_t i = 0; i < n->outputs.size() && !allDeclared; ++i)
-        if (i < declared.size() && declared[i] && *declared[i] != n->outputs[i]->type)
-          throw InputError("result " + std::to_string(i) + " is declared " + declared[i]->str() +
-                           " but the op computes " + n->outputs[i]->type.str());
-      for (Value *out : n->outputs) scope_[out->name] = out;
-    } catch (const InputError &e) {
-      fail(opTok, e.message());
-    }
-  }
-
   Lexer lex_;
   Token tok_;
-  OpResolver resolver_;
-  std::map<std::string, Value *> scope_;
-  const TemplateCall *call_ = nullptr;
-  std::map<std::string, Attribute> binds_;
-  std::map<std::string, Dim> dimBinds_;
-  bool unusedValue_ = false;  // reading a `$s | default` whose default the call overrides
 };
 
 }  // namespace
@@ -805,33 +364,8 @@ Module parseModule(std::string_view text, const std::string &path) {
   return Parser(text, path).parseModule();
 }
 
-std::unique_ptr<Graph> instantiateTemplate(const GraphTemplate &t, const TemplateCall &call,
-                                           const OpResolver &resolver) {
-  return Parser(t.text, t.path, t.line, t.col).instantiate(call, resolver);
-}
-
-// Note [Input limits]: read in chunks and stop past max_file_bytes, so that a
-// FIFO, a /proc file or a file that grows while read cannot exhaust memory.
-std::string readFile(const std::string &path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::file_status st = fs::status(path, ec);
-  if (fs::is_directory(st)) throw InputError(SourcePos{path, 0, 0}, "cannot read file: is a directory");
-  // A FIFO would block the open forever, a device (/dev/zero) never ends.
-  if (fs::exists(st) && !fs::is_regular_file(st))
-    throw InputError(SourcePos{path, 0, 0}, "cannot read file: not a regular file (a FIFO, socket or device)");
-  // stdio rather than ifstream: a failed read() (EIO) must be told apart from the end of the file.
-  std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw InputError(SourcePos{path, 0, 0}, std::string("cannot open file: ") + std::strerror(errno));
-  std::string text;
-  char chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) {
-    text.append(chunk, got);
-    checkFileSize(text.size(), SourcePos{path, 0, 0});
-  }
-  if (std::ferror(f.get())) throw InputError(SourcePos{path, 0, 0}, std::string("cannot read file: ") + std::strerror(errno));
-  return text;
+GraphPattern parseGraphPattern(const GraphTemplate &t) {
+  return Parser(t.text, t.path, t.line, t.col).definition();
 }
 
 Module parseModuleFile(const std::string &path) {
@@ -842,7 +376,10 @@ Module parseModuleFile(const std::string &path) {
 }
 
 TensorType parseTensorType(std::string_view text) {
-  return Parser(text, "<type>").parseTypeOnly();
+  GraphPattern none;
+  none.path = "<type>";
+  TypeExpr t = Parser(text, none.path).parseTypeOnly();
+  return *PatternBuilder(none, OpResolver(), false).type(t);
 }
 
 }  // namespace torchtv

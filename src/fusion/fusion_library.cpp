@@ -1,10 +1,10 @@
 #include "src/fusion/fusion_library.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <sstream>
 
 #include "ir/diagnostic.h"
+#include "ir/files.h"
 #include "ir/op_registry.h"
 
 namespace torchtv {
@@ -29,17 +29,9 @@ bool markedFaithful(const std::string &text, int graphLine) {
 }  // namespace
 
 void FusionLibrary::loadDirectory(const std::string &dir, FusionOrigin origin) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(SourcePos{dir}, "fusion folder does not exist");
-  std::vector<std::string> files;
-  for (const auto &e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".tvir") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  for (const std::string &f : files) {
-    std::string text = readFile(f);
-    addModule(parseModule(text, f), origin, text);
-  }
+  torchtv::loadDirectory(dir, ".tvir", "fusion folder", [&](const std::string &path, const std::string &text) {
+    addModule(parseModule(text, path), origin, text);
+  });
 }
 
 void FusionLibrary::addModule(const Module &m, FusionOrigin origin, const std::string &text) {
@@ -51,7 +43,12 @@ void FusionLibrary::addModule(const Module &m, FusionOrigin origin, const std::s
                        "definition of unknown op '" + t.name + "' (declare it with an `op` line)");
     bool exact = !lookupOp(t.name) || (!text.empty() && markedFaithful(text, t.line));
     auto &list = defs_[t.name];
-    FusionDefinition d{t, exact};
+    FusionDefinition d{t, exact, nullptr, nullptr};
+    try {
+      d.pattern = std::make_shared<const GraphPattern>(parseGraphPattern(t));
+    } catch (const InputError &e) {
+      d.malformed = std::make_shared<const InputError>(e);
+    }
     // A user's definitions are tried before the bundled ones, in the order they are written.
     if (origin == FusionOrigin::User) list.insert(list.begin() + static_cast<std::ptrdiff_t>(userDefs_[t.name]++), d);
     else list.push_back(d);
@@ -103,7 +100,8 @@ FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<Fusio
   Cached out;
   for (const FusionDefinition &d : defs) {
     try {
-      std::shared_ptr<const Graph> g = instantiateTemplate(d.tmpl, call, resolver_);
+      if (d.malformed) throw *d.malformed;
+      std::shared_ptr<const Graph> g = instantiateTemplate(*d.pattern, call, resolver_);
       std::string misfit;
       for (size_t i = 0; i < g->outputs().size() && misfit.empty(); ++i)
         if (i >= n.outputs.size() || g->outputs()[i]->type != n.outputs[i]->type)

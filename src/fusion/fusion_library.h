@@ -11,6 +11,7 @@
 #include "ir/builder.h"
 #include "ir/graph.h"
 #include "ir/text_format.h"
+#include "src/fusion/template_match.h"
 
 namespace torchtv {
 
@@ -29,6 +30,11 @@ enum class FusionOrigin { Bundled, User };
 struct FusionDefinition {
   GraphTemplate tmpl;
   bool exact = false;
+  // Read once when added. A malformed definition is an error when a call of
+  // its op is expanded, not when the file is loaded (a folder may hold
+  // definitions of ops a check never meets).
+  std::shared_ptr<const GraphPattern> pattern;
+  std::shared_ptr<const InputError> malformed;
 };
 
 class FusionLibrary {

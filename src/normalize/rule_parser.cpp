@@ -2,12 +2,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <functional>
 #include <limits>
 
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
+#include "ir/files.h"
+#include "ir/lexer.h"
 #include "ir/text_format.h"
 #include "src/normalize/rule.h"
 
@@ -15,142 +16,50 @@ namespace torchtv {
 
 namespace {
 
-struct RTok {
-  enum Kind { End, Word, Tensor, Param, Number, String, Punct } kind = End;
-  std::string text;
-  int line = 1, col = 1;
-};
-
-class RuleLexer {
-public:
-  RuleLexer(const std::string &text, std::string path) : s_(text), path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const RTok &t, const std::string &m) const {
-    throw InputError(SourcePos{path_, t.line, t.col}, m);
-  }
-
-  RTok next() {
-    while (pos_ < s_.size()) {
-      if (s_[pos_] == '#') {
-        while (pos_ < s_.size() && s_[pos_] != '\n') step();
-      } else if (std::isspace(static_cast<unsigned char>(s_[pos_]))) {
-        step();
-      } else {
-        break;
-      }
-    }
-    RTok t;
-    t.line = line_;
-    t.col = col_;
-    if (pos_ >= s_.size()) return t;
-    char c = s_[pos_];
-    auto isWord = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-' || ch == ':'; };
-    if (c == '%' || c == '$') {
-      step();
-      t.kind = c == '%' ? RTok::Tensor : RTok::Param;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) t.text += take();
-      if (t.text.empty()) fail(t, std::string("expected a name after '") + c + "'");
-      return t;
-    }
-    if (c == '=' && peek(1) == '>') {
-      step();
-      step();
-      t.kind = RTok::Punct;
-      t.text = "=>";
-      return t;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '-' && (std::isdigit(static_cast<unsigned char>(peek(1))) || peek(1) == 'i'))) {
-      t.kind = RTok::Number;
-      t.text += take();
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.' ||
-                                  ((s_[pos_] == '-' || s_[pos_] == '+') && (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E'))))
-        t.text += take();
-      return t;
-    }
-    if (c == '"') {
-      step();
-      t.kind = RTok::String;
-      while (pos_ < s_.size() && s_[pos_] != '"' && s_[pos_] != '\n') t.text += take();
-      if (pos_ >= s_.size() || s_[pos_] != '"') fail(t, "unterminated string");
-      step();
-      return t;
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      t.kind = RTok::Word;
-      while (pos_ < s_.size() && isWord(s_[pos_])) t.text += take();
-      return t;
-    }
-    if (std::string("()[]{},=:").find(c) != std::string::npos) {
-      t.kind = RTok::Punct;
-      t.text = take();
-      return t;
-    }
-    fail(t, std::string("unexpected character '") + c + "'");
-  }
-
-private:
-  char peek(size_t k) const { return pos_ + k < s_.size() ? s_[pos_ + k] : '\0'; }
-  void step() {
-    if (s_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-  char take() {
-    char c = s_[pos_];
-    step();
-    return c;
-  }
-  const std::string &s_;
-  std::string path_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
-};
-
 class RuleParser {
 public:
-  RuleParser(const std::string &text, const std::string &path) : lex_(text, path), path_(path) { tok_ = lex_.next(); }
+  RuleParser(const std::string &text, const std::string &path)
+      : lex_(text, path, Lexer::Options{/*dashInNames=*/true}), path_(path) {
+    tok_ = lex_.next();
+  }
 
   std::vector<Rule> parse() {
     std::vector<Rule> out;
-    while (tok_.kind != RTok::End) out.push_back(rule());
+    while (tok_.kind != Tok::End) out.push_back(rule());
     return out;
   }
 
 private:
-  bool is(const char *p) const { return (tok_.kind == RTok::Punct || tok_.kind == RTok::Word) && tok_.text == p; }
-  RTok take() {
-    RTok t = tok_;
+  bool is(const char *p) const { return (tok_.kind == Tok::Punct || tok_.kind == Tok::Ident) && tok_.text == p; }
+  Token take() {
+    Token t = tok_;
     tok_ = lex_.next();
     return t;
   }
   void expect(const char *p) {
-    if (!is(p)) lex_.fail(tok_, std::string("expected '") + p + "', got '" + tok_.text + "'");
+    if (!is(p)) lex_.fail(tok_, std::string("expected '") + p + "', got " + describeToken(tok_));
     take();
   }
-  RTok expectKind(RTok::Kind k, const char *what) {
-    if (tok_.kind != k) lex_.fail(tok_, std::string("expected ") + what + ", got '" + tok_.text + "'");
+  Token expectKind(Tok k, const char *what) {
+    if (tok_.kind != k) lex_.fail(tok_, std::string("expected ") + what + ", got " + describeToken(tok_));
     return take();
   }
 
   Rule rule() {
-    RTok kw = tok_;
+    Token kw = tok_;
     expect("rule");
     Rule r;
     r.file = path_;
     r.line = kw.line;
-    r.name = expectKind(RTok::Word, "a rule name").text;
+    r.name = expectKind(Tok::Ident, "a rule name").text;
     expect(":");
-    RTok cls = expectKind(RTok::Word, "bitwise or real");
+    Token cls = expectKind(Tok::Ident, "bitwise or real");
     if (cls.text == "bitwise") r.cls = RuleClass::Bitwise;
     else if (cls.text == "real") r.cls = RuleClass::Real;
     else lex_.fail(cls, "rule class must be bitwise or real, got '" + cls.text + "'");
     expect("[");
     while (!is("]")) {
-      RTok d = expectKind(RTok::Word, "a dtype");
+      Token d = expectKind(Tok::Ident, "a dtype");
       auto dt = parseDType(d.text);
       if (!dt) lex_.fail(d, "unknown dtype '" + d.text + "'");
       r.dtypes.push_back(*dt);
@@ -160,12 +69,12 @@ private:
     if (r.dtypes.empty()) lex_.fail(cls, "a rule lists the dtypes it holds for");
     if (is("if")) {
       take();
-      RTok at = tok_;
+      Token at = tok_;
       r.precondition = attrExpr();
       if (r.precondition->kind != AttrExpr::Kind::Call || !isRulePredicate(r.precondition->name))
         lex_.fail(at, "a precondition is a named predicate such as power_of_two($c)");
     }
-    RTok lhsAt = tok_;
+    Token lhsAt = tok_;
     r.lhs = pattern(true);
     if (r.lhs.isVar()) lex_.fail(lhsAt, "the left side must be an op");
     expect("=>");
@@ -184,7 +93,7 @@ private:
     for (const auto &[k, e] : p.attrs) walk(e);
   }
 
-  void checkVars(const Rule &r, const RTok &at) {
+  void checkVars(const Rule &r, const Token &at) {
     std::vector<std::string> lt, lp, rt, rp;
     collect(r.lhs, lt, lp);
     collect(r.rhs, rt, rp);
@@ -199,11 +108,11 @@ private:
 
   Pattern pattern(bool lhs) {
     Pattern p;
-    if (tok_.kind == RTok::Tensor) {
+    if (tok_.kind == Tok::ValueName) {
       p.var = take().text;
       return p;
     }
-    RTok op = expectKind(RTok::Word, "an op or a %variable");
+    Token op = expectKind(Tok::Ident, "an op or a %variable");
     const auto *info = OpResolver().resolve(op.text) ? &op : nullptr;
     if (!info) lex_.fail(op, "unknown op '" + op.text + "'");
     p.op = op.text;
@@ -220,11 +129,11 @@ private:
     if (is("{")) {
       take();
       while (!is("}")) {
-        RTok key = expectKind(RTok::Word, "an attribute name");
+        Token key = expectKind(Tok::Ident, "an attribute name");
         const ArgSpec *arg = schema->findArg(key.text);
         if (!arg || arg->isTensor()) lex_.fail(key, op.text + " has no attribute '" + key.text + "'");
         expect("=");
-        RTok at = tok_;
+        Token at = tok_;
         AttrExpr e = attrExpr();
         if (!lhs && e.kind == AttrExpr::Kind::Any) lex_.fail(at, "`_` is only allowed on the left side");
         if (lhs && e.kind == AttrExpr::Kind::Call) lex_.fail(at, "functions are only allowed on the right side");
@@ -238,7 +147,7 @@ private:
 
   AttrExpr attrExpr() {
     AttrExpr e;
-    if (tok_.kind == RTok::Param) {
+    if (tok_.kind == Tok::Param) {
       e.kind = AttrExpr::Kind::Var;
       e.name = take().text;
       return e;
@@ -248,19 +157,16 @@ private:
       return e;
     }
     e.kind = AttrExpr::Kind::Literal;
-    if (tok_.kind == RTok::Number) {
-      e.literal = number(take());
-      return e;
-    }
-    if (tok_.kind == RTok::String) {
-      e.literal = take().text;
+    if (auto lit = lex_.literal(tok_)) {
+      take();
+      e.literal = *lit;
       return e;
     }
     if (is("[")) {
       take();
       std::vector<int64_t> ints;
       while (!is("]")) {
-        Attribute a = number(expectKind(RTok::Number, "a number"));
+        Attribute a = lex_.number(expectKind(Tok::Number, "a number"));
         if (!a.isInt()) lex_.fail(tok_, "lists in rules hold ints");
         ints.push_back(a.asInt());
         if (!is("]")) expect(",");
@@ -269,12 +175,8 @@ private:
       e.literal = ints;
       return e;
     }
-    RTok w = expectKind(RTok::Word, "an attribute value");
-    if (w.text == "true" || w.text == "false") e.literal = w.text == "true";
-    else if (w.text == "none") e.literal = NoneValue{};
-    else if (w.text == "inf" || w.text == "nan") e.literal = w.text == "inf" ? std::numeric_limits<double>::infinity() : std::nan("");
-    else if (auto d = parseDType(w.text)) e.literal = *d;
-    else if (is("(")) {
+    Token w = expectKind(Tok::Ident, "an attribute value");
+    if (is("(")) {
       if (!isRuleFunction(w.text) && !isRulePredicate(w.text)) lex_.fail(w, "unknown rule function '" + w.text + "'");
       e.kind = AttrExpr::Kind::Call;
       e.name = w.text;
@@ -290,22 +192,8 @@ private:
     return e;
   }
 
-  Attribute number(const RTok &t) {
-    if (t.text == "-inf") return -std::numeric_limits<double>::infinity();
-    if (t.text.find_first_of(".eEn") != std::string::npos) {
-      char *end = nullptr;
-      double d = std::strtod(t.text.c_str(), &end);
-      if (*end) lex_.fail(t, "bad number '" + t.text + "'");
-      return d;
-    }
-    char *end = nullptr;
-    long long v = std::strtoll(t.text.c_str(), &end, 10);
-    if (*end) lex_.fail(t, "bad number '" + t.text + "'");
-    return static_cast<int64_t>(v);
-  }
-
-  RuleLexer lex_;
-  RTok tok_;
+  Lexer lex_;
+  Token tok_;
   std::string path_;
 };
 
@@ -320,14 +208,8 @@ void RuleSet::addText(const std::string &text, const std::string &path) {
 }
 
 void RuleSet::loadDirectory(const std::string &dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(SourcePos{dir}, "rules folder does not exist");
-  std::vector<std::string> files;
-  for (const auto &e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".rules") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  for (const auto &f : files) addText(readFile(f), f);
+  torchtv::loadDirectory(dir, ".rules", "rules folder",
+                         [&](const std::string &path, const std::string &text) { addText(text, path); });
 }
 
 const Rule *RuleSet::find(const std::string &name) const {

@@ -80,4 +80,12 @@ TEST_CASE("rule files reject malformed rules with a position") {
   CHECK(errorOf("rule r : bitwise [f32] aten::neg(%x) => %x").empty());
   CHECK(errorOf("rule r : bitwise [f32] aten::neg(%x) => %x").empty());
   CHECK(errorOf("rule r : bitwise [f32]\n  aten::neg(%x, %y) => %x").find("t.rules:2") != std::string::npos);
+  // The lexer is the .tvir one (ir/lexer.h): kebab-case names, and the same words for tokens.
+  CHECK(errorOf("rule neg-neg-is-id : bitwise [f32] aten::neg(aten::neg(%x)) => %x").empty());
+  CHECK(errorOf("rule r : bitwise [f32").find("t.rules:1:22: expected ',', got end of file") == 0);
+  CHECK(errorOf("rule r : bitwise [f32] aten::neg(%x) => %x ~").find("t.rules:1:44: unexpected character '~'") == 0);
+  // Folders load through ir's one loadDirectory.
+  RuleSet missing;
+  CHECK_THROWS_WITH_AS(missing.loadDirectory("/nonexistent-rules"), "/nonexistent-rules: rules folder does not exist",
+                       InputError);
 }

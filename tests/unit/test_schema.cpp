@@ -54,6 +54,9 @@ TEST_CASE("malformed schemas are input errors with a column") {
   CHECK_THROWS_AS(parseSchema("aten::foo(Tensor x"), InputError);
   CHECK_THROWS_AS(parseSchema("aten::foo(Tensor x) Tensor"), InputError);
   CHECK_THROWS_AS(parseSchema("(Tensor x) -> Tensor"), InputError);
+  // A list default of something other than numbers is an error, not a crash.
+  CHECK_THROWS_AS(parseSchema("aten::foo(Tensor x, int[] d=[\"a\"]) -> Tensor"), InputError);
+  CHECK_THROWS_AS(parseSchema("aten::foo(Tensor x, int[2] d=contiguous_format) -> Tensor"), InputError);
 }
 
 TEST_CASE("every registry schema parses and is found by name") {

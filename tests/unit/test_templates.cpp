@@ -6,6 +6,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/text_format.h"
+#include "src/fusion/template_match.h"
 
 using namespace torchtv;
 
@@ -60,6 +61,13 @@ TEST_CASE("definitions are kept as templates and instantiated per call") {
   TensorType r3{DType::F16, {2, 4, 5}};
   TemplateCall rank3{{&r3}, &attrs, {r3}};
   CHECK_THROWS_AS(instantiateTemplate(m.templates[0], rank3, ops), TemplateMismatch);
+  // A definition is read once; its pattern serves every call.
+  GraphPattern once = parseGraphPattern(m.templates[0]);
+  TensorType t2{DType::F32, {3, 7}};
+  TemplateCall call2{{&t2}, &attrs, {t2}};
+  CHECK(instantiateTemplate(once, call, ops)->outputs()[0]->type == t);
+  CHECK(instantiateTemplate(once, call2, ops)->outputs()[0]->type == t2);
+  CHECK(printGraph(*instantiateTemplate(once, call2, ops)).find("{size=[3, 7]}") != std::string::npos);
   // Printing keeps definitions as written.
   CHECK(printModule(m).find("graph @my::scale(%x: $T[N, D]) {s=$s, flip=false}") != std::string::npos);
 }
