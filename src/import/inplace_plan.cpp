@@ -25,11 +25,11 @@ namespace torchtv {
 // shape rule) when nothing but its result can see the write: no other operand
 // of the call may share self's memory (x.add_(x.t()) reads what it writes),
 // and no tensor that may share it is a program input (the update would be the
-// caller's to see: such a call stays in place, an uninterpreted function of
-// its operands, which is exact for every value the program computes). The
-// twin's result type must be self's (x_f16.add_(y_f32) stores f16, add gives
-// f32): the reader checks it when it builds the twin, and otherwise keeps the
-// in-place op. Like LibTorch's RemoveTensorMutation and Note [TorchScript
+// caller's to see). The twin's result type must be self's (x_f16.add_(y_f32)
+// stores f16, add gives f32): the reader checks it when it builds the twin.
+// A call that gets no twin is read as the in-place op itself, which the graph
+// builder refuses (ir/builder.cpp: in-place and out= ops are not supported),
+// so such a program is an error (exit 3), never read with the write lost. Like LibTorch's RemoveTensorMutation and Note [TorchScript
 // in-place ops], but on names: a .pt2 program has no alias analysis of its own.
 
 std::string functionalName(const std::string &op) {
