@@ -39,7 +39,9 @@ public:
                                                      const std::vector<size_t> &outputs) = 0;
 };
 
-// The confirmer over torchtv's own evaluator.
+// The confirmer over torchtv's own evaluator. It keeps its last evaluation
+// (the graphs by address, the inputs by value), so the graphs it is given must
+// live and stay unchanged while it is in use.
 std::unique_ptr<CounterexampleConfirmer> makeEvaluatorConfirmer();
 
 }  // namespace torchtv
