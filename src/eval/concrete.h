@@ -3,6 +3,7 @@
 // LibTorch replay (src/torch/replay.h) takes over (see src/verify/confirm.h).
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <vector>
@@ -45,5 +46,12 @@ std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::v
 
 // Row-major multi-index of a flat offset.
 std::vector<long long> unflatten(const Shape &shape, size_t flat);
+
+// The same value bit for bit, as far as a tensor element can tell: equal with
+// the same sign (0.0 is not -0.0), or both NaN.
+inline bool bitEqual(long double a, long double b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return a == b && std::signbit(a) == std::signbit(b);
+}
 
 }  // namespace torchtv::eval

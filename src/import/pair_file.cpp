@@ -49,12 +49,14 @@ InputError captureFailure(const std::string &pairPath, const std::string &err, b
   return InputError(SourcePos{pairPath}, "capture failed: " + how + (tail.empty() ? "" : ":\n" + tail));
 }
 
+// The interpreter a capture runs: --python, else defaultPython().
+std::string pythonOf(const CaptureOptions &options) { return options.python.empty() ? defaultPython() : options.python; }
+
 // Runs the capture module on `pairPaths` with `args`; failures to run it at
 // all become InputError at `where`.
 ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const std::vector<std::string> &args,
                                double timeoutSeconds, const CaptureOptions &options, const std::string &where) {
-  std::string python = options.python.empty() ? defaultPython() : options.python;
-  std::vector<std::string> argv = {python, "-m", "torchtv_capture"};
+  std::vector<std::string> argv = {pythonOf(options), "-m", "torchtv_capture"};
   argv.insert(argv.end(), pairPaths.begin(), pairPaths.end());
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions popts;
@@ -80,9 +82,8 @@ std::string runCapture(const std::string &pairPath, const std::vector<std::strin
   requireRegularFile(pairPath);
   ProcessResult r = runCaptureModule({pairPath}, extraArgs, options.timeoutSeconds, options, pairPath);
   if (!r.timedOut && r.signal == 0 && r.exitCode == 0) return r.out;
-  std::string python = options.python.empty() ? defaultPython() : options.python;
   throw captureFailure(pairPath, r.err, r.signal == 0 && !r.timedOut,
-                       python + " " + describeExit(r, options.timeoutSeconds));
+                       pythonOf(options) + " " + describeExit(r, options.timeoutSeconds));
 }
 
 }  // namespace
@@ -124,7 +125,6 @@ std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string
   ProcessResult r = runCaptureModule(
       present, {"--each", dir.string(), "--each-timeout", fmt::format("{:g}", options.timeoutSeconds)}, total,
       options, present[0]);
-  std::string python = options.python.empty() ? defaultPython() : options.python;
   for (size_t k = 0; k < present.size(); ++k) {
     CapturedPairFile &out = results[place[k]];
     fs::path json = dir / (std::to_string(k) + ".json");
@@ -140,7 +140,7 @@ std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string
     out.error = std::make_exception_ptr(captureFailure(present[k], childRan ? err : r.err,
                                                        childRan || (r.signal == 0 && !r.timedOut),
                                                        childRan ? "its capture process ended without a result"
-                                                                : python + " " + describeExit(r, total)));
+                                                                : pythonOf(options) + " " + describeExit(r, total)));
   }
   return results;
 }

@@ -192,18 +192,9 @@ void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &r
   report("searching for counterexamples");
   auto confirmer = makeEvaluatorConfirmer();
   // One evaluation of both graphs per input distribution serves every output
-  // still open (per output, it made deciding quadratic in depth); each search
-  // starts from the first distribution, so an output gets the same first
-  // refuting inputs as when searched alone.
-  std::vector<size_t> open = pending;
-  while (!open.empty()) {
-    auto refuted = refuteByRandomInputs(ref, prod, open, *confirmer);
-    if (!refuted) break;
-    size_t i = refuted->difference.output;
-    auto it = std::find(open.begin(), open.end(), i);
-    if (it == open.end()) break;  // not one asked about: a confirmer bug, stop searching
-    open.erase(it);
-    recordRefutation(origRef, origProd, ref, prod, *refuted, i, result, *confirmer);
+  // (per output, it made deciding quadratic in depth).
+  for (Refutation &refuted : refuteByRandomInputs(ref, prod, pending, *confirmer)) {
+    recordRefutation(origRef, origProd, ref, prod, refuted, refuted.difference.output, result, *confirmer);
     ++decided;
   }
   report("proving");

@@ -11,10 +11,8 @@ bool sameValues(const std::vector<eval::EvalTensor> &a, const std::vector<eval::
   if (a.size() != b.size()) return false;
   for (size_t t = 0; t < a.size(); ++t) {
     if (!(a[t].type == b[t].type) || a[t].values.size() != b[t].values.size()) return false;
-    for (size_t i = 0; i < a[t].values.size(); ++i) {
-      long double x = a[t].values[i], y = b[t].values[i];
-      if (!(x == y && std::signbit(x) == std::signbit(y)) && !(std::isnan(x) && std::isnan(y))) return false;
-    }
+    for (size_t i = 0; i < a[t].values.size(); ++i)
+      if (!eval::bitEqual(a[t].values[i], b[t].values[i])) return false;
   }
   return true;
 }
@@ -25,8 +23,8 @@ public:
                                              const std::vector<eval::EvalTensor> &inputs,
                                              const std::vector<size_t> &outputs) override {
     using eval::Precision;
-    // The random search asks again with the same draws for each output it
-    // refutes (decideDiffering in check.cpp): the last evaluation serves them.
+    // The random search asks again with the same draws for the outputs still
+    // open once one is refuted (refuteByRandomInputs): the last evaluation serves them.
     if (&ref != lastRef_ || &prod != lastProd_ || !sameValues(inputs, lastInputs_)) {
       lastRef_ = &ref;
       lastProd_ = &prod;

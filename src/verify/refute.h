@@ -24,10 +24,13 @@ bool withinEvalBudget(const Graph &ref, const Graph &prod);
 // Fixed seed: runs are reproducible.
 constexpr unsigned kRefuteSeed = 20240607;
 
-// Tries a fixed list of seeded input distributions; nullopt when none refutes
-// (or the graphs cannot be evaluated, e.g. symbolic shapes).
-std::optional<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
-                                               CounterexampleConfirmer &confirmer);
+// Tries a fixed list of seeded input distributions, in order, and refutes each
+// of `outputs` with the first that shows it differs: one refutation per output
+// refuted, in the order found (empty when none is, or the graphs cannot be
+// evaluated, e.g. symbolic shapes). An output gets the same inputs as when
+// searched alone.
+std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
+                                             CounterexampleConfirmer &confirmer);
 
 // Builds inputs from a real-level model over graph inputs (slot = input
 // position), filling the rest with seeded random values, and confirms them.

@@ -13,10 +13,6 @@ namespace torchtv {
 
 namespace {
 
-bool bitEqual(long double a, long double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  return a == b && std::signbit(a) == std::signbit(b);
-}
 
 std::string describe(const char *what, const std::string &output, size_t i, const std::string &inputs, long double a,
                      long double b) {
@@ -101,7 +97,7 @@ SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &re
         ++c.draws;
         for (size_t i = 0; i < rn[o].values.size(); ++i) {
           if (bitwise) {
-            if (!bitEqual(rn[o].values[i], pn[o].values[i])) {
+            if (!eval::bitEqual(rn[o].values[i], pn[o].values[i])) {
               note(describe("torchtv's evaluator", out.name, i, label, rn[o].values[i], pn[o].values[i]));
               noteBitDifference(c, "evaluator, " + label + ", element " + std::to_string(i), rn[o].values[i],
                                 pn[o].values[i]);
@@ -119,7 +115,7 @@ SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &re
         }
         if (bitwise && o < rt.size() && o < pt.size() && rt[o].size() == pt[o].size())
           for (size_t i = 0; i < rt[o].size(); ++i)
-            if (!bitEqual(rt[o][i], pt[o][i])) {
+            if (!eval::bitEqual(rt[o][i], pt[o][i])) {
               note(describe("LibTorch's kernels", out.name, i, label, rt[o][i], pt[o][i]));
               noteBitDifference(c, "LibTorch, " + label + ", element " + std::to_string(i), rt[o][i], pt[o][i]);
             }

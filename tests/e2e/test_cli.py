@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The CLI's own words (issue 19): usage errors with a suggestion and exit 3, --stop-after
 saying it decided nothing, the text summary at scale, and --timeout bounding the capture."""
-import json
 import os
 import re
+import sys
 import tempfile
 
 from e2e_util import Checker, args, run
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+import json_stream  # noqa: E402
 
 a = args()
 c = Checker("cli")
@@ -54,11 +57,7 @@ broken = os.path.join(golden, "errors", "wrong_arity.tvir")
 for files, want_codes, want_exit in (([same, same], [0, 0], 0), ([same, differs, same], [0, 1, 0], 1),
                                      ([broken, differs], [3, 1], 3)):
     p = run([tv, "check", "--each", *files, "--format", "json"])
-    docs, rest = [], p.stdout.lstrip()
-    while rest:
-        doc, end = json.JSONDecoder().raw_decode(rest)
-        docs.append(doc)
-        rest = rest[end:].lstrip()
+    docs = json_stream.documents(p.stdout)
     c.check([d["exit_code"] for d in docs] == want_codes and p.returncode == want_exit,
             f"--each {files}: exit {p.returncode}, per file {[d['exit_code'] for d in docs]}\n{p.stderr}")
 usage(["check", "--each", same, same, "--format", "sarif"], "--each prints text or json", "torchtv ci")

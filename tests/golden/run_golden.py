@@ -29,6 +29,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+import json_stream  # noqa: E402
+
 EXIT_CODES = {"equivalent": 0, "not_equivalent": 1, "unknown": 2, "error": 3}
 # A run's exit code is its worst verdict's (severity() in src/verify/verdict.h).
 WORST_FIRST = ["equivalent", "unknown", "not_equivalent", "error"]
@@ -60,21 +63,6 @@ def run(cmd, env, timeout):
     except subprocess.TimeoutExpired:
         return None
     return proc.stdout, proc.stderr, proc.returncode
-
-
-def json_documents(text):
-    """The JSON documents printed one after another (`check --each --format json`)."""
-    decoder, found, i = json.JSONDecoder(), [], 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i == len(text):
-            return found
-        try:
-            doc, i = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            return found
-        found.append(doc)
 
 
 def judge(path, d, result, exit_code, raw):
@@ -150,7 +138,7 @@ def check_together(paths, found, torchtv, timeout):
     first = found[paths[0]]
     got = run(command_for(paths[0], first, torchtv) + ["--each", *paths], environment(first),
               timeout * len(paths))
-    docs = json_documents(got[0]) if got else []
+    docs = json_stream.documents(got[0]) if got else []
     worst = max((SEVERITY[doc["verdict"]] for doc in docs), default=0)
     failures = 0
     if got and len(docs) == len(paths) and got[2] != EXIT_CODES[WORST_FIRST[worst]]:

@@ -10,12 +10,14 @@ term (a + b -> a). Mutants that no longer type-check (verdict error) are
 counted as invalid. Prints the share refuted (not_equivalent).
 """
 import argparse
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+import json_stream  # noqa: E402
 
 SIBLINGS = [("aten::sigmoid", "aten::tanh"), ("aten::exp(", "aten::expm1("), ("aten::rsqrt", "aten::sqrt"),
             ("aten::sum.dim_IntList", "aten::mean.dim")]
@@ -87,14 +89,7 @@ def main():
             out = proc.stdout
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        verdicts, rest = [], out.lstrip()
-        while rest:
-            try:
-                doc, end = json.JSONDecoder().raw_decode(rest)
-            except json.JSONDecodeError:
-                break
-            verdicts.append(doc["verdict"])
-            rest = rest[end:].lstrip()
+        verdicts = [doc["verdict"] for doc in json_stream.documents(out)]
     for k, (path, what, _) in enumerate(made):
         if k >= len(verdicts):
             failures.append(f"{path}: {what}: no verdict (the run timed out or ended early)")

@@ -17,11 +17,13 @@ Ops that torch 1.13 has no decomposition for are listed, not checked.
   /usr/bin/python3 tests/oracle/run_decomp_oracle.py --torchtv build/torchtv
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+import json_stream  # noqa: E402
 
 # Why these ops do not come out equivalent; each is a documented gap of torchtv
 # or a disagreement between torch._decomp and ATen, stated precisely. An op in
@@ -158,14 +160,7 @@ def run_all(torchtv, todo, tmp):
             fp.write(PRELUDE.format(op=op, cases=repr(op_cases)))
     p = subprocess.run([torchtv, "verify", "--each", *paths, "--format", "json"], capture_output=True, text=True,
                        timeout=300 + 60 * len(paths))
-    docs, rest = [], p.stdout.lstrip()
-    while rest:
-        try:
-            doc, end = json.JSONDecoder().raw_decode(rest)
-        except json.JSONDecodeError:
-            break
-        docs.append(doc)
-        rest = rest[end:].lstrip()
+    docs = json_stream.documents(p.stdout)
     results = {}
     for k, (op, _) in enumerate(todo):
         if k >= len(docs):
