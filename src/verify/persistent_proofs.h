@@ -13,14 +13,14 @@ namespace torchtv {
 // An outcome of Prover::prove is stored under the SHA-256 of: the cache
 // format, the semantics version (Note [Semantics version], plus
 // kSemanticsEpoch and $TORCHTV_CACHE_SALT), the widening, whether the solver
-// may run, the term budget, and the region's canonical key at the smallest
-// frontier (the key of this run's memo, Note [Memo of widened proofs], with
-// frontier tensors renumbered by first use and constants printed with every
-// digit). What a stored outcome may answer:
+// may run, the term budget, and the region's key at the smallest frontier,
+// written from the graph (Note [Region keys from the graph]: ops, attributes
+// with every digit of a constant, result types, frontier tensors renumbered
+// by first use). What a stored outcome may answer:
 // - proven: any query with the same key; a proof does not depend on the
 //   budget it was found under. One proven at a widened frontier is reused, as
 //   in the memo, only when the current region widened at that frontier has
-//   the same key (the entry carries it).
+//   the same graph key (the entry carries it).
 // - not proven: only a query whose budget (rlimit, solver memory, seconds per
 //   query) is no larger than the one it ran under: an `unknown` under a
 //   smaller budget never answers a larger one. Not stored at all when the run's

@@ -105,23 +105,47 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
 }
 
 // Note [Memo of widened proofs]
-bool Prover::sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) {
+bool Prover::sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) const {
   if (!cached.proven || cached.provenAt == Frontier::Matched) return true;
   return widenedKey(cached, a, b) == cached.widenedKey;
 }
 
-// The key of this region widened as `cached` was; "" when it cannot be built.
-std::string Prover::widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) {
-  sem::TermContext tc;
-  try {
-    return buildRegion(tc, in_, a, b, cached.provenAt, RegionMode::Real, limits_.maxRegionTerms,
-                       cached.provenExpansions).key;
-  } catch (const sem::Unsupported &) {
-    return "";
-  }
+// The key of this region widened as `cached` was (Note [Region keys from the graph]).
+std::string Prover::widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) const {
+  return regionGraphKey(in_, a, b, cached.provenAt, RegionMode::Real, cached.provenExpansions);
+}
+
+// This run's outcome for `key`, if it answers the region of a and b.
+std::optional<ProofOutcome> Prover::memoized(const std::string &key, const Value *a, const Value *b) {
+  auto it = cache_.find(key);
+  if (it == cache_.end() || !sameWidenedRegion(it->second, a, b)) return std::nullopt;
+  ++hits_;
+  return it->second;
 }
 
 ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
+  // The outcome of a narrower search is no answer for a wider one. Looked up
+  // by the graph first, which costs no term (Note [Region keys from the graph]).
+  std::string graphKey = regionGraphKey(in_, a, b, Frontier::Matched, RegionMode::Real);
+  std::string memoKey = std::to_string(static_cast<int>(widening)) + graphKey;
+  if (auto hit = memoized(memoKey, a, b)) return *hit;
+  // Note [Proof cache]
+  std::string persistent = limits_.cache ? persistentKey(graphKey, widening, limits_) : std::string();
+  if (limits_.cache) {
+    std::optional<ProofOutcome> stored = lookupPersistent(persistent, limits_);
+    // Another region with this smallest key (another layer) was proven at a
+    // widened frontier that differs here: this region's own widened proof is
+    // kept under a second key that holds the widened region's key too.
+    if (stored && !sameWidenedRegion(*stored, a, b))
+      stored = lookupPersistent(widenedPersistentKey(persistent, *stored, widenedKey(*stored, a, b)), limits_);
+    if (stored && sameWidenedRegion(*stored, a, b)) {
+      ++persistentHits_;
+      stored->reason += std::string("; ") + reasons::kFromProofCache;
+      cache_.insert_or_assign(std::move(memoKey), *stored);
+      return *stored;
+    }
+    ++persistentMisses_;
+  }
   sem::TermContext tc;
   Region real;
   try {
@@ -129,44 +153,26 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
   } catch (const sem::Unsupported &e) {
     ProofOutcome o;
     o.reason = std::string(reasons::kNotProven) + ": " + e.what();
+    cache_.insert_or_assign(std::move(memoKey), o);
     return o;
   }
-  // The outcome of a narrower search is no answer for a wider one.
-  std::string key = std::to_string(static_cast<int>(widening)) + real.key;
-  auto it = cache_.find(key);
-  if (it != cache_.end() && sameWidenedRegion(it->second, a, b)) {
-    ++hits_;
-    return it->second;
-  }
-  // Note [Proof cache]
-  std::string persistent = limits_.cache ? persistentKey(real.key, widening, limits_) : std::string();
-  if (limits_.cache) {
-    std::optional<ProofOutcome> stored = lookupPersistent(persistent, limits_);
-    // Another region with this smallest key (another layer) was proven at a
-    // widened frontier that differs here: this region's own widened proof is
-    // kept under a second key that holds the widened region's key too.
-    if (stored && !sameWidenedRegion(*stored, a, b)) {
-      std::string widened = widenedKey(*stored, a, b);
-      if (!widened.empty()) stored = lookupPersistent(widenedPersistentKey(persistent, *stored, widened), limits_);
+  // Regions of different graphs can have the same terms (a view chain and the
+  // view it folds into): this run's memo also answers by the terms.
+  std::string termKey = std::to_string(static_cast<int>(widening)) + real.key;
+  std::optional<ProofOutcome> o = memoized(termKey, a, b);
+  if (!o) {
+    ++proofs_;
+    budgetCut_ = false;
+    o = proveUncached(tc, real, a, b, widening);
+    cache_.insert_or_assign(std::move(termKey), *o);
+    if (limits_.cache) {
+      storePersistent(persistent, *o, limits_, budgetCut_);
+      if (o->proven && o->provenAt != Frontier::Matched)
+        storePersistent(widenedPersistentKey(persistent, *o, o->widenedKey), *o, limits_, budgetCut_);
     }
-    if (stored && sameWidenedRegion(*stored, a, b)) {
-      ++persistentHits_;
-      stored->reason += std::string("; ") + reasons::kFromProofCache;
-      cache_.insert_or_assign(std::move(key), *stored);
-      return *stored;
-    }
-    ++persistentMisses_;
   }
-  ++proofs_;
-  budgetCut_ = false;
-  ProofOutcome o = proveUncached(tc, real, a, b, widening);
-  if (limits_.cache) {
-    storePersistent(persistent, o, limits_, budgetCut_);
-    if (o.proven && o.provenAt != Frontier::Matched)
-      storePersistent(widenedPersistentKey(persistent, o, o.widenedKey), o, limits_, budgetCut_);
-  }
-  cache_.insert_or_assign(std::move(key), o);
-  return o;
+  cache_.insert_or_assign(std::move(memoKey), *o);
+  return *o;
 }
 
 ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
@@ -236,7 +242,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         }
         out.provenAt = f;
         out.provenExpansions = expansions;
-        if (f != Frontier::Matched) out.widenedKey = r.key;
+        if (f != Frontier::Matched) out.widenedKey = regionGraphKey(in_, a, b, f, RegionMode::Real, expansions);
         return out;
       }
       // Z3 can only find the rounding (its model still serves the refutation), and no wider
@@ -253,7 +259,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       out.reason = std::string(reasons::kRealZ3) + "; " + *bitwise;
       out.provenAt = f;
       out.provenExpansions = expansions;
-      if (f != Frontier::Matched) out.widenedKey = r.key;
+      if (f != Frontier::Matched) out.widenedKey = regionGraphKey(in_, a, b, f, RegionMode::Real, expansions);
       return out;
     }
     if (q.answer == smt::Answer::Differ) {

@@ -56,7 +56,7 @@ struct ProofOutcome {
   // region's key (Note [Memo of widened proofs]).
   Frontier provenAt = Frontier::Matched;
   size_t provenExpansions = 0;  // the bound of that widening (0: none)
-  std::string widenedKey;
+  std::string widenedKey;  // Note [Region keys from the graph]
 };
 
 // Note [Memo of widened proofs]
@@ -86,8 +86,9 @@ private:
   ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                              Widening widening);
   std::optional<std::string> bitwiseFailure(const Value *a, const Value *b);
-  bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b);
-  std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b);
+  bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) const;
+  std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) const;
+  std::optional<ProofOutcome> memoized(const std::string &key, const Value *a, const Value *b);
   smt::QueryResult query(const sem::TermContext &tc, const Region &r, smt::Arith arith);
 
   const Value *slotValue(int slot) const;

@@ -71,14 +71,19 @@ public:
     return true;
   }
 
+  // Whether the region reads v as a frontier tensor (by its number) rather
+  // than expanding its definition.
+  bool isFrontier(const Value *v, bool top) const {
+    if (byRule(v, top)) return true;
+    int number = in_.vn.number(v);
+    if (!maxExpansions_ || top || !in_.shared.count(number)) return false;
+    auto level = levels_.find(number);
+    return level == levels_.end() || level->second > maxExpansions_;
+  }
+
   sem::TermPtr termOf(const Value *v, const std::vector<sem::IndexExpr> &idx, bool top) {
     int number = in_.vn.number(v);
-    bool frontier = byRule(v, top);
-    if (!frontier && maxExpansions_ && !top && in_.shared.count(number)) {
-      auto level = levels_.find(number);
-      frontier = level == levels_.end() || level->second > maxExpansions_;
-    }
-    if (frontier) return tc_.read(number, idx, v->type.dtype);
+    if (isFrontier(v, top)) return tc_.read(number, idx, v->type.dtype);
     std::string key = std::to_string(v->id) + "@" + std::to_string(reinterpret_cast<uintptr_t>(v)) + ":";
     for (const auto &e : idx) key += e.key() + ",";
     auto it = memo_.find(key);
@@ -171,6 +176,49 @@ private:
   std::string out_;
 };
 
+// Note [Region keys from the graph]: the values a region expands and the
+// frontier values it reads, in the order the terms are built, with frontier
+// numbers renumbered by first use.
+class GraphKeyWriter {
+public:
+  explicit GraphKeyWriter(const Builder &b, const ValueNumbering &vn) : b_(b), vn_(vn) {}
+  int visit(const Value *v, bool top) {
+    auto it = ids_.find(v);
+    if (it != ids_.end()) return it->second;
+    std::string line;
+    if (b_.isFrontier(v, top)) {
+      auto slot = slots_.emplace(vn_.number(v), static_cast<int>(slots_.size())).first;
+      line = "read s" + std::to_string(slot->second) + ":" + v->type.str();
+    } else {
+      const Node &n = *v->producer;
+      std::vector<int> operands;
+      for (const Value *operand : n.inputs) operands.push_back(operand ? visit(operand, false) : -1);
+      // Everything a semantics handler reads (sem::OpEnv): the op, its
+      // attributes, the types of its results, and its operands (whose types
+      // their own lines hold).
+      line = n.op + "#" + std::to_string(v->outputIndex) + "{";
+      for (const auto &[name, attr] : n.attrs) line += name + "=" + attr.str() + ";";
+      line += "}->";
+      for (const Value *out : n.outputs) line += out->type.str() + ",";
+      line += "(";
+      for (int o : operands) line += std::to_string(o) + ",";
+      line += ")";
+    }
+    int id = static_cast<int>(ids_.size());
+    ids_.emplace(v, id);
+    out_ += std::to_string(id) + "=" + line + "\n";
+    return id;
+  }
+  const std::string &text() const { return out_; }
+
+private:
+  const Builder &b_;
+  const ValueNumbering &vn_;
+  std::unordered_map<const Value *, int> ids_;
+  std::map<int, int> slots_;
+  std::string out_;
+};
+
 }  // namespace
 
 bool isMatrixProduct(const std::string &op) { return opProps(op).matrixProduct; }
@@ -206,6 +254,17 @@ Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a,
   r.key = std::string(mode == RegionMode::Bitwise ? "B" : "R") + std::to_string(x) + "/" + std::to_string(y) + "\n" +
           w.text();
   return r;
+}
+
+std::string regionGraphKey(const RegionInputs &in, const Value *a, const Value *b, Frontier frontier, RegionMode mode,
+                           size_t maxExpansions) {
+  sem::TermContext unused;  // the builder's plan reads no terms
+  Builder builder(unused, in, frontier, mode, 0, maxExpansions);
+  builder.planExpansions(a, b);
+  GraphKeyWriter w(builder, in.vn);
+  int x = w.visit(a, true), y = w.visit(b, true);
+  return std::string("graph ") + (mode == RegionMode::Bitwise ? "B" : "R") + std::to_string(static_cast<int>(frontier)) +
+         "/" + std::to_string(maxExpansions) + " " + std::to_string(x) + "/" + std::to_string(y) + "\n" + w.text();
 }
 
 }  // namespace torchtv

@@ -100,4 +100,23 @@ void addConstantValues(const Graph &g, std::unordered_set<const Value *> &out);
 Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
                    RegionMode mode, size_t maxTerms = 0, size_t maxExpansions = 0);
 
+// Note [Region keys from the graph]
+// A region's terms are a function of what it expands and what it reads: for
+// each expanded value its op, attributes, result types and operands (a
+// semantics handler sees nothing else of the graph, sem::OpEnv), and for each
+// frontier value its number and type. The number of a frontier value matters
+// only as an identity (which reads are the same tensor), so numbers are
+// renumbered by first use, and two layers of a model give one key. Values
+// that are equal in structure have equal numbers (value numbering), so
+// nothing the terms depend on is lost. The key is written by walking the
+// graph with the same frontier decisions as buildRegion, without building a
+// term: the prover memoizes and caches by it (Note [Proof cache]), and a
+// region seen before (another layer; the unchanged layers of an edited model
+// in the proof cache) costs one walk of its nodes instead of its terms, which
+// were about half of a 64-layer decide. The key is finer than the terms' own
+// (a view chain and the view it folds into differ), so the memo also answers
+// by the terms' key once they are built.
+std::string regionGraphKey(const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
+                           RegionMode mode, size_t maxExpansions = 0);
+
 }  // namespace torchtv
