@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "src/sem/term.h"
@@ -133,12 +134,13 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
     if (!n) throw eval::EvalError("symbolic input shape");
     int64_t row = v->type.shape.empty() || !v->type.shape.back().isConcrete() ? 1 : std::max<int64_t>(v->type.shape.back().size(), 1);
     double rowValue = 0;
-    MaskRows masks(rng, row);
-    bool maskInput = kind == kMaskKind && (v->type.dtype == DType::Bool || (domain && domain->additiveMask));
+    // Constructed for masks only: it draws, and the other kinds' draws stay as they were.
+    std::optional<MaskRows> masks;
+    if (kind == kMaskKind && (v->type.dtype == DType::Bool || (domain && domain->additiveMask))) masks.emplace(rng, row);
     for (int64_t i = 0; i < *n; ++i) {
       long double x;
-      if (maskInput) {
-        bool kept = masks.kept(i);
+      if (masks) {
+        bool kept = masks->kept(i);
         x = v->type.dtype == DType::Bool ? (kept ? 1 : 0) : (kept ? 0.0 : maskedValue(v->type.dtype));
       } else if (kind == kEdgeKind && isFloating(v->type.dtype)) {
         double e = edgeValue(rng, normal, v->type.dtype, i % row == 0 ? normal(rng) : rowValue);
