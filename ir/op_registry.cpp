@@ -279,6 +279,17 @@ const std::map<std::string, std::string, std::less<>> kPositiveArgs = {
     {"aten::sqrt", "self"}, {"aten::rsqrt", "self"},
 };
 
+// Arguments an additive mask (0 to keep, large negative to mask) goes into (Note
+// [Input domains]); amax for softmax and logsumexp as normalization expands them.
+const std::map<std::string, MaskOperand, std::less<>> kMaskOperands = {
+    {"aten::amax", {"self", true}},
+    {"aten::_softmax", {"self", true}},          {"aten::softmax.int", {"self", true}},
+    {"aten::_log_softmax", {"self", true}},      {"aten::log_softmax.int", {"self", true}},
+    {"aten::_safe_softmax", {"self", true}},     {"aten::logsumexp", {"self", true}},
+    {"aten::scaled_dot_product_attention", {"attn_mask", false}},
+    {"aten::_scaled_dot_product_attention", {"attn_mask", false}},
+};
+
 // Random ops that are the identity for some arguments (isIdentityCall).
 const char *const kDropouts[] = {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
                                  "aten::feature_alpha_dropout", "aten::native_dropout"};
@@ -336,6 +347,7 @@ struct Registry {
       for (const char *m : kMatrixProducts) p.matrixProduct = p.matrixProduct || name == m;
       if (auto it = kIndexOperands.find(name); it != kIndexOperands.end()) p.indexes = it->second;
       if (auto it = kPositiveArgs.find(name); it != kPositiveArgs.end()) p.positiveArg = it->second;
+      if (auto it = kMaskOperands.find(name); it != kMaskOperands.end()) p.masks = it->second;
       // Identity maps that alias are annotated (detach, alias, contiguous); clone copies.
       p.mayAlias = info.schema->returnsAlias || p.elements == ElementMap::Reshape || p.elements == ElementMap::Reorder;
       for (const char *d : kDropouts) p.mayAlias = p.mayAlias || name == d;

@@ -91,6 +91,11 @@ enum class ShapeRule {
 //    (Note [Input domains] in src/verify/input_domains.h).
 //  - positiveArg: the argument on which the op is real-valued only where it is
 //    positive (log, sqrt, rsqrt); "" when none.
+//  - masks: the argument where a large negative value masks an entry: the
+//    input of a softmax, logsumexp or amax (which their expansions use), an
+//    additive mask being added into it, or attention's attn_mask, so that
+//    random refutation draws additive masks as masks (0 or finfo.min, fully
+//    masked rows included).
 //  - mayAlias: a result may share memory with an operand (a view, or a
 //    composite that can return its input itself): the schema annotates a
 //    result (`-> Tensor(a)`), or elements is Reshape or Reorder, or the op is
@@ -114,6 +119,14 @@ struct IndexOperand {
   std::string boundAttr;
 };
 
+// An argument where a large negative value masks an entry (Note [Input
+// domains]): a softmax's input, into which an additive mask is added
+// (`summand`), or attention's attn_mask, which is the mask itself.
+struct MaskOperand {
+  std::string arg;
+  bool summand = false;
+};
+
 struct OpProps {
   ElementMap elements = ElementMap::None;
   Commutes commutes = Commutes::No;
@@ -125,6 +138,7 @@ struct OpProps {
   std::string scalarArg;   // the twin's Scalar argument replacing the tensor one
   std::optional<IndexOperand> indexes;
   std::string positiveArg;
+  std::optional<MaskOperand> masks;
 };
 
 struct OpInfo {

@@ -6,7 +6,13 @@
 namespace torchtv {
 
 std::unordered_set<const Node *> liveNodes(const Graph &g) {
-  std::unordered_set<const Value *> needed(g.outputs().begin(), g.outputs().end());
+  return liveNodes(g, std::vector<bool>(g.outputs().size(), true));
+}
+
+std::unordered_set<const Node *> liveNodes(const Graph &g, const std::vector<bool> &outputs) {
+  std::unordered_set<const Value *> needed;
+  for (size_t i = 0; i < g.outputs().size() && i < outputs.size(); ++i)
+    if (outputs[i]) needed.insert(g.outputs()[i]);
   std::unordered_set<const Node *> live;
   for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
     const Node *n = it->get();

@@ -250,6 +250,20 @@ bool someOutputDiffers(const Graph &ref, const Graph &prod, const ValueNumbering
 
 // Matches, searches cut points and proves: everything a stored decision skips
 // (Note [Result cache]). `refNorm`/`prodNorm` gain the real-level cut values.
+// Which outputs may go to the prover (empty: all): not those running the code
+// refutes when the graphs are past the evaluation budget (where pending is
+// trimmed below says why).
+std::vector<bool> outputsForTheProver(const Graph &ref, const Graph &prod, const CheckOptions &options) {
+  if (!options.capture || !options.capture->eager || !options.capture->eager->ran || withinEvalBudget(ref, prod))
+    return {};
+  std::vector<bool> left;
+  for (const std::string &name : ref.outputNames()) {
+    const EagerOutputCheck *c = options.capture->eager->find(name);
+    left.push_back(!c || !c->beyondRounding);
+  }
+  return left;
+}
+
 Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                        NormalizeResult &refNorm, NormalizeResult &prodNorm, const CheckOptions &options,
                        const ProverLimits &limits, const std::function<void(const char *, size_t)> &stage) {
@@ -267,7 +281,7 @@ Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph 
   if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
       someOutputDiffers(ref, prod, vn)) {
     stage("merging proven-equal intermediates (cut points)", 0);
-    cuts = findCutPoints(ref, prod, limits);
+    cuts = findCutPoints(ref, prod, limits, outputsForTheProver(ref, prod, options));
     vn = std::move(cuts.numbering);
   }
   // Note [Cut points]: both sides of a real cut are real-level values.
@@ -354,15 +368,8 @@ Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph 
   // prover, whose random refutation gives a counterexample on the graphs, replayed through
   // LibTorch and localized; past the evaluation budget only Z3 is left, and its time on such an
   // output is spent for nothing.
-  if (options.capture && options.capture->eager && options.capture->eager->ran && !withinEvalBudget(ref, prod)) {
-    const EagerEvidence &runs = *options.capture->eager;
-    pending.erase(std::remove_if(pending.begin(), pending.end(),
-                                 [&](size_t i) {
-                                   const EagerOutputCheck *c = runs.find(result.outputs[i].name);
-                                   return c && c->beyondRounding;
-                                 }),
-                  pending.end());
-  }
+  if (std::vector<bool> left = outputsForTheProver(ref, prod, options); !left.empty())
+    pending.erase(std::remove_if(pending.begin(), pending.end(), [&](size_t i) { return !left[i]; }), pending.end());
   size_t monolithicQueries = 0;
   if (options.strategy == Strategy::Monolithic)
     monolithicQueries = decideAllMonolithic(origRef, origProd, ref, prod, vn, pending, options, limits.deadline, result);

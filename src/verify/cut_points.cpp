@@ -104,8 +104,9 @@ std::optional<std::set<int>> supportOf(const Value *v, const GraphStructure &g, 
 // reference value, if it can be, before any of its users is numbered.
 class CutSearch {
 public:
-  CutSearch(const Graph &ref, const Graph &prod, const ProverLimits &limits, CutPoints &out)
-      : ref_(ref), prod_(prod), limits_(limits), out_(out),
+  CutSearch(const Graph &ref, const Graph &prod, const ProverLimits &limits, const std::vector<bool> &serve,
+            CutPoints &out)
+      : ref_(ref), prod_(prod), limits_(limits), serve_(serve), out_(out),
         regionInputs_{ref, prod, out.numbering, shared_, matrixProducts_, constants_} {
     addConstantValues(ref, constants_);
     addConstantValues(prod, constants_);
@@ -133,7 +134,7 @@ public:
 
   void run() {
     ValueNumbering &vn = out_.numbering;
-    std::unordered_set<const Node *> live = liveNodes(prod_);
+    std::unordered_set<const Node *> live = serve_.empty() ? liveNodes(prod_) : liveNodes(prod_, serve_);
     std::unordered_set<const Value *> outputs(prod_.outputs().begin(), prod_.outputs().end());
     for (const auto &node : prod_.nodes()) {
       vn.numberNode(*node);
@@ -255,6 +256,7 @@ private:
   const Graph &ref_, &prod_;
   GraphStructure refStructure_{ref_}, prodStructure_{prod_};  // Note [Graph structure]
   const ProverLimits &limits_;
+  const std::vector<bool> &serve_;
   CutPoints &out_;
   std::unordered_set<int> refNumbers_, shared_, matrixProducts_;
   std::unordered_set<const Value *> constants_;
@@ -269,9 +271,10 @@ private:
 
 }  // namespace
 
-CutPoints findCutPoints(const Graph &ref, const Graph &prod, const ProverLimits &limits) {
+CutPoints findCutPoints(const Graph &ref, const Graph &prod, const ProverLimits &limits,
+                        const std::vector<bool> &serve) {
   CutPoints out;
-  CutSearch search(ref, prod, limits, out);
+  CutSearch search(ref, prod, limits, serve, out);
   search.run();
   return out;
 }

@@ -87,6 +87,11 @@ struct CutPoints {
 // Execute: number production against the reference node by node, proving
 //          candidates for each unmatched value as it is reached (Note [Cut points]).
 // Result: the proven pairs and the numbering they give both graphs.
-CutPoints findCutPoints(const Graph &reference, const Graph &production, const ProverLimits &limits);
+// `serve`: the outputs the cuts are for (empty: all); a value in no served
+// output's cone is numbered but offered no candidates (check.cpp serves only
+// the outputs the prover will see: most of a 64-layer pair's time went to
+// cuts for outputs that running the code had refuted already).
+CutPoints findCutPoints(const Graph &reference, const Graph &production, const ProverLimits &limits,
+                        const std::vector<bool> &serve = {});
 
 }  // namespace torchtv

@@ -41,36 +41,75 @@ std::optional<int64_t> indexedDimSize(const Node &node, const IndexOperand &ix) 
   return into->type.shape[dim].size();
 }
 
+using Uses = std::map<const Value *, std::vector<std::pair<const Node *, size_t>>>;
+
+// Whether `node` passes operand 0's elements on unchanged (Note [Input domains]).
+bool movesElements(const Node &node) {
+  return opProps(node.op).elements != ElementMap::None || convertsDType(node.op);
+}
+
+// Calls use(node, operand position) on each use of `v` and of the values that
+// only move its elements.
+template <class Use>
+void forEachUse(const Value *v, const Uses &uses, const Use &use) {
+  std::vector<const Value *> todo = {v};
+  while (!todo.empty()) {
+    auto it = uses.find(todo.back());
+    todo.pop_back();
+    if (it == uses.end()) continue;
+    for (auto [node, pos] : it->second) {
+      if (pos == 0 && movesElements(*node)) todo.insert(todo.end(), node->outputs.begin(), node->outputs.end());
+      else use(*node, pos);
+    }
+  }
+}
+
+// A graph input, or its elements moved.
+bool straightFromInput(const Value *v) {
+  while (v->producer) {
+    if (!movesElements(*v->producer) || v->producer->inputs.empty() || !v->producer->inputs[0]) return false;
+    v = v->producer->inputs[0];
+  }
+  return true;
+}
+
+const std::string *argName(const Node &node, size_t pos) {
+  if (!node.schema) return nullptr;
+  std::vector<const ArgSpec *> args = node.schema->operandArgs(node.inputs.size());
+  return pos < args.size() ? &args[pos]->name : nullptr;
+}
+
 }  // namespace
 
 std::vector<InputDomain> inputDomains(const Graph &g) {
-  // Each value's uses: (node, operand position).
-  std::map<const Value *, std::vector<std::pair<const Node *, size_t>>> uses;
+  Uses uses;
   for (const auto &n : g.nodes())
     for (size_t i = 0; i < n->inputs.size(); ++i)
       if (n->inputs[i]) uses[n->inputs[i]].emplace_back(n.get(), i);
   std::vector<InputDomain> domains;
   for (const Value *input : g.inputs()) {
     InputDomain d;
-    std::vector<const Value *> todo = {input};
-    while (!todo.empty()) {
-      const Value *v = todo.back();
-      todo.pop_back();
-      for (auto [node, pos] : uses[v]) {
-        OpProps props = opProps(node->op);
-        if (pos == 0 && (props.elements != ElementMap::None || convertsDType(node->op))) {
-          todo.insert(todo.end(), node->outputs.begin(), node->outputs.end());
-          continue;
-        }
-        if (!node->schema) continue;
-        std::vector<const ArgSpec *> args = node->schema->operandArgs(node->inputs.size());
-        const std::string &arg = args.at(pos)->name;
-        if (props.indexes && arg == props.indexes->index)
-          if (auto size = indexedDimSize(*node, *props.indexes); size && *size > 0)
-            d.indexBound = std::min(d.indexBound.value_or(*size), *size);
-        if (!props.positiveArg.empty() && arg == props.positiveArg) d.positive = true;
-      }
-    }
+    bool floating = isFloating(input->type.dtype);
+    forEachUse(input, uses, [&](const Node &node, size_t pos) {
+      OpProps props = opProps(node.op);
+      const std::string *arg = argName(node, pos);
+      if (!arg) return;
+      if (props.indexes && *arg == props.indexes->index)
+        if (auto size = indexedDimSize(node, *props.indexes); size && *size > 0)
+          d.indexBound = std::min(d.indexBound.value_or(*size), *size);
+      if (!props.positiveArg.empty() && *arg == props.positiveArg) d.positive = true;
+      if (!floating) return;
+      if (props.masks && !props.masks->summand && *arg == props.masks->arg) d.additiveMask = true;
+      // Added to something computed (the scores), and the sum goes into a softmax.
+      if (node.op == "aten::add.Tensor" && pos < 2 && node.inputs.size() >= 2 && node.inputs[1 - pos] &&
+          !straightFromInput(node.inputs[1 - pos]))
+        forEachUse(node.outputs.at(0), uses, [&](const Node &sink, size_t at) {
+          OpProps sinkProps = opProps(sink.op);
+          const std::string *sinkArg = argName(sink, at);
+          if (sinkArg && sinkProps.masks && sinkProps.masks->summand && *sinkArg == sinkProps.masks->arg)
+            d.additiveMask = true;
+        });
+    });
     domains.push_back(d);
   }
   return domains;
@@ -79,6 +118,12 @@ std::vector<InputDomain> inputDomains(const Graph &g) {
 bool anyDomain(const std::vector<InputDomain> &domains) {
   return std::any_of(domains.begin(), domains.end(),
                      [](const InputDomain &d) { return d.indexBound || d.positive; });
+}
+
+bool anyMask(const Graph &g, const std::vector<InputDomain> &domains) {
+  for (size_t i = 0; i < g.inputs().size() && i < domains.size(); ++i)
+    if (g.inputs()[i]->type.dtype == DType::Bool || domains[i].additiveMask) return true;
+  return false;
 }
 
 }  // namespace torchtv

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "src/sem/term.h"
@@ -42,12 +43,77 @@ long double integerIn(std::mt19937_64 &rng, DType d, IntegerRange range) {
   return static_cast<long double>(sem::wrapToDType(static_cast<int64_t>(rng()), d));
 }
 
+constexpr double kF16Largest = 65504.0;
+
+// The smallest normal value of a floating dtype.
+double smallestNormalOf(DType d) {
+  switch (d) {
+  case DType::F16: return 6.103515625e-05;
+  case DType::BF16:
+  case DType::F32: return std::numeric_limits<float>::min();
+  default: return std::numeric_limits<double>::min();
+  }
+}
+
+// What an additive mask holds where it masks (Note [Input domains]): -1e9,
+// f16's finfo.min in f16.
+double maskedValue(DType d) { return sem::roundToDType(d == DType::F16 ? -kF16Largest : -1e9, d); }
+
+// The mask distribution's rows (Note [Input domains]): all kept, all masked,
+// exactly one kept, random; which row starts the cycle varies per tensor.
+class MaskRows {
+public:
+  MaskRows(std::mt19937_64 &rng, int64_t row) : rng_(rng), row_(row), phase_(rng() % 4) {}
+  bool kept(int64_t i) {
+    if (i % row_ == 0) {
+      pattern_ = (i / row_ + phase_) % 4;
+      one_ = static_cast<int64_t>(rng_() % static_cast<uint64_t>(row_));
+    }
+    switch (pattern_) {
+    case 0: return true;
+    case 1: return false;
+    case 2: return i % row_ == one_;
+    default: return (rng_() & 1) != 0;
+    }
+  }
+
+private:
+  std::mt19937_64 &rng_;
+  int64_t row_;
+  uint64_t phase_;
+  uint64_t pattern_ = 0;
+  int64_t one_ = 0;
+};
+
+// One value of the edge distribution (Note [Input domains]): +-0, a
+// subnormal, near the largest finite value (f16 only: near f32's largest the
+// confirmer cannot tell rounding from a difference), the row's previous value
+// (a tie), else normal. Never inf or NaN.
+double edgeValue(std::mt19937_64 &rng, std::normal_distribution<double> &normal, DType d, double previous) {
+  double sign = rng() % 2 ? -1.0 : 1.0;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  switch (rng() % 8) {
+  case 0: return sign * 0.0;
+  case 1: return sign * smallestNormalOf(d) * unit(rng);
+  case 2: return d == DType::F16 ? sign * kF16Largest * (1.0 - 0.5 * unit(rng)) : normal(rng);
+  case 3: return previous;
+  default: return normal(rng);
+  }
+}
+
 }  // namespace
 
 const char *inputKindName(int kind) {
-  static const char *names[] = {"normal", "small integers, indices in range", "tiny values", "large values",
-                                "rows of equal values", "special values", "indices and arguments in their domains"};
-  return kind >= 0 && kind <= kDomainKind ? names[kind] : "?";
+  static const char *names[] = {"normal",
+                                "small integers, indices in range",
+                                "tiny values",
+                                "large values",
+                                "rows of equal values",
+                                "special values",
+                                "indices and arguments in their domains",
+                                "masks (rows all kept, all masked, one kept; additive as 0 or -1e9)",
+                                "edge values (+-0, subnormals, ties, f16 near its largest)"};
+  return kind >= 0 && kind <= kEdgeKind ? names[kind] : "?";
 }
 
 bool withinEvalBudget(const Graph &ref, const Graph &prod) {
@@ -62,21 +128,32 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
   const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0};
   for (size_t slot = 0; slot < g.inputs().size(); ++slot) {
     const Value *v = g.inputs()[slot];
-    const InputDomain *domain = kind == kDomainKind && domains ? &domains->at(slot) : nullptr;
+    const InputDomain *domain = kind >= kDomainKind && domains ? &domains->at(slot) : nullptr;
     eval::EvalTensor t{v->type, {}};
     auto n = numel(v->type.shape);
     if (!n) throw eval::EvalError("symbolic input shape");
     int64_t row = v->type.shape.empty() || !v->type.shape.back().isConcrete() ? 1 : std::max<int64_t>(v->type.shape.back().size(), 1);
     double rowValue = 0;
+    // Constructed for masks only: it draws, and the other kinds' draws stay as they were.
+    std::optional<MaskRows> masks;
+    if (kind == kMaskKind && (v->type.dtype == DType::Bool || (domain && domain->additiveMask))) masks.emplace(rng, row);
     for (int64_t i = 0; i < *n; ++i) {
       long double x;
-      if (domain && domain->indexBound && !isFloating(v->type.dtype)) {
+      if (masks) {
+        bool kept = masks->kept(i);
+        x = v->type.dtype == DType::Bool ? (kept ? 1 : 0) : (kept ? 0.0 : maskedValue(v->type.dtype));
+      } else if (kind == kEdgeKind && isFloating(v->type.dtype)) {
+        double e = edgeValue(rng, normal, v->type.dtype, i % row == 0 ? normal(rng) : rowValue);
+        if (domain && domain->positive) e = std::fabs(e);
+        rowValue = sem::roundToDType(e, v->type.dtype);
+        x = rowValue;
+      } else if (domain && domain->indexBound && !isFloating(v->type.dtype)) {
         x = static_cast<long double>(rng() % static_cast<uint64_t>(*domain->indexBound));
       } else if (domain && domain->positive && isFloating(v->type.dtype)) {
         x = sem::roundToDType(std::fabs(normal(rng)) + 1e-2, v->type.dtype);
       } else if (!isFloating(v->type.dtype)) {
         x = integerIn(rng, v->type.dtype,
-                      kind == 3 || kind == 5 ? IntegerRange::Wide : kind == 1 ? IntegerRange::Index : IntegerRange::Small);
+                      kind == 3 || kind == 5 || kind == kEdgeKind ? IntegerRange::Wide : kind == 1 ? IntegerRange::Index : IntegerRange::Small);
       } else {
         switch (kind) {
         case 1: x = static_cast<double>(static_cast<int64_t>(rng() % 7) - 3); break;
@@ -101,10 +178,16 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
 std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
                                              CounterexampleConfirmer &confirmer) {
   if (!withinEvalBudget(ref, prod)) return {};
-  // The domain distribution right after the normal one, where it differs from it (Note [Input domains]).
+  // The domain distribution right after the normal one, where it differs
+  // from it; masks and edges last, where there are masks and floats
+  // (Note [Input domains]).
   std::vector<InputDomain> domains = inputDomains(ref);
-  std::vector<int> order = {0, kDomainKind, 1, 2, 3, 4};
-  if (!anyDomain(domains)) order.erase(order.begin() + 1);
+  std::vector<int> order = {0};
+  if (anyDomain(domains)) order.push_back(kDomainKind);
+  order.insert(order.end(), {1, 2, 3, 4});
+  if (anyMask(ref, domains)) order.push_back(kMaskKind);
+  if (std::any_of(ref.inputs().begin(), ref.inputs().end(), [](const Value *v) { return isFloating(v->type.dtype); }))
+    order.push_back(kEdgeKind);
   std::vector<Refutation> found;
   std::vector<size_t> open = outputs;
   for (unsigned seed = 0; seed < 2; ++seed) {

@@ -42,10 +42,16 @@ std::optional<Refutation> refuteByModel(const Graph &ref, const Graph &prod, con
 // range), 2 tiny (1e-3), 3 large (x30), 4 rows of equal values, 5 special
 // values (NaN, +-inf, +-0.0) mixed into normal ones, kDomainKind each input in
 // its domain (`domains`, from inputDomains(g): Note [Input domains]), else
-// normal. Integer tensors take [-5, 5] but in kinds 1, 3 and 5 (and in the
-// domain kind where they index).
+// normal; kMaskKind masks (bool inputs and additive masks) in rows all kept,
+// all masked, one kept and random, the rest as in kDomainKind; kEdgeKind
+// floats from +-0, subnormals, ties with the row's previous value, f16 values
+// near 65504, and normal ones (never inf or NaN: Note [Input domains]), the
+// rest as in kDomainKind. Integer tensors take [-5, 5] but in
+// kinds 1, 3, 5 and kEdgeKind (and in the domain kinds where they index).
 constexpr int kInputKinds = 6;  // the kinds before kDomainKind, which need no domains
 constexpr int kDomainKind = 6;
+constexpr int kMaskKind = 7;
+constexpr int kEdgeKind = 8;
 std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind,
                                            const std::vector<InputDomain> *domains = nullptr);
 // How a refutation names the distribution that found it: "normal", ...

@@ -184,6 +184,49 @@ TEST_CASE("the cut candidate at the same post-dominator position is tried first,
   CHECK(c.result.verdict == Verdict::Equivalent);
 }
 
+TEST_CASE("the search serves only the outputs asked for; past the evaluation budget, not those the runs refute") {
+  // Two outputs: y, after the recomputed probabilities (a cut), and z, computed alike on both sides.
+  std::string text = softmaxPair("aten::tanh(%o)", 2048);
+  for (const char *side : {"graph @reference", "graph @production"}) {
+    size_t at = text.find(side);
+    size_t sig = text.find("-> (f32[2,2048,2048])", at);
+    text.replace(sig, 21, "-> (f32[2,2048,2048], f32[2,2048,2048])");
+    size_t ret = text.find("  return %y", at);
+    text.replace(ret, 11, "  %zz: f32[2,2048,2048] = aten::neg(%v)\n  return %y, %zz");
+  }
+  Module m = parseModule(text, "served.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  CHECK(findCutPoints(ref, prod, ProverLimits{}, {true, false}).cuts.size() >= 1);
+  CutPoints none = findCutPoints(ref, prod, ProverLimits{}, {false, true});
+  CHECK(none.cuts.empty());
+  CHECK(none.attempts == 0);
+
+  // Running the code refuted y (Note [Cross-checks]): no cut is searched for it, and it ends
+  // not_equivalent by the runs; without that evidence the same search proves it.
+  CaptureEvidence capture;
+  capture.eager = EagerEvidence{};
+  capture.eager->ran = true;
+  capture.eager->reducedShapes = true;
+  EagerOutputCheck y;
+  y.output = "y";
+  y.draws = 1;
+  y.bitwiseEqual = false;
+  y.elementsDiffer = 1;
+  y.beyondRounding = "small_inputs(): differs by 1";
+  capture.eager->outputs = {y};
+  CheckOptions options;
+  options.normalization = Normalization::Off;
+  options.capture = &capture;
+  CheckResult refuted = checkGraphs(ref, prod, options);
+  CHECK(refuted.stats.cutPointAttempts == 0);
+  CHECK(refuted.outputs.at(0).verdict == Verdict::NotEquivalent);
+  CHECK(refuted.outputs.at(1).verdict == Verdict::Equivalent);
+  options.capture = nullptr;
+  CheckResult proven = checkGraphs(ref, prod, options);
+  CHECK(proven.stats.cutPointAttempts > 0);
+  CHECK(proven.outputs.at(0).verdict == Verdict::Equivalent);
+}
+
 TEST_CASE("without the search the same pair is decided as before, with no cut") {
   Checked c = check(softmaxPair("aten::tanh(%o)"), CutPointSearch::Off);
   CHECK(c.result.stats.cutPoints == 0);

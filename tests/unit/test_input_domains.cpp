@@ -1,5 +1,8 @@
-// Note [Input domains]: which inputs random refutation draws in range or positive.
+// Note [Input domains]: which inputs random refutation draws in range, positive, as masks; the edge values.
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
 
 #include "ir/text_format.h"
 #include "src/verify/input_domains.h"
@@ -51,6 +54,101 @@ graph @g(%x: f32[4], %k: i64[4]) -> (f32[4], i64[4]) {
 }
 )", "plain.tvir");
   CHECK(!anyDomain(inputDomains(*m.graphs.at(0))));
+}
+
+}  // namespace torchtv
+
+namespace torchtv {
+
+TEST_CASE("input domains: additive masks added into a softmax's input or attention's attn_mask, not the scores") {
+  Module m = parseModule(R"(
+graph @g(%q: f32[4,4], %k: f32[4,4], %am: f32[4,4], %bias: f32[4,4], %keep: bool[4,4], %x: f32[4,4]) -> (f32[4,4], f32[4,4], f32[4,4], f32[4,4]) {
+  %kt: f32[4,4] = aten::t(%k)
+  %s: f32[4,4] = aten::mm(%q, %kt)
+  %m: f32[4,4] = aten::view(%am) {size=[4,4]}
+  %sm: f32[4,4] = aten::add.Tensor(%s, %m) {alpha=1}
+  %p: f32[4,4] = aten::_softmax(%sm) {dim=-1, half_to_float=false}
+  %xb: f32[4,4] = aten::add.Tensor(%x, %bias) {alpha=1}
+  %p2: f32[4,4] = aten::_softmax(%xb) {dim=-1, half_to_float=false}
+  %lo: f32[] = aten::scalar_tensor() {s=-3.4028234663852886e+38, dtype=f32}
+  %f: f32[4,4] = aten::where.self(%keep, %x, %lo)
+  %e: f32[4,4] = aten::add.Tensor(%s, %x) {alpha=1}
+  return %p, %p2, %f, %e
+}
+)", "masks.tvir");
+  const Graph &g = *m.graphs.at(0);
+  std::vector<InputDomain> d = inputDomains(g);
+  REQUIRE(d.size() == 6);
+  CHECK(d[2].additiveMask);   // added (through a view) to computed scores, then a softmax
+  CHECK(!d[0].additiveMask);  // feeds the scores
+  CHECK(!d[3].additiveMask);  // added to another input: which one is the mask is not known
+  CHECK(!d[5].additiveMask);  // added to the scores, but no softmax follows
+  CHECK(!anyDomain(d));       // masks are not drawn by the domain distribution
+  CHECK(anyMask(g, d));
+
+  std::vector<eval::EvalTensor> in = randomInputs(g, kRefuteSeed, kMaskKind, &d);
+  const long double lowest = -1e9L;  // not f32's finfo.min (Note [Input domains])
+  // Four rows or more: one all kept, one all masked, one with one key kept.
+  int maskedRows = 0, keptRows = 0, oneKeptRows = 0, falseRows = 0, trueRows = 0;
+  for (int r = 0; r < 4; ++r) {
+    int masked = 0, kept = 0;
+    for (int c = 0; c < 4; ++c) {
+      long double v = in[2].values[r * 4 + c];
+      CHECK((v == 0 || v == lowest));
+      masked += v == lowest;
+      long double b = in[4].values[r * 4 + c];
+      CHECK((b == 0 || b == 1));
+      kept += b == 1;
+    }
+    maskedRows += masked == 4;
+    keptRows += masked == 0;
+    oneKeptRows += masked == 3;
+    falseRows += kept == 0;
+    trueRows += kept == 4;
+  }
+  CHECK(maskedRows > 0);
+  CHECK(keptRows > 0);
+  CHECK(oneKeptRows > 0);
+  CHECK(falseRows > 0);
+  CHECK(trueRows > 0);
+  for (long double v : in[5].values) CHECK(std::isfinite(v));  // not a mask: normal
+  CHECK(std::string(inputKindName(kMaskKind)).rfind("masks", 0) == 0);
+}
+
+TEST_CASE("input domains: the edge distribution draws finite edges: +-0, subnormals, ties, f16 near its largest") {
+  Module m = parseModule(R"(
+graph @g(%x: f32[64,16], %h: f16[64,16], %v: f32[64]) -> (f32[64,16], f16[64,16], f32[64]) {
+  %r: f32[64] = aten::rsqrt(%v)
+  return %x, %h, %r
+}
+)", "edges.tvir");
+  const Graph &g = *m.graphs.at(0);
+  std::vector<InputDomain> d = inputDomains(g);
+  std::vector<eval::EvalTensor> in = randomInputs(g, kRefuteSeed, kEdgeKind, &d);
+  int zeros = 0, negZeros = 0, subnormals = 0, huge = 0, ties = 0;  // ties of nonzero values
+  for (size_t i = 0; i < in[0].values.size(); ++i) {
+    long double v = in[0].values[i];
+    REQUIRE(std::isfinite(v));
+    zeros += v == 0;
+    negZeros += v == 0 && std::signbit(v);
+    subnormals += v != 0 && std::fabs(v) < std::numeric_limits<float>::min();
+    huge += std::fabs(v) > 1e38L;
+    ties += i % 16 != 0 && v != 0 && v == in[0].values[i - 1];
+  }
+  CHECK(negZeros > 0);
+  CHECK(zeros > negZeros);
+  CHECK(subnormals > 0);
+  CHECK(huge == 0);  // near f32's largest, double cannot tell rounding from a difference
+  CHECK(ties > 0);
+  for (long double v : in[1].values) CHECK((std::isfinite(v) && std::fabs(v) <= 65504));
+  bool halfSubnormal = false, halfHuge = false;
+  for (long double v : in[1].values) {
+    halfSubnormal = halfSubnormal || (v != 0 && std::fabs(v) < 6.103515625e-05L);
+    halfHuge = halfHuge || std::fabs(v) >= 32752;
+  }
+  CHECK(halfSubnormal);
+  CHECK(halfHuge);
+  for (long double v : in[2].values) CHECK(!std::signbit(v));  // rsqrt's operand stays in its domain
 }
 
 }  // namespace torchtv
