@@ -1,7 +1,7 @@
 #include "src/verify/counterexample.h"
 
 #include "src/verify/localize.h"
-#include "src/verify/replay_confirm.h"
+#include "src/verify/counterexample_replay.h"
 #include "src/verify/shrink.h"
 
 namespace torchtv {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "src/verify/confirm.h"
+#include "src/verify/counterexample_confirm.h"
 #include "src/verify/refute.h"
 #include "src/verify/verdict.h"
 
