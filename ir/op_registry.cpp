@@ -190,7 +190,7 @@ const OpEntry kOps[] = {
     {R"(aten::_scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0., bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset))", ShapeRule::Declared},
     {R"(aten::_scaled_dot_product_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? attn_bias, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor))", ShapeRule::Declared},
 
-    // ---- Index ops (issue 4: nll_loss, embedding, attention). Semantics: src/sem/index.cpp.
+    // ---- Index ops (issue 4: nll_loss, embedding, attention). Semantics: src/sem/index_ops.cpp.
     {R"(aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)", ShapeRule::Gather},
     {R"(aten::index_select(Tensor self, int dim, Tensor index) -> Tensor)", ShapeRule::IndexSelect},
     {R"(aten::one_hot(Tensor self, int num_classes=-1) -> Tensor)", ShapeRule::OneHot},

@@ -21,32 +21,48 @@
 namespace torchtv::cli {
 
 void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
+  CheckOptions &check = options.check;
   cmd.add_option("--fusions", options.fusionsDir, "Folder of .tvir definitions of fused/custom ops to expand");
-  cmd.add_flag("--no-normalize", options.noNormalize,
-               "Match the graphs as written (no normalization, no expansion)");
-  cmd.add_option("--timeout", options.timeout,
+  cmd.add_flag_callback("--no-normalize", [&check] { check.normalization = Normalization::Off; },
+                        "Match the graphs as written (no normalization, no expansion)");
+  cmd.add_option("--timeout", check.timeoutSeconds,
                  "Global time limit in seconds (0: none); what is left undecided is unknown")
       ->check(atLeast(0, "seconds", "0: no limit"));
-  cmd.add_option("--rlimit", options.rlimit, "Z3 resource limit per query (deterministic)")
+  cmd.add_option("--rlimit", check.rlimit, "Z3 resource limit per query (deterministic)")
       ->capture_default_str()
       ->check(atLeast(0, "Z3 resource units", "0: no limit", true));
-  cmd.add_option("--solver-memory", options.solverMemoryMB,
+  cmd.add_option("--solver-memory", check.solverMemoryMB,
                  "Memory cap in MiB of each Z3 query (0: none); past it the query is unknown")
       ->capture_default_str()
       ->check(atLeast(0, "MiB", "0: no limit", true));
-  cmd.add_flag("--assume-rounded-constants", options.assumeRoundedConstants,
+  cmd.add_flag("--assume-rounded-constants", check.assumeRoundedConstants,
                "Level real: take constants that differ by about one rounding (1/sqrt(8) and sqrt(8) as doubles) "
                "for roundings of one real; reported as an assumption");
-  cmd.add_flag("--self-check", options.selfCheck,
-               "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
-  cmd.add_flag("--monolithic", options.monolithic,
-               "Benchmark baseline, not for use: no structural matching, each output's whole graph in one "
-               "Z3 query, bounded by --timeout (give --rlimit 0 for no per-query limit)")
+  cmd.add_flag_callback("--self-check", [&check] { check.selfCheck = SelfCheckMode::On; },
+                        "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
+  cmd.add_flag_callback("--monolithic", [&check] { check.strategy = Strategy::Monolithic; },
+                        "Benchmark baseline, not for use: no structural matching, each output's whole graph in one "
+                        "Z3 query, bounded by --timeout (give --rlimit 0 for no per-query limit)")
       ->group("Benchmark baselines");
-  cmd.add_flag("--no-cut-points", options.noCutPoints,
-               "Benchmark baseline: do not merge intermediate values proven equal before deciding outputs")
+  cmd.add_flag_callback("--no-cut-points", [&check] { check.cutPoints = CutPointSearch::Off; },
+                        "Benchmark baseline: do not merge intermediate values proven equal before deciding outputs")
       ->group("Benchmark baselines");
   addCacheOptions(cmd, options.cache, options.noCache);
+}
+
+namespace {
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir) {
+  FusionLibrary lib = bundledFusions();
+  if (!userDir.empty()) lib.loadDirectory(userDir, FusionOrigin::User);
+  // The text is only consulted for `# FAITHFUL` marks, which only .tvir files carry.
+  for (const Module *m : inputs)
+    if (m) lib.addModule(*m, FusionOrigin::User, endsWith(m->path, ".tvir") ? readFile(m->path) : "");
+  return lib;
 }
 
 int worseExitCode(int a, int b) {
@@ -117,7 +133,8 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
                   const OutputOptions &given) {
   ctx.version = versionString();
   OutputOptions options = given;
-  options.selfCheckAsked = engine.selfCheck;
+  options.selfCheckAsked = engine.check.selfCheck == SelfCheckMode::On;
+  const double timeout = engine.check.timeoutSeconds;  // 0: none
   auto started = std::chrono::steady_clock::now();
   auto elapsed = [started] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -125,7 +142,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
   auto outOfTime = [&](const std::string &when) {
     CheckResult late;
     late.verdict = Verdict::Unknown;
-    late.reason = "the global time limit of " + fmt::format("{:g}", engine.timeout) + " s ran out " + when +
+    late.reason = "the global time limit of " + fmt::format("{:g}", timeout) + " s ran out " + when +
                   " (Note [Watchdog])";
     late.stats.seconds = elapsed();
     return late;
@@ -142,19 +159,12 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
                  prod.name(), prod.nodes().size());
     // What the loading left; when it left nothing, the engine still gets a moment: what
     // matches structurally needs no solver time, and the rest becomes unknown, naming the limit.
-    double left = engine.timeout > 0 ? std::max(engine.timeout - elapsed(), 1e-3) : 0;  // 0: no limit
+    double left = timeout > 0 ? std::max(timeout - elapsed(), 1e-3) : 0;  // 0: no limit
     FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir);
-    CheckOptions checkOptions;
+    CheckOptions checkOptions = engine.check;
     checkOptions.require = options.require;
     checkOptions.fusions = &fusions;
-    checkOptions.normalization = engine.noNormalize ? Normalization::Off : Normalization::On;
     checkOptions.timeoutSeconds = left;
-    checkOptions.rlimit = engine.rlimit;
-    checkOptions.assumeRoundedConstants = engine.assumeRoundedConstants;
-    checkOptions.solverMemoryMB = engine.solverMemoryMB;
-    checkOptions.selfCheck = engine.selfCheck ? SelfCheckMode::On : SelfCheckMode::Off;
-    checkOptions.strategy = engine.monolithic ? Strategy::Monolithic : Strategy::Structural;
-    checkOptions.cutPoints = engine.noCutPoints ? CutPointSearch::Off : CutPointSearch::On;
     if (pair.evidence) checkOptions.capture = &*pair.evidence;
     checkOptions.progress = [&progress](const char *stage, size_t decided, size_t total) {
       progress.update(stage, decided, total);
@@ -175,7 +185,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     ctx.useGraphsOf(result, ref, prod);
   } catch (const InputError &e) {
     // A capture stopped by the global limit (verify gives it at most --timeout).
-    if (engine.timeout > 0 && elapsed() >= engine.timeout) result = outOfTime("while capturing or reading the graphs");
+    if (timeout > 0 && elapsed() >= timeout) result = outOfTime("while capturing or reading the graphs");
     else result = errorResult(e.message(), e.pos().str());
   }
   progress.stop();

@@ -76,19 +76,17 @@ std::string versionString();
 // production graph lives in another file, the production module.
 using ModuleLoader = std::function<std::pair<std::unique_ptr<Module>, std::unique_ptr<Module>>()>;
 
-// How the engine works: which definitions it expands, whether it normalizes.
+// How the engine works, as the command line sets it: the engine's own options
+// (CheckOptions, whose defaults are the engine's) and what only the CLI
+// resolves into them (a folder of definitions, a cache location).
 struct EngineOptions {
+  // --no-normalize, --timeout, --rlimit, --solver-memory, --self-check,
+  // --assume-rounded-constants, --monolithic, --no-cut-points. decideAndEmit
+  // fills in the rest (the fusions, the time left, the capture's evidence).
+  CheckOptions check;
   std::string fusionsDir;  // --fusions DIR
-  bool noNormalize = false;
-  double timeout = 0;         // --timeout, seconds; 0: none
-  unsigned rlimit = 1000000;  // --rlimit, per Z3 query
-  unsigned solverMemoryMB = 4096;  // --solver-memory, MiB per Z3 query
-  bool selfCheck = false;     // --self-check
-  bool assumeRoundedConstants = false;  // --assume-rounded-constants (Note [Rounded constants])
-  bool monolithic = false;    // --monolithic: the benchmark baseline
-  bool noCutPoints = false;   // --no-cut-points: measure what cut points bring
-  std::string cache;          // --cache PATH|redis://HOST:PORT/DB (Note [Proof cache])
-  bool noCache = false;       // --no-cache
+  std::string cache;       // --cache PATH|redis://HOST:PORT/DB (Note [Proof cache])
+  bool noCache = false;    // --no-cache
 };
 void addEngineOptions(CLI::App &cmd, EngineOptions &options);
 // --cache and --no-cache (Note [Proof cache]); the cache they choose, never

@@ -9,7 +9,6 @@
 #include "ir/diagnostic.h"
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
-#include "src/normalize/normalize.h"
 #include "src/report/source_paths.h"
 #include "src/util/atomic_file.h"
 
@@ -69,21 +68,6 @@ void addInputsOption(CLI::App &cmd, std::string &inputs) {
   cmd.add_option("--inputs", inputs,
                  "Types of the user inputs of .pt/.pt2 files, comma-separated, e.g. 'f32[3,5],f32[5]' "
                  "(required for TorchScript, which stores no shapes; checked against a .pt2)");
-}
-
-namespace {
-bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-}  // namespace
-
-FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir) {
-  FusionLibrary lib = bundledFusions();
-  if (!userDir.empty()) lib.loadDirectory(userDir, FusionOrigin::User);
-  // The text is only consulted for `# FAITHFUL` marks, which only .tvir files carry.
-  for (const Module *m : inputs)
-    if (m) lib.addModule(*m, FusionOrigin::User, endsWith(m->path, ".tvir") ? readFile(m->path) : "");
-  return lib;
 }
 
 namespace {

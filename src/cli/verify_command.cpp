@@ -95,7 +95,8 @@ Command addVerifyCommand(CLI::App &app) {
             ctx.referencePath = ctx.productionPath = pair;
             // The capture comes first, so what is left of --timeout is all of it (Note [Time budget]).
             CaptureOptions capture = args->capture;
-            if (args->engine.timeout > 0) capture.timeoutSeconds = std::min(capture.timeoutSeconds, args->engine.timeout);
+            const double timeout = args->engine.check.timeoutSeconds;
+            if (timeout > 0) capture.timeoutSeconds = std::min(capture.timeoutSeconds, timeout);
             auto load = [&] {
               std::unique_ptr<cache::ProofCache> store = openProofCache(args->engine.cache, args->engine.noCache);
               CaptureCache captures(store.get(), pair, capture);

@@ -1,6 +1,7 @@
 // Concrete evaluation of a graph through the per-element semantics (src/sem):
-// the evaluator that confirms counterexamples and runs the self-check until the
-// LibTorch replay (src/torch/replay.h) takes over (see src/verify/confirm.h).
+// the evaluator that confirms counterexamples and runs the self-check on the
+// compared graphs; LibTorch (src/torch/replay.h) then reruns a counterexample on
+// the original graphs (Note [Replaying counterexamples], src/verify/counterexample_replay.h).
 #pragma once
 
 #include <cmath>

@@ -126,9 +126,8 @@ std::optional<Value *> buildPattern(const Pattern &p, const RuleBindings &b, Rew
 }
 
 bool applyRules(Rewriter &rw, const RuleSet &rules) {
-  bool changed = false;
-  for (Node *n : rw.snapshot()) {
-    if (rw.isReplaced(n) || n->outputs.size() != 1) continue;
+  return rw.rewriteEach([&](Node *n) {
+    if (n->outputs.size() != 1) return false;
     Value *root = n->outputs[0];
     for (const Rule &r : rules.rules()) {
       // Note [Levels of rewrites]: only bitwise rules canonicalize.
@@ -150,12 +149,10 @@ bool applyRules(Rewriter &rw, const RuleSet &rules) {
       }
       if (!out || (*out)->type != root->type) continue;
       rw.replace(root, *out);
-      rw.markReplaced(n);
-      changed = true;
-      break;
+      return true;
     }
-  }
-  return changed;
+    return false;
+  });
 }
 
 }  // namespace torchtv

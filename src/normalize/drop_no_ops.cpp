@@ -70,15 +70,12 @@ bool allTrueMask(Rewriter &rw, const Node &n) {
 }  // namespace
 
 bool dropNoOps(Rewriter &rw) {
-  bool changed = false;
-  for (Node *n : rw.snapshot()) {
-    if (rw.isReplaced(n) || !isNoOp(*n)) continue;
-    if (n->outputs.size() == 2 && !allTrueMask(rw, *n)) continue;
+  return rw.rewriteEach([&](Node *n) {
+    if (!isNoOp(*n)) return false;
+    if (n->outputs.size() == 2 && !allTrueMask(rw, *n)) return false;
     rw.replace(n->outputs[0], n->inputs[0]);
-    rw.markReplaced(n);
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace torchtv

@@ -14,16 +14,15 @@ namespace torchtv {
 // differ from what the definition returns) stays an uninterpreted op; why is
 // logged and kept in `misfits` (op -> why, the first call's).
 bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits) {
-  bool changed = false;
-  for (Node *n : rw.snapshot()) {
-    if (rw.isReplaced(n) || !lib.find(n->op)) continue;
+  return rw.rewriteEach([&](Node *n) {
+    if (!lib.find(n->op)) return false;
     std::string whyNot;
     auto inst = lib.instantiate(*n, &whyNot);
     if (!inst) {  // no definition covers this call: an uninterpreted op
       if (!whyNot.empty() && misfits.emplace(n->op, whyNot).second)
         spdlog::info("{} (result %{} of @{}) is not expanded, no definition fits it: {}", n->op,
                      n->outputs.empty() ? "" : n->outputs[0]->name, rw.graph().name(), whyNot);
-      continue;
+      return false;
     }
     const Graph &def = *inst->graph;
     // Definition inputs are the call's present operands, in order.
@@ -47,10 +46,8 @@ bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string,
       if (!inst->exact) rw.markReal(to);  // even when the definition returns an operand
       rw.replace(n->outputs[i], to);
     }
-    rw.markReplaced(n);
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace torchtv

@@ -68,18 +68,17 @@ bool isCanonicalFull(const Node &n) {
 }  // namespace
 
 bool foldConstants(Rewriter &rw) {
-  bool changed = false;
-  for (Node *n : rw.snapshot()) {
-    if (rw.isReplaced(n) || n->outputs.size() != 1) continue;
+  return rw.rewriteEach([&](Node *n) {
+    if (n->outputs.size() != 1) return false;
     Value *out = n->outputs[0];
     std::optional<double> v;
     bool real = rw.anyOutputReal(*n);
     if (isCanonicalFull(*n)) {
       auto exact = scalarFor(n->attr("fill_value").asDouble(), out->type.dtype);
-      if (exact && *exact == n->attr("fill_value")) continue;  // already canonical
+      if (exact && *exact == n->attr("fill_value")) return false;  // already canonical
       v = n->attr("fill_value").asDouble();
     } else if (n->op == "aten::empty_like") {
-      continue;  // uninitialized: never a constant
+      return false;  // uninitialized: never a constant
     } else if (auto own = fillValue(*n)) {
       v = own;
     } else if (movesElementsOnly(n->op) && n->inputs[0] && n->inputs[0]->producer &&
@@ -92,17 +91,15 @@ bool foldConstants(Rewriter &rw) {
       v = n->inputs[0]->producer->attr("fill_value").asDouble();
       real = real || rw.isReal(n->inputs[0]);
     }
-    if (!v) continue;
+    if (!v) return false;
     auto spec = fullSpec(out, *v);
-    if (!spec) continue;
+    if (!spec) return false;
     spec->loc = n->loc;
     Node *f = rw.build(*spec, real);
-    if (f->outputs[0]->type != out->type) continue;
+    if (f->outputs[0]->type != out->type) return false;
     rw.replace(out, f->outputs[0]);
-    rw.markReplaced(n);
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace torchtv

@@ -22,7 +22,7 @@ bool foldConstants(Rewriter &rw);                          // fold_constants.cpp
 // Scalar arguments of ops on floating tensors become floats.
 bool unifyScalarOverloads(Rewriter &rw);                   // unify_overloads.cpp
 // Mixed-dtype operands of promoting ops get an explicit _to_copy.
-bool makePromotionExplicit(Rewriter &rw);                  // promote_dtypes.cpp
+bool makePromotionExplicit(Rewriter &rw);                  // explicit_promotion.cpp
 // Inlines the definition of every op the library defines.
 bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits);  // expand_fusions.cpp
 bool applyRules(Rewriter &rw, const RuleSet &rules);       // apply_rules.cpp

@@ -50,6 +50,21 @@ public:
   // The current nodes, safe to iterate while nodes are added.
   std::vector<Node *> snapshot() const;
 
+  // The loop of a rewriting pass: each node of the current snapshot not yet
+  // replaced in this pass goes to `rewrite`, which returns true when it
+  // replaced the node's outputs (with replace()); the node is then marked
+  // replaced. Returns whether any node was (the pass changed the graph).
+  template <typename Rewrite>
+  bool rewriteEach(Rewrite rewrite) {
+    bool changed = false;
+    for (Node *n : snapshot()) {
+      if (isReplaced(n) || !rewrite(n)) continue;
+      markReplaced(n);
+      changed = true;
+    }
+    return changed;
+  }
+
 private:
   Graph &g_;
   OpResolver resolver_;

@@ -77,6 +77,20 @@ private:
   std::vector<Rule> rules_;
 };
 
+// Note [Rule functions]
+// A rule computes a right-side attribute, or guards itself, only through a
+// named function or predicate (`neg($c)`, `reciprocal($c)`, `if
+// power_of_two($c)`), never an expression written inline, as in DRR and egg:
+// the parser rejects any other name (rule_parser.cpp), so the arithmetic a
+// rule may do is this short list in rule_functions.cpp. Each is exact in the
+// attribute's own type for the values it accepts: negation always;
+// reciprocal only where the rule's predicate has checked the value is a power
+// of two (±2^k, |k| <= 126, whose reciprocal is exact in every float dtype;
+// reciprocal(0) does not apply). A function returning nullopt makes the rule
+// not apply at that node. Whether the rewrite holds for every listed dtype is
+// not taken on trust: test_rules.cpp proves every instance of every rule.
+// Adding a function: one name in isRuleFunction/isRulePredicate, its body in
+// callRuleFunction/callRulePredicate, and a rule that uses it (so it is proven).
 // Named attribute functions and predicates rules may use (rule_functions.cpp).
 bool isRuleFunction(const std::string &name);
 bool isRulePredicate(const std::string &name);

@@ -113,15 +113,7 @@ bool intScalarsToFloat(Rewriter &rw, Node *n) {
 }  // namespace
 
 bool unifyScalarOverloads(Rewriter &rw) {
-  bool changed = false;
-  for (Node *n : rw.snapshot()) {
-    if (rw.isReplaced(n)) continue;
-    if (tensorToScalar(rw, n) || intScalarsToFloat(rw, n)) {
-      rw.markReplaced(n);
-      changed = true;
-    }
-  }
-  return changed;
+  return rw.rewriteEach([&](Node *n) { return tensorToScalar(rw, n) || intScalarsToFloat(rw, n); });
 }
 
 }  // namespace torchtv

@@ -1,6 +1,6 @@
 // Per-element semantics of IR ops (Note [Symbolic terms]): one entry point,
 // one file per op family (elementwise.cpp, reduction.cpp, layout.cpp,
-// matmul.cpp, composite.cpp, index.cpp, attention.cpp, convolution.cpp).
+// matmul.cpp, composite.cpp, index_ops.cpp, attention.cpp, convolution.cpp).
 #pragma once
 
 #include <functional>
@@ -55,7 +55,7 @@ void addReductions(HandlerTable &t);
 void addLayout(HandlerTable &t);
 void addMatmul(HandlerTable &t);
 void addComposite(HandlerTable &t);
-void addIndex(HandlerTable &t);  // index.cpp: gather, index_select, embedding, nll_loss (issue 4)
+void addIndex(HandlerTable &t);  // index_ops.cpp: gather, index_select, embedding, nll_loss (issue 4)
 void addAttention(HandlerTable &t);  // attention.cpp: scaled_dot_product_attention
 void addConvolution(HandlerTable &t);  // convolution.cpp: convolution, pooling
 

@@ -25,6 +25,8 @@ enum class Arith { Ieee, Real };
 // limit (rlimit, deterministic, unlike wall-clock timeouts); the wall-clock
 // deadline only guards the whole run (--timeout).
 constexpr unsigned kDefaultRlimit = 1000000;
+// The wall-clock guard of one query (below the global deadline, if any).
+constexpr double kDefaultQuerySeconds = 10;
 // Sums over at most this many elements are unrolled at level real; longer
 // ones become uninterpreted functions of their (canonical) body, which is sound
 // for equality of identical bodies only.
@@ -41,7 +43,7 @@ constexpr unsigned kDefaultSolverMemoryMB = 4096;
 struct QueryOptions {
   unsigned rlimit = kDefaultRlimit;
   unsigned seed = 0;
-  double deadlineSeconds = 10;  // wall clock for this query, a guard only
+  double deadlineSeconds = kDefaultQuerySeconds;  // wall clock for this query, a guard only
   unsigned memoryMB = kDefaultSolverMemoryMB;  // Note [Solver memory cap]
 };
 

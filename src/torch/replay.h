@@ -42,7 +42,7 @@ public:
 bool canReplay(const OpSchema &schema);
 
 // Called before each node of `g` is run (a replay child reports where it is,
-// so that a crash can be named: Note [Replay isolation] in src/verify/replay_confirm.h).
+// so that a crash can be named: Note [Replay isolation] in src/verify/counterexample_replay.h).
 using ReplayObserver = std::function<void(const Graph &g, const Node &n)>;
 
 std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<ConcreteTensor> &inputs,

@@ -24,7 +24,7 @@
 //   output unknown (Note [Replaying counterexamples]): never not_equivalent
 //   without replay evidence.
 // - Replay runs in forked children that inherit the module loaded here (Note
-//   [Replay isolation] in src/verify/replay_confirm.h): a crash inside
+//   [Replay isolation] in src/verify/counterexample_replay.h): a crash inside
 //   LibTorch ends a child, not torchtv.
 // - It is never unloaded: Modules it built hold pointers into its code.
 #pragma once

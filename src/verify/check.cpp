@@ -11,20 +11,56 @@
 #include "src/match/value_numbering.h"
 #include "src/normalize/normalize.h"
 #include "src/sem/semantics.h"
+#include "src/verify/counterexample.h"
 #include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
 #include "src/verify/localize.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
 #include "src/verify/refute.h"
-#include "src/verify/replay_confirm.h"
 #include "src/verify/result_cache.h"
 #include "src/verify/self_check.h"
-#include "src/verify/shrink.h"
+
+// Note [Decision procedure]
+// checkGraphs, at the bottom of this file, is the whole procedure; each step
+// is a stage below, a function from a struct to a struct, in the order it
+// runs (docs/architecture.md describes them):
+//   normalizeStage   copies of both graphs, normalized (src/normalize)
+//   (result cache)   an unchanged, all-equivalent pair answered here (Note [Result cache])
+//   matchStage       value numbering, cut points (Note [Cut points]), which
+//                    outputs reach a real-level value or a cut
+//   classifyStage    per output: types differ, equal as written, equal after
+//                    normalization, or pending (the first unmatched node named)
+//   proveStage       pending outputs: random refutation, the prover (bitwise,
+//                    then real with widening), refutation by the real model,
+//                    replay through LibTorch (Note [Deciding a differing output]);
+//                    monolithicStage instead for --monolithic
+//   levelStage       the levels of equivalent outputs (Note [Levels of rewrites])
+//   concludeStage    capture evidence, verdict, assumptions, --self-check, --require
+// The stages share `Compared` (the graphs) and `Progress`; what one stage
+// learns reaches the next through its result struct, except the per-output
+// results that classifyStage makes, which proveStage and levelStage refine in
+// place.
 
 namespace torchtv {
 
 namespace {
+
+// The progress callback of CheckOptions, with the total filled in.
+struct Progress {
+  const CheckOptions &options;
+  size_t total = 0;
+  void operator()(const char *stage, size_t decided) const {
+    if (options.progress) options.progress(stage, decided, total);
+  }
+};
+
+// The graphs as given and the graphs compared (normalized copies, or the
+// originals with --no-normalize).
+struct Compared {
+  const Graph &origRef, &origProd;
+  const Graph &ref, &prod;
+};
 
 void requireSameInterface(const Graph &ref, const Graph &prod) {
   if (ref.inputs().size() != prod.inputs().size())
@@ -42,6 +78,43 @@ void requireSameInterface(const Graph &ref, const Graph &prod) {
                      std::to_string(ref.outputs().size()) + ", production " +
                      std::to_string(prod.outputs().size()));
 }
+
+// ---- normalize ----------------------------------------------------------
+
+struct Normalized {
+  std::shared_ptr<Graph> refCopy, prodCopy;  // null: not normalized, the originals are compared
+  NormalizeResult refNorm, prodNorm;
+};
+
+Normalized normalizeStage(const Graph &origRef, const Graph &origProd, const CheckOptions &options,
+                          const Progress &progress) {
+  Normalized out;
+  if (options.normalization == Normalization::Off) return out;
+  progress("normalizing", 0);
+  NormalizeOptions no;
+  no.rules = &bundledRules();
+  out.refCopy = cloneGraph(origRef);
+  out.prodCopy = cloneGraph(origProd);
+  const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+  out.refNorm = normalizeGraph(*out.refCopy, lib, no);
+  out.prodNorm = normalizeGraph(*out.prodCopy, lib, no);
+  return out;
+}
+
+// The prover's limits, derived from the options (never set elsewhere).
+ProverLimits proverLimitsOf(const CheckOptions &options, std::chrono::steady_clock::time_point start) {
+  ProverLimits limits;
+  limits.rlimit = options.rlimit;
+  limits.memoryMB = options.solverMemoryMB;
+  limits.cache = options.proofCache;
+  limits.assumeRoundedConstants = options.assumeRoundedConstants;
+  if (options.timeoutSeconds > 0)
+    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options.timeoutSeconds));
+  return limits;
+}
+
+// ---- match ---------------------------------------------------------------
 
 // Note [Levels of rewrites]: an output equal only through a value that
 // normalization produced at level real (an expanded ATen composite, whose
@@ -65,6 +138,73 @@ std::vector<bool> outputsWithRealCone(const Graph &g, const std::unordered_set<c
   }
   return out;
 }
+
+bool someOutputDiffers(const Graph &ref, const Graph &prod, const ValueNumbering &vn) {
+  for (size_t i = 0; i < ref.outputs().size(); ++i)
+    if (vn.number(ref.outputs()[i]) != vn.number(prod.outputs()[i])) return true;
+  return false;
+}
+
+struct Matching {
+  // The graphs as written: outputs equal here are bitwise-equal whatever
+  // normalization does (it may expand a composite both sides call alike, at level real).
+  ValueNumbering raw;
+  ValueNumbering vn;  // the compared graphs, cut points merged
+  CutPoints cuts;
+  std::unordered_set<int> refNumbers, prodNumbers;
+  // Per output: its cone holds a real-level value (either side), or a cut point (production).
+  std::vector<bool> realInCone, throughCut;
+};
+
+// Which outputs may go to the prover (empty: all). An output that running the code already
+// refutes (Note [Cross-checks]) can end as nothing but not_equivalent or, were it proven,
+// unknown. Graphs small enough to evaluate still send it to the prover, whose random refutation
+// gives a counterexample on the graphs, replayed through LibTorch and localized; past the
+// evaluation budget only Z3 is left, and its time (and the cut search's, for values in no other
+// output's cone) on such an output is spent for nothing.
+std::vector<bool> outputsForTheProver(const Graph &ref, const Graph &prod, const CheckOptions &options) {
+  if (!options.capture || !options.capture->eager || !options.capture->eager->ran || withinEvalBudget(ref, prod))
+    return {};
+  std::vector<bool> left;
+  for (const std::string &name : ref.outputNames()) {
+    const EagerOutputCheck *check = options.capture->eager->find(name);
+    left.push_back(!check || !check->beyondRounding);
+  }
+  return left;
+}
+
+Matching matchStage(const Compared &g, const Normalized &norm, const CheckOptions &options,
+                    const ProverLimits &limits, const Progress &progress) {
+  Matching m;
+  m.raw.addGraph(g.origRef);
+  m.raw.addGraph(g.origProd);
+  m.vn.addGraph(g.ref);
+  m.vn.addGraph(g.prod);
+  if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
+      someOutputDiffers(g.ref, g.prod, m.vn)) {
+    progress("merging proven-equal intermediates (cut points)", 0);
+    m.cuts = findCutPoints(g.ref, g.prod, limits, outputsForTheProver(g.ref, g.prod, options));
+    m.vn = std::move(m.cuts.numbering);
+  }
+  // Note [Cut points]: both sides of a real cut are real-level values.
+  std::unordered_set<const Value *> refReal = norm.refNorm.realValues, prodReal = norm.prodNorm.realValues;
+  std::unordered_set<const Value *> cutValues;
+  for (const CutPoint &c : m.cuts.cuts) {
+    cutValues.insert(c.production);
+    if (c.level != Level::Real) continue;
+    refReal.insert(c.reference);
+    prodReal.insert(c.production);
+  }
+  m.throughCut = outputsWithRealCone(g.prod, cutValues);
+  std::vector<bool> refRealCone = outputsWithRealCone(g.ref, refReal),
+                    prodRealCone = outputsWithRealCone(g.prod, prodReal);
+  for (size_t i = 0; i < refRealCone.size(); ++i) m.realInCone.push_back(refRealCone[i] || prodRealCone[i]);
+  m.refNumbers = numbersOf(g.ref, m.vn);
+  m.prodNumbers = numbersOf(g.prod, m.vn);
+  return m;
+}
+
+// ---- classify ------------------------------------------------------------
 
 // Why a diverging node's op cannot be seen through, or nullptr when it can: a
 // random call; a known op without semantics; a custom op (never in the op
@@ -100,215 +240,25 @@ std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map
   return text;
 }
 
-std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
-  std::map<std::string, int> out;
-  for (const Value *v : g.inputs()) out[v->name] = vn.number(v);
-  for (const auto &n : g.nodes())
-    for (const Value *v : n->outputs) out[v->name] = vn.number(v);
-  return out;
-}
+struct Classified {
+  CheckResult result;            // every output, those settled here with their verdict
+  std::vector<size_t> structural;  // equal after normalization (levelStage settles their level)
+  std::vector<size_t> pending;     // left to proveStage (or monolithicStage)
+};
 
-std::string typeOf(const eval::EvalTensor &t) { return t.type.str(); }
-
-Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std::string &output) {
-  Counterexample c;
-  for (size_t i = 0; i < r.inputs.size(); ++i) {
-    TensorValues tv;
-    tv.name = ref.inputs()[i]->name;
-    tv.type = typeOf(r.inputs[i]);
-    for (long double v : r.inputs[i].values) tv.values.push_back(static_cast<double>(v));
-    c.inputs.push_back(std::move(tv));
-  }
-  c.output = output;
-  c.index = r.difference.index;
-  c.referenceValue = r.difference.referenceValue;
-  c.productionValue = r.difference.productionValue;
-  c.note = "found by " + r.how + "; confirmed by evaluating both graphs (Note [Confirming counterexamples])";
-  return c;
-}
-
-// Note [Deciding a differing output]
-// 1. Refute first with seeded random inputs (cheap, and a confirmed difference
-//    settles the output as not_equivalent with a counterexample).
-// 2. Prove: bitwise (Z3, IEEE) then real (normal form, Z3 over the reals),
-//    memoized per residual region.
-// 3. If a real-level Z3 model over the inputs exists, replay it; a model that
-//    does not replay leaves the output unknown, saying so.
-// Every counterexample is then replayed through LibTorch on the original graphs
-// (Note [Replaying counterexamples]).
-// Records a refutation of output i after replaying it through LibTorch on the
-// original graphs (Note [Replaying counterexamples]); false when it did not replay.
-bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
-                      Refutation refuted, size_t i, CheckResult &result, CounterexampleConfirmer &confirmer) {
-  OutputResult &out = result.outputs[i];
-  // The pair's counterexample (the first refutation) is shrunk (Note
-  // [Shrinking counterexamples]) and localized (Note [Localized
-  // counterexamples]); a shrunk input that does not replay gives way to the
-  // input found.
-  const bool first = !result.counterexample;
-  const Refutation found = refuted;
-  std::string shrunk = first ? shrinkRefutation(ref, prod, refuted, confirmer) : "";
-  ReplayOutcome replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
-  if (!shrunk.empty() && replay.kind == ReplayOutcome::Kind::DidNotReplay) {
-    refuted = found;
-    shrunk.clear();
-    replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
-  }
-  if (replay.kind == ReplayOutcome::Kind::DidNotReplay) {
-    out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
-    return false;
-  }
-  if (replay.kind == ReplayOutcome::Kind::Unavailable || replay.kind == ReplayOutcome::Kind::Crashed) {
-    out.reason += std::string("; ") + reasons::kReplayUnavailable + " (" + replay.detail + ")";
-    return false;
-  }
-  std::string evidence = reasons::kReplayedByLibTorch;
-  if (replay.kind == ReplayOutcome::Kind::Replayed) {
-    refuted.difference.index = replay.index;
-    refuted.difference.referenceValue = replay.referenceValue;
-    refuted.difference.productionValue = replay.productionValue;
-  } else {
-    evidence = std::string(reasons::kNotReplayableByLibTorch) + replay.detail;
-  }
-  out.verdict = Verdict::NotEquivalent;
-  out.level = Level::None;
-  out.reason = std::string(reasons::kRefuted) + " (" + refuted.how + "; " + evidence + ")";
-  if (first) {
-    result.counterexample = counterexampleOf(ref, refuted, out.name);
-    result.counterexample->note += "; " + evidence;
-    result.counterexample->shrunk = shrunk;
-    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i);
-  }
-  return true;
-}
-
-void decideDiffering(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
-                     const std::vector<size_t> &pending, Prover &prover, CheckResult &result,
-                     std::set<std::string> &assumptions, const CheckOptions &options) {
-  size_t decided = result.outputs.size() - pending.size();
-  auto report = [&](const char *stage) {
-    if (options.progress) options.progress(stage, decided, result.outputs.size());
-  };
-  report("searching for counterexamples");
-  auto confirmer = makeEvaluatorConfirmer();
-  // One evaluation of both graphs per input distribution serves every output
-  // (per output, it made deciding quadratic in depth).
-  for (Refutation &refuted : refuteByRandomInputs(ref, prod, pending, *confirmer)) {
-    recordRefutation(origRef, origProd, ref, prod, refuted, refuted.difference.output, result, *confirmer);
-    ++decided;
-  }
-  report("proving");
-  for (size_t i : pending) {
-    OutputResult &out = result.outputs[i];
-    if (out.verdict == Verdict::NotEquivalent) continue;
-    ProofOutcome p = prover.prove(ref.outputs()[i], prod.outputs()[i]);
-    ++decided;
-    report("proving");
-    if (p.proven) {
-      out.verdict = Verdict::Equivalent;
-      out.level = p.level;
-      out.reason = p.reason;
-      assumptions.insert(p.assumptions.begin(), p.assumptions.end());
-      continue;
-    }
-    out.reason = p.reason + "; " + out.reason;
-    if (!p.realModel.empty() && p.realModelOverInputs) {
-      auto byModel = refuteByModel(ref, prod, {i}, p.realModel, *confirmer);
-      if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-      else recordRefutation(origRef, origProd, ref, prod, *byModel, i, result, *confirmer);
-    }
-  }
-}
-
-// Note [Monolithic baseline]: each output whole, in one Z3 query; a real
-// model is confirmed and replayed as the prover's are. Returns the queries run.
-size_t decideAllMonolithic(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
-                           const ValueNumbering &vn, const std::vector<size_t> &pending, const CheckOptions &options,
-                           std::chrono::steady_clock::time_point deadline, CheckResult &result) {
-  auto confirmer = makeEvaluatorConfirmer();
-  size_t queries = 0;
-  for (size_t i : pending) {
-    OutputResult &out = result.outputs[i];
-    MonolithicOutcome m = decideMonolithic(ref, prod, vn, i, options.rlimit, options.solverMemoryMB, deadline);
-    queries += m.queried;
-    out.verdict = m.verdict;
-    out.level = m.verdict == Verdict::Equivalent ? Level::Real : Level::None;
-    out.reason = m.reason;
-    if (m.realModel.empty()) continue;
-    auto byModel = refuteByModel(ref, prod, {i}, m.realModel, *confirmer);
-    if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-    else recordRefutation(origRef, origProd, ref, prod, *byModel, i, result, *confirmer);
-  }
-  return queries;
-}
-
-bool someOutputDiffers(const Graph &ref, const Graph &prod, const ValueNumbering &vn) {
-  for (size_t i = 0; i < ref.outputs().size(); ++i)
-    if (vn.number(ref.outputs()[i]) != vn.number(prod.outputs()[i])) return true;
-  return false;
-}
-
-// Matches, searches cut points and proves: everything a stored decision skips
-// (Note [Result cache]). `refNorm`/`prodNorm` gain the real-level cut values.
-// Which outputs may go to the prover (empty: all): not those running the code
-// refutes when the graphs are past the evaluation budget (where pending is
-// trimmed below says why).
-std::vector<bool> outputsForTheProver(const Graph &ref, const Graph &prod, const CheckOptions &options) {
-  if (!options.capture || !options.capture->eager || !options.capture->eager->ran || withinEvalBudget(ref, prod))
-    return {};
-  std::vector<bool> left;
-  for (const std::string &name : ref.outputNames()) {
-    const EagerOutputCheck *c = options.capture->eager->find(name);
-    left.push_back(!c || !c->beyondRounding);
-  }
-  return left;
-}
-
-Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
-                       NormalizeResult &refNorm, NormalizeResult &prodNorm, const CheckOptions &options,
-                       const ProverLimits &limits, const std::function<void(const char *, size_t)> &stage) {
+Classified classifyStage(const Compared &g, const Normalized &norm, const Matching &m, const CheckOptions &options) {
   const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
-  // Outputs already equal as written are bitwise-equal whatever normalization
-  // does (it may expand a composite both sides call alike, at level real).
-  ValueNumbering raw;
-  raw.addGraph(origRef);
-  raw.addGraph(origProd);
-
-  ValueNumbering vn;
-  vn.addGraph(ref);
-  vn.addGraph(prod);
-  CutPoints cuts;
-  if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
-      someOutputDiffers(ref, prod, vn)) {
-    stage("merging proven-equal intermediates (cut points)", 0);
-    cuts = findCutPoints(ref, prod, limits, outputsForTheProver(ref, prod, options));
-    vn = std::move(cuts.numbering);
-  }
-  // Note [Cut points]: both sides of a real cut are real-level values.
-  for (const CutPoint &c : cuts.cuts) {
-    if (c.level != Level::Real) continue;
-    refNorm.realValues.insert(c.reference);
-    prodNorm.realValues.insert(c.production);
-  }
-  std::unordered_set<const Value *> cutValues;
-  for (const CutPoint &c : cuts.cuts) cutValues.insert(c.production);
-  std::vector<bool> throughCut = outputsWithRealCone(prod, cutValues);
-  auto refNumbers = numbersOf(ref, vn), prodNumbers = numbersOf(prod, vn);
-  std::vector<bool> refReal = outputsWithRealCone(ref, refNorm.realValues),
-                    prodReal = outputsWithRealCone(prod, prodNorm.realValues);
-  auto realInCone = [&](size_t i) { return refReal[i] || prodReal[i]; };
-  std::vector<const Node *> refFirstUnmatched = firstUnmatchedNodes(ref, vn, prodNumbers),
-                            prodFirstUnmatched = firstUnmatchedNodes(prod, vn, refNumbers);
-
-  CheckResult result;
-  std::vector<size_t> pending;
+  std::vector<const Node *> refFirstUnmatched = firstUnmatchedNodes(g.ref, m.vn, m.prodNumbers),
+                            prodFirstUnmatched = firstUnmatchedNodes(g.prod, m.vn, m.refNumbers);
   // Definitions that did not fit their calls, on either side (named in reasons below).
-  std::map<std::string, std::string> misfits = refNorm.misfitDefinitions;
-  misfits.insert(prodNorm.misfitDefinitions.begin(), prodNorm.misfitDefinitions.end());
-  for (size_t i = 0; i < ref.outputs().size(); ++i) {
-    const Value *a = ref.outputs()[i], *b = prod.outputs()[i];
+  std::map<std::string, std::string> misfits = norm.refNorm.misfitDefinitions;
+  misfits.insert(norm.prodNorm.misfitDefinitions.begin(), norm.prodNorm.misfitDefinitions.end());
+  Classified c;
+  CheckResult &result = c.result;
+  for (size_t i = 0; i < g.ref.outputs().size(); ++i) {
+    const Value *a = g.ref.outputs()[i], *b = g.prod.outputs()[i];
     OutputResult out;
-    out.name = ref.outputNames()[i];
+    out.name = g.ref.outputNames()[i];
     if (a->type != b->type) {
       out.verdict = Verdict::NotEquivalent;
       out.reason = std::string(reasons::kTypeMismatch) + ": reference " + a->type.str() + ", production " +
@@ -320,20 +270,16 @@ Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph 
         result.counterexample = cex;
       }
     } else if (options.strategy == Strategy::Monolithic) {
-      pending.push_back(i);
-    } else if (raw.number(origRef.outputs()[i]) == raw.number(origProd.outputs()[i])) {
+      c.pending.push_back(i);
+    } else if (m.raw.number(g.origRef.outputs()[i]) == m.raw.number(g.origProd.outputs()[i])) {
       out.verdict = Verdict::Equivalent;
       out.level = Level::Bitwise;
       out.reason = reasons::kStructurallyEqual;
-    } else if (vn.number(a) == vn.number(b)) {
+    } else if (m.vn.number(a) == m.vn.number(b)) {
       out.verdict = Verdict::Equivalent;
       out.level = Level::Bitwise;
       out.reason = reasons::kStructurallyEqual;
-      if (realInCone(i)) {
-        out.level = Level::Real;
-        out.reason = reasons::kStructurallyEqualReal;
-      }
-      if (throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
+      c.structural.push_back(i);
     } else {
       out.verdict = Verdict::Unknown;
       out.reason = reasons::kNoStructuralMatch;
@@ -346,120 +292,234 @@ Decision decideOutputs(const Graph &origRef, const Graph &origProd, const Graph 
       if (p && !misfits.count(p->op))
         if (const char *why = opaqueOp(lib, *p, options)) out.reason += " (" + p->op + why + ")";
       out.reason += misfitsInCone({a, b}, misfits);
-      pending.push_back(i);
+      c.pending.push_back(i);
     }
     result.outputs.push_back(std::move(out));
   }
+  return c;
+}
 
-  std::unordered_set<int> shared;
-  for (int n : refNumbers)
-    if (prodNumbers.count(n)) shared.insert(n);
-  std::unordered_set<int> matrixProducts;
-  addMatrixProductNumbers(ref, vn, matrixProducts);
-  addMatrixProductNumbers(prod, vn, matrixProducts);
-  std::unordered_set<const Value *> constants;
-  addConstantValues(ref, constants);
-  addConstantValues(prod, constants);
-  RegionInputs regionInputs{ref, prod, vn, shared, matrixProducts, constants};
-  Prover prover(regionInputs, limits);
-  std::set<std::string> assumptions = cuts.assumptions;
-  // An output that running the code already refutes (Note [Cross-checks]) can end as nothing but
-  // not_equivalent or, were it proven, unknown. Graphs small enough to evaluate still go to the
-  // prover, whose random refutation gives a counterexample on the graphs, replayed through
-  // LibTorch and localized; past the evaluation budget only Z3 is left, and its time on such an
-  // output is spent for nothing.
-  if (std::vector<bool> left = outputsForTheProver(ref, prod, options); !left.empty())
+std::vector<size_t> worthProving(const Compared &g, const Classified &c, const CheckOptions &options) {
+  std::vector<size_t> pending = c.pending;
+  if (std::vector<bool> left = outputsForTheProver(g.ref, g.prod, options); !left.empty())
     pending.erase(std::remove_if(pending.begin(), pending.end(), [&](size_t i) { return !left[i]; }), pending.end());
-  size_t monolithicQueries = 0;
-  if (options.strategy == Strategy::Monolithic)
-    monolithicQueries = decideAllMonolithic(origRef, origProd, ref, prod, vn, pending, options, limits.deadline, result);
-  else if (!pending.empty())
-    decideDiffering(origRef, origProd, ref, prod, pending, prover, result, assumptions, options);
-  // A bit-for-bit proof about the normalized graphs says nothing bit for bit
-  // about an ATen composite expanded at level real (Note [Levels of rewrites]).
+  return pending;
+}
+
+// ---- prove ---------------------------------------------------------------
+
+// What deciding the pending outputs adds besides their verdicts.
+struct Proved {
+  std::set<std::string> assumptions;  // of real-level proofs
+  size_t distinctProofs = 0, cacheHits = 0, persistentHits = 0, persistentMisses = 0, solverQueries = 0;
+};
+
+// Note [Deciding a differing output]
+// 1. Refute first with seeded random inputs (cheap, and a confirmed difference
+//    settles the output as not_equivalent with a counterexample).
+// 2. Prove: bitwise (Z3, IEEE) then real (normal form, Z3 over the reals),
+//    memoized per residual region.
+// 3. If a real-level Z3 model over the inputs exists, replay it; a model that
+//    does not replay leaves the output unknown, saying so.
+// Every counterexample is then replayed through LibTorch on the original graphs
+// (Note [Replaying counterexamples]).
+// recordRefutation (counterexample.h) records each refutation.
+Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t> &pending,
+                  const ProverLimits &limits, const Progress &progress, CheckResult &result) {
+  Proved proved;
+  if (pending.empty()) return proved;
+  std::unordered_set<int> shared;
+  for (int n : m.refNumbers)
+    if (m.prodNumbers.count(n)) shared.insert(n);
+  std::unordered_set<int> matrixProducts;
+  addMatrixProductNumbers(g.ref, m.vn, matrixProducts);
+  addMatrixProductNumbers(g.prod, m.vn, matrixProducts);
+  std::unordered_set<const Value *> constants;
+  addConstantValues(g.ref, constants);
+  addConstantValues(g.prod, constants);
+  RegionInputs regionInputs{g.ref, g.prod, m.vn, shared, matrixProducts, constants};
+  Prover prover(regionInputs, limits);
+
+  size_t decided = result.outputs.size() - pending.size();
+  progress("searching for counterexamples", decided);
+  auto confirmer = makeEvaluatorConfirmer();
+  // One evaluation of both graphs per input distribution serves every output
+  // (per output, it made deciding quadratic in depth).
+  for (Refutation &refuted : refuteByRandomInputs(g.ref, g.prod, pending, *confirmer)) {
+    recordRefutation(g.origRef, g.origProd, g.ref, g.prod, refuted, refuted.difference.output, result, *confirmer);
+    ++decided;
+  }
+  progress("proving", decided);
   for (size_t i : pending) {
     OutputResult &out = result.outputs[i];
-    if (out.verdict == Verdict::Equivalent && throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
-    if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && realInCone(i)) {
+    if (out.verdict == Verdict::NotEquivalent) continue;
+    ProofOutcome p = prover.prove(g.ref.outputs()[i], g.prod.outputs()[i]);
+    ++decided;
+    progress("proving", decided);
+    if (p.proven) {
+      out.verdict = Verdict::Equivalent;
+      out.level = p.level;
+      out.reason = p.reason;
+      proved.assumptions.insert(p.assumptions.begin(), p.assumptions.end());
+      continue;
+    }
+    out.reason = p.reason + "; " + out.reason;
+    if (!p.realModel.empty() && p.realModelOverInputs) {
+      auto byModel = refuteByModel(g.ref, g.prod, {i}, p.realModel, *confirmer);
+      if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
+      else recordRefutation(g.origRef, g.origProd, g.ref, g.prod, *byModel, i, result, *confirmer);
+    }
+  }
+  proved.distinctProofs = prover.distinctProofs();
+  proved.cacheHits = prover.cacheHits();
+  proved.persistentHits = prover.persistentHits();
+  proved.persistentMisses = prover.persistentMisses();
+  proved.solverQueries = prover.solverQueries();
+  return proved;
+}
+
+// Note [Monolithic baseline]: each output whole, in one Z3 query; a real
+// model is confirmed and replayed as the prover's are.
+Proved monolithicStage(const Compared &g, const Matching &m, const std::vector<size_t> &pending,
+                       const ProverLimits &limits, CheckResult &result) {
+  Proved proved;
+  auto confirmer = makeEvaluatorConfirmer();
+  for (size_t i : pending) {
+    OutputResult &out = result.outputs[i];
+    MonolithicOutcome mo = decideMonolithic(g.ref, g.prod, m.vn, i, limits.rlimit, limits.memoryMB, limits.deadline);
+    proved.solverQueries += mo.queried;
+    out.verdict = mo.verdict;
+    out.level = mo.verdict == Verdict::Equivalent ? Level::Real : Level::None;
+    out.reason = mo.reason;
+    if (mo.realModel.empty()) continue;
+    auto byModel = refuteByModel(g.ref, g.prod, {i}, mo.realModel, *confirmer);
+    if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
+    else recordRefutation(g.origRef, g.origProd, g.ref, g.prod, *byModel, i, result, *confirmer);
+  }
+  return proved;
+}
+
+// ---- levels --------------------------------------------------------------
+
+// Note [Levels of rewrites]: a bit-for-bit match or proof about the normalized
+// graphs says nothing bit for bit about an ATen composite expanded at level
+// real, nor about a real cut point on the way; an output equal through either
+// is at most real. The one place that settles it, for the outputs matched after
+// normalization (whose reason becomes the real one) and for those decided by
+// proveStage or monolithicStage (whose reason gains it). Outputs equal as written
+// stay bitwise.
+void levelStage(const Matching &m, const Classified &c, const std::vector<size_t> &decided, CheckResult &result) {
+  for (size_t i : c.structural) {
+    OutputResult &out = result.outputs[i];
+    if (m.realInCone[i]) {
+      out.level = Level::Real;
+      out.reason = reasons::kStructurallyEqualReal;
+    }
+    if (m.throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
+  }
+  for (size_t i : decided) {
+    OutputResult &out = result.outputs[i];
+    if (out.verdict != Verdict::Equivalent) continue;
+    if (m.throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
+    if (out.level == Level::Bitwise && m.realInCone[i]) {
       out.level = Level::Real;
       out.reason += std::string("; ") + reasons::kStructurallyEqualReal;
     }
   }
+}
+
+// ---- the decision that the result cache keeps --------------------------------
+
+std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
+  std::map<std::string, int> out;
+  for (const Value *v : g.inputs()) out[v->name] = vn.number(v);
+  for (const auto &n : g.nodes())
+    for (const Value *v : n->outputs) out[v->name] = vn.number(v);
+  return out;
+}
+
+Decision decisionOf(const Compared &g, const Matching &m, CheckResult result, const Proved &proved) {
   Decision decision;
-  decision.realAssumptions = std::move(assumptions);
-  result.match.reference = numbersByName(ref, vn);
-  result.match.production = numbersByName(prod, vn);
-  result.stats.distinctProofs = prover.distinctProofs() + cuts.distinctProofs;
-  result.stats.cacheHits = prover.cacheHits() + cuts.cacheHits;
-  result.stats.proofCacheHits = prover.persistentHits() + cuts.persistentHits;
-  result.stats.proofCacheMisses = prover.persistentMisses() + cuts.persistentMisses;
-  result.stats.solverQueries = prover.solverQueries() + monolithicQueries + cuts.solverQueries;
-  result.stats.cutPoints = cuts.cuts.size();
-  result.stats.cutPointAttempts = cuts.attempts;
+  decision.realAssumptions = m.cuts.assumptions;
+  decision.realAssumptions.insert(proved.assumptions.begin(), proved.assumptions.end());
+  result.match.reference = numbersByName(g.ref, m.vn);
+  result.match.production = numbersByName(g.prod, m.vn);
+  result.stats.distinctProofs = proved.distinctProofs + m.cuts.distinctProofs;
+  result.stats.cacheHits = proved.cacheHits + m.cuts.cacheHits;
+  result.stats.proofCacheHits = proved.persistentHits + m.cuts.persistentHits;
+  result.stats.proofCacheMisses = proved.persistentMisses + m.cuts.persistentMisses;
+  result.stats.solverQueries = proved.solverQueries + m.cuts.solverQueries;
+  result.stats.cutPoints = m.cuts.cuts.size();
+  result.stats.cutPointAttempts = m.cuts.attempts;
   decision.result = std::move(result);
   return decision;
 }
 
-}  // namespace
+// Everything a stored decision skips (Note [Result cache]).
+Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOptions &options,
+                       const ProverLimits &limits, const Progress &progress) {
+  const Matching m = matchStage(g, norm, options, limits, progress);
+  Classified c = classifyStage(g, norm, m, options);
+  const std::vector<size_t> pending = worthProving(g, c, options);
+  const Proved proved = options.strategy == Strategy::Monolithic
+                            ? monolithicStage(g, m, pending, limits, c.result)
+                            : proveStage(g, m, pending, limits, progress, c.result);
+  levelStage(m, c, pending, c.result);
+  return decisionOf(g, m, std::move(c.result), proved);
+}
 
-CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
-  auto start = std::chrono::steady_clock::now();
-  requireSameInterface(origRef, origProd);
-  std::shared_ptr<Graph> refCopy, prodCopy;
-  NormalizeResult refNorm, prodNorm;
-  auto stage = [&](const char *name, size_t decided) {
-    if (options.progress) options.progress(name, decided, origRef.outputs().size());
-  };
-  if (options.normalization == Normalization::On) {
-    stage("normalizing", 0);
-    NormalizeOptions no;
-    no.rules = &bundledRules();
-    refCopy = cloneGraph(origRef);
-    prodCopy = cloneGraph(origProd);
-    const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
-    refNorm = normalizeGraph(*refCopy, lib, no);
-    prodNorm = normalizeGraph(*prodCopy, lib, no);
-  }
-  const Graph &ref = refCopy ? *refCopy : origRef;
-  const Graph &prod = prodCopy ? *prodCopy : origProd;
-  ProverLimits limits;
-  limits.rlimit = options.rlimit;
-  limits.memoryMB = options.solverMemoryMB;
-  limits.cache = options.proofCache;
-  limits.assumeRoundedConstants = options.assumeRoundedConstants;
-  if (options.timeoutSeconds > 0)
-    limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(options.timeoutSeconds));
+// ---- conclude ------------------------------------------------------------
 
-  ResultCache stored(origRef, origProd, ref, prod, options);
-  std::optional<Decision> decision = stored.lookup();
-  const bool hit = decision.has_value();
-  if (!decision) {
-    decision = decideOutputs(origRef, origProd, ref, prod, refNorm, prodNorm, options, limits, stage);
-    stored.store(*decision);
-  }
-  CheckResult result = std::move(decision->result);
-  result.stats.resultCache = !stored.on() ? "off" : hit ? "hit" : "miss";
+// What every check does after the decision, stored or not: the capture's
+// evidence (Note [Cross-checks]), the verdict, the assumptions, --self-check
+// and --require.
+CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptions &options,
+                          const Progress &progress) {
+  CheckResult result = std::move(decision.result);
   if (options.capture) applyCaptureEvidence(result, *options.capture);
   summarize(result);
-  result.comparedReference = refCopy;
-  result.comparedProduction = prodCopy;
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);
-    const std::set<std::string> &real = decision->realAssumptions;
+    const std::set<std::string> &real = decision.realAssumptions;
     for (const std::string &a : summarizeRealAssumptions({real.begin(), real.end()})) result.assumptions.push_back(a);
   }
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
-    stage("self-check", result.outputs.size());
+    progress("self-check", result.outputs.size());
     EagerEvidence runs;
-    result.selfCheck = selfCheck(origRef, origProd, ref, prod, result, runs);
+    result.selfCheck = selfCheck(g.origRef, g.origProd, g.ref, g.prod, result, runs);
     applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits);
   }
   applyRequirement(result, options.require);
+  return result;
+}
+
+}  // namespace
+
+// Note [Decision procedure]: the stages, top to bottom.
+CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const CheckOptions &options) {
+  const auto start = std::chrono::steady_clock::now();
+  requireSameInterface(origRef, origProd);
+  const Progress progress{options, origRef.outputs().size()};
+  const Normalized norm = normalizeStage(origRef, origProd, options, progress);
+  const Compared graphs{origRef, origProd, norm.refCopy ? *norm.refCopy : origRef,
+                        norm.prodCopy ? *norm.prodCopy : origProd};
+  const ProverLimits limits = proverLimitsOf(options, start);
+
+  ResultCache stored(origRef, origProd, graphs.ref, graphs.prod, options);
+  std::optional<Decision> decision = stored.lookup();
+  const bool hit = decision.has_value();
+  if (!hit) {
+    decision = decideOutputs(graphs, norm, options, limits, progress);
+    stored.store(*decision);
+  }
+  decision->result.stats.resultCache = !stored.on() ? "off" : hit ? "hit" : "miss";
+
+  CheckResult result = concludeStage(graphs, std::move(*decision), options, progress);
+  result.comparedReference = norm.refCopy;
+  result.comparedProduction = norm.prodCopy;
   result.stats.referenceNodes = origRef.nodes().size();
   result.stats.productionNodes = origProd.nodes().size();
-  result.stats.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

@@ -5,6 +5,7 @@
 
 #include "ir/capture_evidence.h"
 #include "ir/graph.h"
+#include "src/smt/query.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -22,6 +23,9 @@ enum class Strategy { Structural, Monolithic };
 // (Note [Cut points]); Off: only for measuring what they bring.
 enum class CutPointSearch { On, Off };
 
+// The engine's options, one struct: the CLI fills it (cli::EngineOptions holds
+// one), and the prover's limits are derived from it (proverLimitsOf in
+// check.cpp). Every default is named here or in src/smt/query.h.
 struct CheckOptions {
   RequiredLevel require = RequiredLevel::Real;
   // Both graphs are copied and normalized (src/normalize) before matching.
@@ -29,8 +33,8 @@ struct CheckOptions {
   // Definitions to expand; nullptr: the bundled fusions/ only.
   const FusionLibrary *fusions = nullptr;
   double timeoutSeconds = 0;  // 0: no global limit
-  unsigned rlimit = 1000000;  // per solver query (smt::kDefaultRlimit)
-  unsigned solverMemoryMB = 4096;  // per solver query, 0: none (smt::kDefaultSolverMemoryMB)
+  unsigned rlimit = smt::kDefaultRlimit;  // per solver query (Note [Solver limits])
+  unsigned solverMemoryMB = smt::kDefaultSolverMemoryMB;  // per solver query, 0: none (Note [Solver memory cap])
   SelfCheckMode selfCheck = SelfCheckMode::Off;
   Strategy strategy = Strategy::Structural;
   CutPointSearch cutPoints = CutPointSearch::On;

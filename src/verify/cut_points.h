@@ -63,7 +63,7 @@ namespace torchtv {
 //    structurally. A candidate that fails is dropped, nothing else.
 // Levels: a cut proven at level real holds over the reals only, so every cut
 // after it is real too (its proof may read it), and an output whose cone holds
-// either side of a real cut is at most real (check.cpp adds both to the
+// either side of a real cut is at most real (check.cpp's matchStage adds both to the
 // real-level values of Note [Levels of rewrites]). The real normal form's
 // assumptions of each cut are the verdict's assumptions.
 struct CutPoint {

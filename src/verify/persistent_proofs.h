@@ -28,7 +28,7 @@ namespace torchtv {
 //   crashed: such an unknown says nothing about the budget.
 // - a Z3 model (the outputs differ over the reals) is never stored: its slots
 //   are this run's value numbers, and the counterexample it leads to must be
-//   found and confirmed on the current graphs (src/verify/confirm.cpp), so a
+//   found and confirmed on the current graphs (src/verify/counterexample_confirm.cpp), so a
 //   refutation never rests on the cache. A "not proven" that had a model is
 //   stored without it and answers only a caller that reads no model (the cut
 //   search, ProverLimits::needsModels: most of its candidates fail this way,

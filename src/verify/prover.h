@@ -27,7 +27,7 @@ struct ProverLimits {
   unsigned rlimit = smt::kDefaultRlimit;
   unsigned memoryMB = smt::kDefaultSolverMemoryMB;  // per query (Note [Solver memory cap])
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  double querySeconds = 10;  // wall-clock cap of one query, below the deadline
+  double querySeconds = smt::kDefaultQuerySeconds;  // wall-clock cap of one query, below the deadline
   size_t maxRegionTerms = 0;  // 0: buildRegion's defaults
   // false: no Z3 query, proofs by term identity and the real normal form only
   // (the cut search tries candidates that mostly fail, and cannot afford a

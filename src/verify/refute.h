@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "src/smt/query.h"
-#include "src/verify/confirm.h"
+#include "src/verify/counterexample_confirm.h"
 #include "src/verify/input_domains.h"
 
 namespace torchtv {

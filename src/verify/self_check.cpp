@@ -7,7 +7,7 @@
 
 #include "src/eval/concrete.h"
 #include "src/verify/refute.h"
-#include "src/verify/replay_confirm.h"
+#include "src/verify/counterexample_replay.h"
 
 namespace torchtv {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ir/graph.h"
-#include "src/verify/confirm.h"
+#include "src/verify/counterexample_confirm.h"
 #include "src/verify/refute.h"
 
 namespace torchtv {
@@ -21,7 +21,7 @@ namespace torchtv {
 // confirmed, within kShrinkSeconds (graphs near the evaluation budget take long
 // to evaluate). Only the pair's reported counterexample is shrunk, before it is
 // replayed through LibTorch; a shrunk input that does not replay gives way to
-// the input found (src/verify/check.cpp, recordRefutation).
+// the input found (recordRefutation, src/verify/counterexample.cpp).
 constexpr int kShrinkEvaluations = 48;
 constexpr double kShrinkSeconds = 2.0;
 

@@ -1,4 +1,4 @@
-#include "src/verify/replay_confirm.h"
+#include "src/verify/counterexample_replay.h"
 
 #include <csignal>
 #include <cmath>

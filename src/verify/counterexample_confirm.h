@@ -1,5 +1,5 @@
 // Counterexample confirmation: a candidate input is a counterexample only if
-// running both original graphs on it shows a real difference.
+// running both compared graphs on it (torchtv's evaluator) shows a real difference.
 //
 // Note [Confirming counterexamples]
 // The evaluator here is torchtv's own (src/eval, Note [Evaluation
@@ -9,9 +9,11 @@
 // without rounding to the dtypes, the difference is finite, of the same size
 // in both (within 1e-3 relative) and above 1e-14 of the values' scale. Rounding
 // noise shrinks by ~2^11 from double to long double, a real difference does not.
-// Where LibTorch replay lands (src/torch/replay.h, replayGraph), it replaces
-// step (1): implement CounterexampleConfirmer with replayGraph for the
-// dtype-level run and keep step (2).
+// The confirmer runs on the graphs the prover compares (normalized, fused ops
+// expanded), during the search (refute.h) and the shrinking (shrink.h). LibTorch
+// does not replace it: a confirmed counterexample is afterwards replayed on the
+// ORIGINAL graphs (Note [Replaying counterexamples] in counterexample_replay.h,
+// recordRefutation in counterexample.h), and its values are then LibTorch's.
 #pragma once
 
 #include <memory>

@@ -34,13 +34,12 @@ std::optional<DType> commonDType(const Node &n, ShapeRule rule) {
 }  // namespace
 
 bool makePromotionExplicit(Rewriter &rw) {
-  bool changed = false;
-  for (Node *n : rw.snapshot()) {
-    if (rw.isReplaced(n) || n->op.rfind("aten::logical_", 0) == 0) continue;
+  return rw.rewriteEach([&](Node *n) {
+    if (n->op.rfind("aten::logical_", 0) == 0) return false;
     const OpInfo *info = lookupOp(n->op);
-    if (!info || !kPromoting.count(info->rule)) continue;
+    if (!info || !kPromoting.count(info->rule)) return false;
     auto common = commonDType(*n, info->rule);
-    if (!common) continue;
+    if (!common) return false;
     size_t first = info->rule == ShapeRule::Where ? 1 : 0;  // where's condition stays bool
     std::vector<Value *> ins = n->inputs;
     bool any = false;
@@ -50,15 +49,13 @@ bool makePromotionExplicit(Rewriter &rw) {
       ins[i] = rw.build(cast, rw.isReal(ins[i]))->outputs[0];
       any = true;
     }
-    if (!any) continue;
+    if (!any) return false;
     NodeSpec spec{n->op, ins, n->attrs, {}, {}, n->loc};
     Node *p = rw.build(spec, rw.anyOutputReal(*n));
-    if (p->outputs[0]->type != n->outputs[0]->type) continue;
+    if (p->outputs[0]->type != n->outputs[0]->type) return false;
     rw.replace(n->outputs[0], p->outputs[0]);
-    rw.markReplaced(n);
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace torchtv

@@ -1,4 +1,4 @@
-#include "src/verify/confirm.h"
+#include "src/verify/counterexample_confirm.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "ir/text_format.h"
-#include "src/verify/replay_confirm.h"
+#include "src/verify/counterexample_replay.h"
 
 using namespace torchtv;
 

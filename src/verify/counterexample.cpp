@@ -1,0 +1,76 @@
+#include "src/verify/counterexample.h"
+
+#include "src/verify/localize.h"
+#include "src/verify/counterexample_replay.h"
+#include "src/verify/shrink.h"
+
+namespace torchtv {
+
+namespace {
+
+std::string typeOf(const eval::EvalTensor &t) { return t.type.str(); }
+
+Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std::string &output) {
+  Counterexample c;
+  for (size_t i = 0; i < r.inputs.size(); ++i) {
+    TensorValues tv;
+    tv.name = ref.inputs()[i]->name;
+    tv.type = typeOf(r.inputs[i]);
+    for (long double v : r.inputs[i].values) tv.values.push_back(static_cast<double>(v));
+    c.inputs.push_back(std::move(tv));
+  }
+  c.output = output;
+  c.index = r.difference.index;
+  c.referenceValue = r.difference.referenceValue;
+  c.productionValue = r.difference.productionValue;
+  c.note = "found by " + r.how + "; confirmed by evaluating both graphs (Note [Confirming counterexamples])";
+  return c;
+}
+
+}  // namespace
+
+bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
+                      Refutation refuted, size_t i, CheckResult &result, CounterexampleConfirmer &confirmer) {
+  OutputResult &out = result.outputs[i];
+  // The pair's counterexample (the first refutation) is shrunk (Note
+  // [Shrinking counterexamples]) and localized (Note [Localized
+  // counterexamples]); a shrunk input that does not replay gives way to the
+  // input found.
+  const bool first = !result.counterexample;
+  const Refutation found = refuted;
+  std::string shrunk = first ? shrinkRefutation(ref, prod, refuted, confirmer) : "";
+  ReplayOutcome replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
+  if (!shrunk.empty() && replay.kind == ReplayOutcome::Kind::DidNotReplay) {
+    refuted = found;
+    shrunk.clear();
+    replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
+  }
+  if (replay.kind == ReplayOutcome::Kind::DidNotReplay) {
+    out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
+    return false;
+  }
+  if (replay.kind == ReplayOutcome::Kind::Unavailable || replay.kind == ReplayOutcome::Kind::Crashed) {
+    out.reason += std::string("; ") + reasons::kReplayUnavailable + " (" + replay.detail + ")";
+    return false;
+  }
+  std::string evidence = reasons::kReplayedByLibTorch;
+  if (replay.kind == ReplayOutcome::Kind::Replayed) {
+    refuted.difference.index = replay.index;
+    refuted.difference.referenceValue = replay.referenceValue;
+    refuted.difference.productionValue = replay.productionValue;
+  } else {
+    evidence = std::string(reasons::kNotReplayableByLibTorch) + replay.detail;
+  }
+  out.verdict = Verdict::NotEquivalent;
+  out.level = Level::None;
+  out.reason = std::string(reasons::kRefuted) + " (" + refuted.how + "; " + evidence + ")";
+  if (first) {
+    result.counterexample = counterexampleOf(ref, refuted, out.name);
+    result.counterexample->note += "; " + evidence;
+    result.counterexample->shrunk = shrunk;
+    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i);
+  }
+  return true;
+}
+
+}  // namespace torchtv
