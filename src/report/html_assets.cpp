@@ -55,6 +55,7 @@ g.node.tv-group.tv-expanded { opacity: 0.3; }
 .tv-expansion .tv-fold { font-weight: bold; cursor: zoom-out; fill: #37474f; }
 .tv-expansion-edge { stroke: #607d8b; stroke-width: 1px; }
 .tv-expansion g.node rect { fill: #fff; stroke: #9e9e9e; stroke-width: 1px; }
+.tv-expansion g.tv-group rect { fill: #eceff1; stroke: #546e7a; }
 .tv-expansion g.tv-matched rect { fill: #e8f5e9; stroke: #43a047; }
 .tv-expansion g.tv-residual rect { fill: #fff3e0; stroke: #ef6c00; }
 .tv-expansion g.tv-divergence rect { fill: #ffcdd2; stroke: #c62828; }
@@ -101,13 +102,17 @@ details { margin-top: 12px; }
 // (longest path from the group's inputs), with the same element ids as dot's
 // nodes, so the side panel, counterparts and search work on them; clicking
 // the header folds it again. Selecting a folded node (a link, a counterpart,
-// a search match) expands its group first. In a table the box is a header
-// row whose members' rows are hidden until it is clicked.
+// a search match) expands its group first. A range box opens into a column
+// of its repetitions' boxes, each expanded by a click in turn. In a table the
+// box is a header row whose members' rows are hidden until it is clicked.
 const char *const kScript = R"JS(
 (function () {
   function json(id) { var el = document.getElementById(id); return el ? JSON.parse(el.textContent) : {}; }
-  var pairs = json('tv-pairs'), info = json('tv-nodes'), groups = json('tv-groups'), groupOf = {};
-  for (var gid in groups) (groups[gid].nodes || []).forEach(function (id) { groupOf[id] = gid; });
+  var pairs = json('tv-pairs'), info = json('tv-nodes'), groups = json('tv-groups'), groupOf = {}, rangeOf = {};
+  for (var gid in groups) {
+    (groups[gid].nodes || []).forEach(function (id) { groupOf[id] = gid; });
+    (groups[gid].groups || []).forEach(function (id) { rangeOf[id] = gid; });
+  }
   var status = document.getElementById('tv-selection');
   var panel = document.getElementById('tv-panel-body');
   function esc(s) { var d = document.createElement('div'); d.textContent = s == null ? '' : String(s); return d.innerHTML; }
@@ -227,9 +232,39 @@ const char *const kScript = R"JS(
     return e;
   }
   function clip(s, n) { s = s || ''; return s.length > n ? s.substring(0, n - 1) + '\u2026' : s; }
+  // A box's expansion: drawn over it, a header that folds it again.
+  function overlay(gid, box, width, height, title) {
+    var bb = box.getBBox();
+    var g = svgEl('g', { id: gid + '-x', 'class': 'tv-expansion', transform: 'translate(' + bb.x + ',' + bb.y + ')' }, box.parentNode);
+    svgEl('rect', { x: 0, y: 0, width: width, height: height, 'class': 'tv-expansion-bg' }, g);
+    var head = svgEl('text', { x: 14, y: 20, 'class': 'tv-fold' }, g);
+    head.textContent = '\u25BE ' + title + ': click here to fold';
+    head.addEventListener('click', function (ev) {
+      ev.stopPropagation();
+      g.parentNode.removeChild(g);
+      box.classList.remove('tv-expanded');
+    });
+    box.classList.add('tv-expanded');
+    return g;
+  }
+  // A range: a column of its repetitions' boxes, each expanded by a click.
+  function expandRange(gid, box, d) {
+    var W = 230, H = 34, GY = 10, TOP = 30;
+    var g = overlay(gid, box, W + 28, TOP + d.groups.length * (H + GY), d.label);
+    d.groups.forEach(function (k, i) {
+      var m = groups[k], y = TOP + i * (H + GY);
+      var b = svgEl('g', { id: k, 'class': 'node tv-group' }, g);
+      svgEl('rect', { x: 14, y: y, width: W, height: H, rx: 2 }, b);
+      svgEl('text', { x: 20, y: y + 14 }, b).textContent = m.label;
+      svgEl('text', { x: 20, y: y + 28 }, b).textContent = m.size + ' nodes (click to expand)';
+      bindNode(b, k);
+    });
+    return g.firstChild;
+  }
   // Expands group `gid`; returns the element to bring into view (null: it cannot be).
   function expandGroup(gid) {
     var box = document.getElementById(gid), d = groups[gid];
+    if (!box && rangeOf[gid]) { expandGroup(rangeOf[gid]); box = document.getElementById(gid); }
     if (!box || !d) return null;
     if (box.tagName.toLowerCase() === 'tr') {
       var rows = document.querySelectorAll('tr[data-group="' + gid + '"]');
@@ -239,6 +274,7 @@ const char *const kScript = R"JS(
     }
     var done = document.getElementById(gid + '-x');
     if (done) return done.firstChild;
+    if (d.groups) return expandRange(gid, box, d);
     if (!d.nodes) {
       status.textContent = d.label + ': its ' + d.size + ' nodes are not in this page (too many folded nodes); torchtv show prints the graph';
       return null;
@@ -252,16 +288,7 @@ const char *const kScript = R"JS(
       pos.push({ x: GX + (c - 1) * (W + GX), y: TOP + rank[i] * (H + GY) });
       width = Math.max(width, c * (W + GX) + GX);
     }
-    var bb = box.getBBox();
-    var g = svgEl('g', { id: gid + '-x', 'class': 'tv-expansion', transform: 'translate(' + bb.x + ',' + bb.y + ')' }, box.parentNode);
-    svgEl('rect', { x: 0, y: 0, width: width, height: TOP + cols.length * (H + GY), 'class': 'tv-expansion-bg' }, g);
-    var head = svgEl('text', { x: GX, y: 20, 'class': 'tv-fold' }, g);
-    head.textContent = '\u25BE ' + d.label + ' (' + n + ' nodes): click here to fold';
-    head.addEventListener('click', function (ev) {
-      ev.stopPropagation();
-      g.parentNode.removeChild(g);
-      box.classList.remove('tv-expanded');
-    });
+    var g = overlay(gid, box, width, TOP + cols.length * (H + GY), d.label + ' (' + n + ' nodes)');
     for (i = 0; i < d.edges.length; ++i) {
       var a = pos[d.edges[i][0]], b = pos[d.edges[i][1]];
       svgEl('line', { x1: a.x + W / 2, y1: a.y + H, x2: b.x + W / 2, y2: b.y, 'class': 'tv-expansion-edge' }, g);
@@ -271,12 +298,12 @@ const char *const kScript = R"JS(
       var node = svgEl('g', { id: id, 'class': 'node tv-' + m.status, 'data-label': m.title }, g);
       svgEl('rect', { x: pos[i].x, y: pos[i].y, width: W, height: H, rx: 4 }, node);
       svgEl('text', { x: pos[i].x + 6, y: pos[i].y + 16 }, node).textContent = clip(m.title, 34);
-      svgEl('text', { x: pos[i].x + 6, y: pos[i].y + 32 }, node).textContent =
-          clip(m.type + (m.loc ? '  ' + m.loc.replace(/^.*\//, '') : ''), 36);
+      var loc = (m.loc || '').replace(/^.*\//, '');
+      if (loc.length > 18) loc = '\u2026' + loc.substring(loc.length - 17);
+      svgEl('text', { x: pos[i].x + 6, y: pos[i].y + 32 }, node).textContent = clip(m.type, 18) + '  ' + loc;
       if (m.first_difference) node.classList.add('tv-first-diff');
       bindNode(node, id);
     }
-    box.classList.add('tv-expanded');
     return g.firstChild;
   }
   // The element of node `id`, its folded group expanded first.
@@ -285,13 +312,15 @@ const char *const kScript = R"JS(
     if ((!el || el.hidden) && groupOf[id]) { expandGroup(groupOf[id]); el = document.getElementById(id); }
     return el;
   }
-  // An expansion in view: its top, centred across, at a legible scale.
+  // An expansion in view at a legible scale: its top, centred across, or its
+  // left edge at the pane's when it is wider than the pane.
   function openGroup(gid) {
     var el = expandGroup(gid), p = el && paneOf(el);
     if (!p) { if (el) reveal(el); return; }
-    var b = el.getBoundingClientRect(), u = toUser(p, (b.left + b.right) / 2, b.top), z = size(p);
+    var b = el.getBoundingClientRect(), u = toUser(p, b.left, b.top), z = size(p);
+    var w = b.width / p.s;
     if (p.s < 0.6) p.s = 1;
-    p.x = u.x - z.w / (2 * p.s);
+    p.x = w * p.s > z.w ? u.x - 10 / p.s : u.x + w / 2 - z.w / (2 * p.s);
     p.y = u.y - 10 / p.s;
     apply(p);
   }

@@ -164,7 +164,7 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
   auto folded = [&](int i) { return folding && !shown(i) && folding->folds(i); };
   // What stands for node i in the drawing: itself, its group's box, or the placeholder.
   auto drawnAs = [&](int i) {
-    return shown(i) ? "n" + std::to_string(i) : folded(i) ? "g" + std::to_string(folding->groupOf[i]) : std::string("folded");
+    return shown(i) ? "n" + std::to_string(i) : folded(i) ? folding->boxOf(i) : std::string("folded");
   };
   std::string p = idPrefix + sideName;
   std::string dot = "digraph " + quote(sideName) + " {\n  id=\"" + p + "-graph\";\n";
@@ -211,8 +211,17 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
       dot += "  folded -> n" + std::to_string(i) + " [style=dashed, id=\"" + p + "-e" + std::to_string(edges++) +
              "\"];\n";
   }
+  for (size_t r = 0; folding && r < folding->ranges.size(); ++r) {
+    const GroupRange &range = folding->ranges[r];
+    int size = 0;
+    for (int g = range.first; g <= range.last; ++g) size += folding->groups[g].size;
+    dot += "  r" + std::to_string(r) + " [id=\"" + idPrefix + rangeId(sideName, static_cast<int>(r)) +
+           "\", class=\"tv-group tv-range\", shape=box3d, style=filled, fillcolor=\"#eceff1\", color=\"#546e7a\", "
+           "tooltip=\"repetitions of a repeated part; click to list them\", label=" +
+           quote(rangeLabel(*folding, range) + "\n" + std::to_string(size) + " nodes (click to expand)") + "];\n";
+  }
   for (size_t g = 0; folding && g < folding->groups.size(); ++g) {
-    if (!folding->collapsed[g]) continue;
+    if (!folding->collapsed[g] || folding->rangeOf[g] >= 0) continue;
     const LayerGroup &group = folding->groups[g];
     NodeStatus status = groupStatus(side, group);
     Colors c = colorsOf(status);

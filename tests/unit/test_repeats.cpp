@@ -21,16 +21,22 @@ using namespace torchtv;
 
 namespace {
 
-// A residual block of four ops at lines 10-13, `layers` times; `odd` (1-based)
-// swaps that layer's exp for a sin at the same line.
-std::string blocks(int layers, int odd = 0) {
+// A residual block of four ops at lines 10-13 (and `extra` exps at line 14),
+// `layers` times; `odd` (1-based) swaps that layer's exp for a sin at the same line.
+std::string blocks(int layers, int odd = 0, int extra = 0) {
   std::string text = "graph @g(%x: f32[4], %w: f32[4]) -> (f32[4]) {\n  %h0: f32[4] = aten::neg(%x) loc(\"m.py\":2)\n";
   for (int k = 1; k <= layers; ++k) {
     std::string p = "%h" + std::to_string(k - 1), s = std::to_string(k);
     text += "  %a" + s + ": f32[4] = aten::mul.Tensor(" + p + ", %w) loc(\"m.py\":10)\n";
     text += "  %b" + s + ": f32[4] = " + (k == odd ? "aten::sin" : "aten::exp") + "(%a" + s + ") loc(\"m.py\":11)\n";
     text += "  %c" + s + ": f32[4] = aten::add.Scalar(%b" + s + ") {other=1.0} loc(\"m.py\":12)\n";
-    text += "  %h" + s + ": f32[4] = aten::add.Tensor(" + p + ", %c" + s + ") loc(\"m.py\":13)\n";
+    std::string last = "%c" + s;
+    for (int e = 0; e < extra; ++e) {
+      std::string next = "%e" + std::to_string(e) + "_" + s;
+      text += "  " + next + ": f32[4] = aten::exp(" + last + ") loc(\"m.py\":14)\n";
+      last = next;
+    }
+    text += "  %h" + s + ": f32[4] = aten::add.Tensor(" + p + ", " + last + ") loc(\"m.py\":13)\n";
   }
   return text + "  %y: f32[4] = aten::relu(%h" + std::to_string(layers) + ") loc(\"m.py\":20)\n  return %y\n}\n";
 }
@@ -167,4 +173,24 @@ TEST_CASE("HTML report folds repeated layers: the divergence's expanded, the oth
   // The divergence rows are not folded; the header's node counts are the graphs'.
   CHECK(std::regex_search(html, std::regex("<tr id=\"ref-n[0-9]+\" class=\"node tv-divergence\"><td>")));
   CHECK(html.find("(" + std::to_string(r.stats.referenceNodes) + " nodes)") != std::string::npos);
+}
+
+TEST_CASE("foldLayers: a long run of collapsed repeats keeps two boxes at each end, the middle one range") {
+  Module m = parseModule(blocks(12, 0, 4), "blocks.tvir");
+  const Graph &g = *m.find("g");
+  DiffView v = buildDiffView(CheckResult{}, g, g);
+  std::vector<bool> visible;
+  std::vector<LayerGroup> groups = layerGroups(v.reference, kMinLayerNodes);
+  REQUIRE(groups.size() == 12);
+  // Keep layer 6: layers 1-5 are a run of kLongestRun (no range), 7-12 one longer.
+  Folding f = foldLayers(v.reference, {groups[5].first}, visible);
+  REQUIRE(f.ranges.size() == 1);
+  CHECK(f.ranges[0].first == 8);
+  CHECK(f.ranges[0].last == 9);
+  for (int k = 0; k < 12; ++k) CHECK((f.rangeOf[k] == 0) == (k == 8 || k == 9));
+  CHECK(rangeLabel(f, f.ranges[0]) == "repeats 9-10 of 12");
+  std::string dot = sideToDot(v.reference, "s", {}, visible, "", &f);
+  CHECK(dot.find("id=\"s-r0\"") != std::string::npos);
+  CHECK(dot.find("id=\"s-g8\"") == std::string::npos);  // inside the range
+  CHECK(dot.find("id=\"s-g7\"") != std::string::npos);
 }
