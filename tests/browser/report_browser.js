@@ -105,7 +105,8 @@ async function checkFolding(page, name) {
     const boxes = page.locator(`#side-${side} .tv-pane svg g.node.tv-group`);
     check(await boxes.count() > 0, `${name}: no folded repeat drawn (${side})`);
     for (let i = 0; i < await boxes.count(); ++i)
-      check(/repeat \d+ of \d+/.test(await boxes.nth(i).textContent()), `${name}: a repeat's box has no "repeat k of N"`);
+      check(/repeats? \d+(-\d+)? of \d+/.test(await boxes.nth(i).textContent()),
+            `${name}: a repeat's box has no "repeat k of N" (or "repeats j-k of N")`);
   }
   check(ids.length > 0, `${name}: no folded repeat carries its nodes`);
   for (const id of ids)
@@ -135,7 +136,11 @@ async function checkFolding(page, name) {
     await page.locator(`[id="${range}-x"] .tv-fold`).click();
   }
   const last = ids[ids.length - 1], target = groups[last].nodes[groups[last].nodes.length - 1];
+  // Enter goes to the next match, until the folded one (the same name may be on both sides).
   await page.fill('#tv-search', info[target].title);
+  const matches = parseInt(((await page.locator('#tv-search-count').textContent()).match(/of (\d+)/) || [0, 0])[1]);
+  for (let k = 1; k < matches && !(await page.locator(`[id="${target}"].tv-selected`).count()); ++k)
+    await page.press('#tv-search', 'Enter');
   check(await page.locator(`[id="${target}"].tv-found`).count() === 1,
         `${name}: searching "${info[target].title}" did not open its repeat ${last}`);
   if (await page.locator(`[id="${target}"]`).count())
