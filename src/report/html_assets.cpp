@@ -225,10 +225,11 @@ const char *const kScript = R"JS(
   window.addEventListener('resize', function () { each(apply); });
 
   // Folded repeats (Note [Expanding a folded group]).
+  // In the namespace of `parent` (an element of dot's SVG): the page names no URL.
   function svgEl(tag, attrs, parent) {
-    var e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    var e = document.createElementNS(parent.namespaceURI, tag);
     for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
+    parent.appendChild(e);
     return e;
   }
   function clip(s, n) { s = s || ''; return s.length > n ? s.substring(0, n - 1) + '\u2026' : s; }

@@ -302,6 +302,7 @@ GraphsHtml graphsSection(const CheckResult &r, const DiffView &view, const HtmlO
                      "<span><i style=\"border:3px solid #6a1b9a\"></i>first differing value</span>"
                      "<span><i style=\"background:#e3f2fd\"></i>input</span>"
                      "<span><i style=\"background:#f5f5f5\"></i>dead</span>"
+                     "<span><i style=\"background:#eceff1; box-shadow: 2px -2px 0 #90a4ae\"></i>repeat (click: expand)</span>"
                      "<span>drag: pan &middot; wheel: zoom &middot; click: counterpart</span></span></div>\n";
   SideShown refShown, prodShown;
   nlohmann::json groups = nlohmann::json::object();
