@@ -44,10 +44,23 @@ code, .mono { font-family: "DejaVu Sans Mono", monospace; font-size: 12px; }
 .legend span { display: inline-block; margin-right: 10px; font-size: 12px; }
 .legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; border: 1px solid #555; vertical-align: middle; }
 g.node { cursor: pointer; }
-g.node.tv-selected path, g.node.tv-selected polygon, g.node.tv-selected ellipse { stroke: #1565c0; stroke-width: 4px; }
-g.node.tv-found path, g.node.tv-found polygon, g.node.tv-found ellipse { stroke: #ff6f00; stroke-width: 5px; }
-g.node.tv-divergence path, g.node.tv-divergence polygon { stroke-width: 3px; }
-g.node.tv-first-diff path, g.node.tv-first-diff polygon { stroke: #6a1b9a; stroke-width: 5px; stroke-dasharray: 8 3; }
+g.node.tv-selected path, g.node.tv-selected polygon, g.node.tv-selected ellipse, g.node.tv-selected rect { stroke: #1565c0; stroke-width: 4px; }
+g.node.tv-found path, g.node.tv-found polygon, g.node.tv-found ellipse, g.node.tv-found rect { stroke: #ff6f00; stroke-width: 5px; }
+g.node.tv-divergence path, g.node.tv-divergence polygon, g.node.tv-divergence rect { stroke-width: 3px; }
+g.node.tv-first-diff path, g.node.tv-first-diff polygon, g.node.tv-first-diff rect { stroke: #6a1b9a; stroke-width: 5px; stroke-dasharray: 8 3; }
+g.node.tv-group { cursor: zoom-in; }
+g.node.tv-group.tv-expanded { opacity: 0.3; }
+.tv-expansion-bg { fill: #fff; stroke: #546e7a; stroke-width: 2px; stroke-dasharray: 6 3; }
+.tv-expansion text { font-size: 11px; font-family: "DejaVu Sans", sans-serif; }
+.tv-expansion .tv-fold { font-weight: bold; cursor: zoom-out; fill: #37474f; }
+.tv-expansion-edge { stroke: #607d8b; stroke-width: 1px; }
+.tv-expansion g.node rect { fill: #fff; stroke: #9e9e9e; stroke-width: 1px; }
+.tv-expansion g.tv-group rect { fill: #eceff1; stroke: #546e7a; }
+.tv-expansion g.tv-matched rect { fill: #e8f5e9; stroke: #43a047; }
+.tv-expansion g.tv-residual rect { fill: #fff3e0; stroke: #ef6c00; }
+.tv-expansion g.tv-divergence rect { fill: #ffcdd2; stroke: #c62828; }
+.tv-expansion g.tv-dead rect { fill: #f5f5f5; stroke: #9e9e9e; stroke-dasharray: 4 2; }
+tr.tv-group-row td { background: #eceff1; cursor: pointer; font-style: italic; }
 tr.node { cursor: pointer; }
 tr.tv-residual td { background: #fff3e0; }
 tr.tv-divergence td { background: #ffcdd2; font-weight: bold; }
@@ -82,10 +95,24 @@ details { margin-top: 12px; }
 // counterpart) the other side's divergence, with the differing constants
 // marked, and the numbers of the first differing intermediate at its sites.
 // Search matches the drawn nodes' text and these details.
+//
+// Note [Expanding a folded group]
+// #tv-groups has each folded repeat's members and internal edges (Note
+// [Folded layers]). A click on its box draws them over the box, in ranks
+// (longest path from the group's inputs), with the same element ids as dot's
+// nodes, so the side panel, counterparts and search work on them; clicking
+// the header folds it again. Selecting a folded node (a link, a counterpart,
+// a search match) expands its group first. A range box opens into a column
+// of its repetitions' boxes, each expanded by a click in turn. In a table the
+// box is a header row whose members' rows are hidden until it is clicked.
 const char *const kScript = R"JS(
 (function () {
   function json(id) { var el = document.getElementById(id); return el ? JSON.parse(el.textContent) : {}; }
-  var pairs = json('tv-pairs'), info = json('tv-nodes');
+  var pairs = json('tv-pairs'), info = json('tv-nodes'), groups = json('tv-groups'), groupOf = {}, rangeOf = {};
+  for (var gid in groups) {
+    (groups[gid].nodes || []).forEach(function (id) { groupOf[id] = gid; });
+    (groups[gid].groups || []).forEach(function (id) { rangeOf[id] = gid; });
+  }
   var status = document.getElementById('tv-selection');
   var panel = document.getElementById('tv-panel-body');
   function esc(s) { var d = document.createElement('div'); d.textContent = s == null ? '' : String(s); return d.innerHTML; }
@@ -197,6 +224,108 @@ const char *const kScript = R"JS(
   on('tv-centre', 'click', centreDivergences);
   window.addEventListener('resize', function () { each(apply); });
 
+  // Folded repeats (Note [Expanding a folded group]).
+  // In the namespace of `parent` (an element of dot's SVG): the page names no URL.
+  function svgEl(tag, attrs, parent) {
+    var e = document.createElementNS(parent.namespaceURI, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    parent.appendChild(e);
+    return e;
+  }
+  function clip(s, n) { s = s || ''; return s.length > n ? s.substring(0, n - 1) + '\u2026' : s; }
+  // A box's expansion: drawn over it, a header that folds it again.
+  function overlay(gid, box, width, height, title) {
+    var bb = box.getBBox();
+    var g = svgEl('g', { id: gid + '-x', 'class': 'tv-expansion', transform: 'translate(' + bb.x + ',' + bb.y + ')' }, box.parentNode);
+    svgEl('rect', { x: 0, y: 0, width: width, height: height, 'class': 'tv-expansion-bg' }, g);
+    var head = svgEl('text', { x: 14, y: 20, 'class': 'tv-fold' }, g);
+    head.textContent = '\u25BE ' + title + ': click here to fold';
+    head.addEventListener('click', function (ev) {
+      ev.stopPropagation();
+      g.parentNode.removeChild(g);
+      box.classList.remove('tv-expanded');
+    });
+    box.classList.add('tv-expanded');
+    return g;
+  }
+  // A range: a column of its repetitions' boxes, each expanded by a click.
+  function expandRange(gid, box, d) {
+    var W = 230, H = 34, GY = 10, TOP = 30;
+    var g = overlay(gid, box, W + 28, TOP + d.groups.length * (H + GY), d.label);
+    d.groups.forEach(function (k, i) {
+      var m = groups[k], y = TOP + i * (H + GY);
+      var b = svgEl('g', { id: k, 'class': 'node tv-group' }, g);
+      svgEl('rect', { x: 14, y: y, width: W, height: H, rx: 2 }, b);
+      svgEl('text', { x: 20, y: y + 14 }, b).textContent = m.label;
+      svgEl('text', { x: 20, y: y + 28 }, b).textContent = m.size + ' nodes (click to expand)';
+      bindNode(b, k);
+    });
+    return g.firstChild;
+  }
+  // Expands group `gid`; returns the element to bring into view (null: it cannot be).
+  function expandGroup(gid) {
+    var box = document.getElementById(gid), d = groups[gid];
+    if (!box && rangeOf[gid]) { expandGroup(rangeOf[gid]); box = document.getElementById(gid); }
+    if (!box || !d) return null;
+    if (box.tagName.toLowerCase() === 'tr') {
+      var rows = document.querySelectorAll('tr[data-group="' + gid + '"]');
+      for (var r = 0; r < rows.length; ++r) rows[r].hidden = false;
+      box.classList.add('tv-expanded');
+      return box;
+    }
+    var done = document.getElementById(gid + '-x');
+    if (done) return done.firstChild;
+    if (d.groups) return expandRange(gid, box, d);
+    if (!d.nodes) {
+      status.textContent = d.label + ': its ' + d.size + ' nodes are not in this page (too many folded nodes); torchtv show prints the graph';
+      return null;
+    }
+    var n = d.nodes.length, rank = [], cols = [], pos = [], width = 0, i;
+    var W = 210, H = 40, GX = 14, GY = 26, TOP = 30;
+    for (i = 0; i < n; ++i) rank.push(0);
+    for (i = 0; i < d.edges.length; ++i) rank[d.edges[i][1]] = Math.max(rank[d.edges[i][1]], rank[d.edges[i][0]] + 1);
+    for (i = 0; i < n; ++i) {
+      var c = cols[rank[i]] = (cols[rank[i]] || 0) + 1;
+      pos.push({ x: GX + (c - 1) * (W + GX), y: TOP + rank[i] * (H + GY) });
+      width = Math.max(width, c * (W + GX) + GX);
+    }
+    var g = overlay(gid, box, width, TOP + cols.length * (H + GY), d.label + ' (' + n + ' nodes)');
+    for (i = 0; i < d.edges.length; ++i) {
+      var a = pos[d.edges[i][0]], b = pos[d.edges[i][1]];
+      svgEl('line', { x1: a.x + W / 2, y1: a.y + H, x2: b.x + W / 2, y2: b.y, 'class': 'tv-expansion-edge' }, g);
+    }
+    for (i = 0; i < n; ++i) {
+      var id = d.nodes[i], m = info[id] || { title: id, type: '', loc: '', status: '' };
+      var node = svgEl('g', { id: id, 'class': 'node tv-' + m.status, 'data-label': m.title }, g);
+      svgEl('rect', { x: pos[i].x, y: pos[i].y, width: W, height: H, rx: 4 }, node);
+      svgEl('text', { x: pos[i].x + 6, y: pos[i].y + 16 }, node).textContent = clip(m.title, 34);
+      var loc = (m.loc || '').replace(/^.*\//, '');
+      if (loc.length > 18) loc = '\u2026' + loc.substring(loc.length - 17);
+      svgEl('text', { x: pos[i].x + 6, y: pos[i].y + 32 }, node).textContent = clip(m.type, 18) + '  ' + loc;
+      if (m.first_difference) node.classList.add('tv-first-diff');
+      bindNode(node, id);
+    }
+    return g.firstChild;
+  }
+  // The element of node `id`, its folded group expanded first.
+  function elementOf(id) {
+    var el = document.getElementById(id);
+    if ((!el || el.hidden) && groupOf[id]) { expandGroup(groupOf[id]); el = document.getElementById(id); }
+    return el;
+  }
+  // An expansion in view at a legible scale: its top, centred across, or its
+  // left edge at the pane's when it is wider than the pane.
+  function openGroup(gid) {
+    var el = expandGroup(gid), p = el && paneOf(el);
+    if (!p) { if (el) reveal(el); return; }
+    var b = el.getBoundingClientRect(), u = toUser(p, b.left, b.top), z = size(p);
+    var w = b.width / p.s;
+    if (p.s < 0.6) p.s = 1;
+    p.x = w * p.s > z.w ? u.x - 10 / p.s : u.x + w / 2 - z.w / (2 * p.s);
+    p.y = u.y - 10 / p.s;
+    apply(p);
+  }
+
   // The side panel (Note [Side panel]).
   function attrsTable(d, other) {
     var names = Object.keys(d.attrs || {});
@@ -239,7 +368,7 @@ const char *const kScript = R"JS(
     clearClass('tv-selected');
     var base = id.replace(/^full-/, '');
     var prefix = id.substring(0, id.length - base.length);
-    var me = document.getElementById(id);
+    var me = elementOf(id);
     if (!me) { status.textContent = id + ' is folded (open the full graphs)'; return; }
     me.classList.add('tv-selected');
     if (centreSelf !== false) reveal(me);
@@ -249,7 +378,7 @@ const char *const kScript = R"JS(
       status.textContent = titleOf(me) + ': no counterpart on the other side';
       return;
     }
-    var el = document.getElementById(prefix + other) || document.getElementById(other);
+    var el = document.getElementById(prefix + other) || elementOf(other);
     if (!el) {
       status.textContent = titleOf(me) + ' \u2194 ' + other + ' (folded; open the full graphs)';
       return;
@@ -258,12 +387,15 @@ const char *const kScript = R"JS(
     reveal(el);
     status.textContent = titleOf(me) + ' \u2194 ' + titleOf(el);
   }
-  var nodes = document.querySelectorAll('.node[id]');
-  for (var n = 0; n < nodes.length; ++n) {
-    nodes[n].addEventListener('click', (function (id) {
-      return function (ev) { ev.stopPropagation(); select(id, false); };
-    })(nodes[n].id));
+  function bindNode(el, id) {
+    el.addEventListener('click', function (ev) {
+      ev.stopPropagation();
+      if (groups[id]) openGroup(id);
+      else select(id, false);
+    });
   }
+  var nodes = document.querySelectorAll('.node[id], tr.tv-group[id]');
+  for (var n = 0; n < nodes.length; ++n) bindNode(nodes[n], nodes[n].id);
   var links = document.querySelectorAll('[data-target]');
   for (var j = 0; j < links.length; ++j) {
     links[j].addEventListener('click', (function (id) {
@@ -273,25 +405,34 @@ const char *const kScript = R"JS(
 
   // Search over the drawn nodes: text and details; Enter goes to the next match.
   var found = [], at = -1, count = document.getElementById('tv-search-count');
+  // Matches are ids: those in folded groups are expanded when they are reached.
   function next() {
     if (!found.length) return;
     at = (at + 1) % found.length;
-    select(found[at].id);
+    if (groups[found[at]]) openGroup(found[at]);
+    else select(found[at]);
+    var el = document.getElementById(found[at]);
+    if (el) el.classList.add('tv-found');
     count.textContent = (at + 1) + ' of ' + found.length;
   }
+  function details(d) { return d ? d.title + ' ' + d.type + ' ' + d.loc + ' ' + JSON.stringify(d.attrs) : ''; }
   function search(q) {
     clearClass('tv-found');
     found = [];
     at = -1;
     q = q.trim().toLowerCase();
     if (!q) { count.textContent = ''; return; }
-    var all = document.querySelectorAll('.tv-pane .node[id]');
+    var all = document.querySelectorAll('.tv-pane .node[id]'), seen = {};
     for (var i = 0; i < all.length; ++i) {
-      var d = info[all[i].id];
-      var text = (all[i].textContent + ' ' + (d ? d.title + ' ' + d.type + ' ' + d.loc + ' ' + JSON.stringify(d.attrs) : '')).toLowerCase();
-      if (text.indexOf(q) >= 0) found.push(all[i]);
+      seen[all[i].id] = true;
+      if ((all[i].textContent + ' ' + details(info[all[i].id])).toLowerCase().indexOf(q) >= 0) found.push(all[i].id);
     }
-    for (var k = 0; k < found.length; ++k) found[k].classList.add('tv-found');
+    for (var id in groupOf)
+      if (!seen[id] && details(info[id]).toLowerCase().indexOf(q) >= 0) found.push(id);
+    for (var k = 0; k < found.length; ++k) {
+      var el = document.getElementById(found[k]);
+      if (el) el.classList.add('tv-found');
+    }
     if (found.length) next();
     else count.textContent = 'no drawn node matches';
   }

@@ -17,15 +17,37 @@ struct Colors {
   const char *fill, *stroke, *style;
 };
 
-Colors colorsOf(const ViewNode &n) {
-  if (!n.node && n.status == NodeStatus::Matched) return {"#e3f2fd", "#1e88e5", "rounded,filled"};
-  switch (n.status) {
+Colors colorsOf(NodeStatus status) {
+  switch (status) {
   case NodeStatus::Matched: return {"#e8f5e9", "#43a047", "rounded,filled"};
   case NodeStatus::Residual: return {"#fff3e0", "#ef6c00", "rounded,filled"};
   case NodeStatus::Divergence: return {"#ffcdd2", "#c62828", "rounded,filled,bold"};
   case NodeStatus::Dead: return {"#f5f5f5", "#9e9e9e", "rounded,filled,dashed"};
   }
   return {"#ffffff", "#000000", "rounded"};
+}
+
+Colors colorsOf(const ViewNode &n) {
+  if (!n.node && n.status == NodeStatus::Matched) return {"#e3f2fd", "#1e88e5", "rounded,filled"};
+  return colorsOf(n.status);
+}
+
+// A folded group's colour: its most telling member's (a divergence, else a
+// residual node, else matched, else dead).
+NodeStatus groupStatus(const SideView &side, const LayerGroup &g) {
+  auto rank = [](NodeStatus s) {
+    switch (s) {
+    case NodeStatus::Divergence: return 3;
+    case NodeStatus::Residual: return 2;
+    case NodeStatus::Matched: return 1;
+    case NodeStatus::Dead: return 0;
+    }
+    return 0;
+  };
+  NodeStatus worst = NodeStatus::Dead;
+  for (int i = g.first; i < g.first + g.size; ++i)
+    if (rank(side.nodes[i].status) > rank(worst)) worst = side.nodes[i].status;
+  return worst;
 }
 
 const char *verdictColor(Verdict v) {
@@ -137,8 +159,13 @@ std::vector<bool> neighbourhood(const SideView &side, const std::vector<OutputRe
 }
 
 std::string sideToDot(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
-                      const std::vector<bool> &visible, const std::string &idPrefix) {
+                      const std::vector<bool> &visible, const std::string &idPrefix, const Folding *folding) {
   auto shown = [&](int i) { return visible.empty() || visible[i]; };
+  auto folded = [&](int i) { return folding && !shown(i) && folding->folds(i); };
+  // What stands for node i in the drawing: itself, its group's box, or the placeholder.
+  auto drawnAs = [&](int i) {
+    return shown(i) ? "n" + std::to_string(i) : folded(i) ? folding->boxOf(i) : std::string("folded");
+  };
   std::string p = idPrefix + sideName;
   std::string dot = "digraph " + quote(sideName) + " {\n  id=\"" + p + "-graph\";\n";
   dot += "  rankdir=TB; nodesep=0.25; ranksep=0.35;\n";
@@ -146,11 +173,20 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
   dot += "  edge [color=\"#607d8b\", arrowsize=0.6];\n";
   size_t hidden = 0, edges = 0;
   std::set<int> fedByHidden;
+  std::set<std::pair<std::string, std::string>> boxEdges;  // at a group's box, once each
   for (size_t i = 0; i < side.nodes.size(); ++i) {
     const ViewNode &n = side.nodes[i];
     int index = static_cast<int>(i);
     if (!shown(index)) {
-      ++hidden;
+      if (!folded(index)) {
+        ++hidden;
+        continue;
+      }
+      // Not from the placeholder: the parameters feed every layer, and those
+      // edges would tie every box to it.
+      for (int o : n.operands)
+        if ((shown(o) || folded(o)) && drawnAs(o) != drawnAs(index))
+          boxEdges.insert({drawnAs(o), drawnAs(index)});
       continue;
     }
     NodeLabel label = labelOf(n, side);
@@ -164,6 +200,7 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
     for (int o : n.operands) {
       if (shown(o)) dot += "  n" + std::to_string(o) + " -> n" + std::to_string(i) + " [id=\"" + p + "-e" +
                            std::to_string(edges++) + "\"];\n";
+      else if (folded(o)) boxEdges.insert({drawnAs(o), drawnAs(index)});
       else fedByHidden.insert(index);
     }
   }
@@ -174,6 +211,27 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
       dot += "  folded -> n" + std::to_string(i) + " [style=dashed, id=\"" + p + "-e" + std::to_string(edges++) +
              "\"];\n";
   }
+  for (size_t r = 0; folding && r < folding->ranges.size(); ++r) {
+    const GroupRange &range = folding->ranges[r];
+    int size = 0;
+    for (int g = range.first; g <= range.last; ++g) size += folding->groups[g].size;
+    dot += "  r" + std::to_string(r) + " [id=\"" + idPrefix + rangeId(sideName, static_cast<int>(r)) +
+           "\", class=\"tv-group tv-range\", shape=box3d, style=filled, fillcolor=\"#eceff1\", color=\"#546e7a\", "
+           "tooltip=\"repetitions of a repeated part; click to list them\", label=" +
+           quote(rangeLabel(*folding, range) + "\n" + std::to_string(size) + " nodes (click to expand)") + "];\n";
+  }
+  for (size_t g = 0; folding && g < folding->groups.size(); ++g) {
+    if (!folding->collapsed[g] || folding->rangeOf[g] >= 0) continue;
+    const LayerGroup &group = folding->groups[g];
+    NodeStatus status = groupStatus(side, group);
+    Colors c = colorsOf(status);
+    dot += "  g" + std::to_string(g) + " [id=\"" + idPrefix + groupId(sideName, static_cast<int>(g)) +
+           "\", class=\"tv-group tv-group-" + std::string(statusName(status)) + "\", shape=box3d, style=filled, fillcolor=\"" +
+           c.fill + "\", color=\"" + c.stroke + "\", tooltip=\"a repeated part of the graph; click to expand\", label=" +
+           quote(groupLabel(group) + "\n" + std::to_string(group.size) + " nodes (click to expand)") + "];\n";
+  }
+  for (const auto &[from, to] : boxEdges)
+    dot += "  " + from + " -> " + to + " [id=\"" + p + "-e" + std::to_string(edges++) + "\"];\n";
   for (size_t o = 0; o < side.outputNodes.size(); ++o) {
     if (!shownOutput(side, outputs, visible, o)) continue;
     std::string name = o < side.graph->outputNames().size() ? side.graph->outputNames()[o] : std::to_string(o);
@@ -182,29 +240,38 @@ std::string sideToDot(const SideView &side, const std::string &sideName, const s
            "\", class=\"tv-output\", shape=ellipse, style=filled, fillcolor=\"" +
            (o < outputs.size() ? verdictColor(outputs[o].verdict) : "#ffffff") + "\", label=" +
            quote("output " + name + (verdict.empty() ? "" : "\n" + verdict)) + "];\n";
-    if (shown(side.outputNodes[o]))
-      dot += "  n" + std::to_string(side.outputNodes[o]) + " -> out" + std::to_string(o) + " [id=\"" + p + "-e" +
-             std::to_string(edges++) + "\"];\n";
+    int at = side.outputNodes[o];
+    if (shown(at) || folded(at))
+      dot += "  " + drawnAs(at) + " -> out" + std::to_string(o) + " [id=\"" + p + "-e" + std::to_string(edges++) + "\"];\n";
   }
   return dot + "}\n";
 }
 
 std::string sideToTable(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
-                        const std::vector<bool> &visible) {
+                        const std::vector<bool> &visible, const Folding *folding,
+                        const std::vector<bool> &groupMembers) {
   std::string html = "<table class=\"nodes\"><thead><tr><th>value</th><th>op</th><th>type</th><th>constants</th>"
                      "<th>source</th><th>status</th><th>operands</th></tr></thead><tbody>\n";
   size_t hidden = 0;
   for (size_t i = 0; i < side.nodes.size(); ++i) {
     const ViewNode &n = side.nodes[i];
-    if (!visible.empty() && !visible[i]) {
-      ++hidden;
+    int index = static_cast<int>(i);
+    bool inBox = folding && (visible.empty() || !visible[i]) && folding->folds(index);
+    std::string group = inBox ? groupId(sideName, folding->groupOf[i]) : "";
+    if (inBox && folding->groups[folding->groupOf[i]].first == index) {
+      const LayerGroup &g = folding->groups[folding->groupOf[i]];
+      html += "<tr id=\"" + group + "\" class=\"tv-group tv-group-row\"><td colspan=\"7\">&#9656; " +
+              xmlEscape(groupLabel(g)) + ": " + std::to_string(g.size) + " nodes folded (click to expand)</td></tr>\n";
+    }
+    if (inBox ? i >= groupMembers.size() || !groupMembers[i] : !visible.empty() && !visible[i]) {
+      hidden += !inBox;
       continue;
     }
     NodeLabel label = labelOf(n, side);
     std::string operands;
     for (int o : n.operands) operands += (operands.empty() ? "%" : ", %") + side.nodes[o].value->name;
-    html += "<tr id=\"" + viewNodeId(sideName, static_cast<int>(i)) + "\" class=\"node tv-" +
-            std::string(statusName(n.status)) + "\"><td>%" + xmlEscape(n.value->name) + "</td><td>" +
+    html += "<tr id=\"" + viewNodeId(sideName, index) + "\" class=\"node tv-" + std::string(statusName(n.status)) + "\"" +
+            (inBox ? " data-group=\"" + group + "\" hidden" : "") + "><td>%" + xmlEscape(n.value->name) + "</td><td>" +
             xmlEscape(n.node ? n.node->op : "input") + "</td><td>" + xmlEscape(label.type) + "</td><td>" +
             xmlEscape(n.node ? attributesText(*n.node, 0, false) : "") + "</td><td>" + xmlEscape(label.loc) + "</td><td>" + std::string(statusName(n.status)) + "</td><td>" +
             xmlEscape(operands) + "</td></tr>\n";

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/report/diff_view.h"
+#include "src/report/html_fold.h"
 
 namespace torchtv {
 
@@ -31,14 +32,17 @@ std::vector<bool> neighbourhood(const SideView &side, const std::vector<OutputRe
                                 size_t limit = 120, const std::vector<int> &alsoShow = {});
 
 // `visible` empty: every node. `idPrefix` makes the ids of a second drawing of
-// the same side unique ("full-").
+// the same side unique ("full-"). `folding`: collapsed groups are drawn as one
+// box each (Note [Folded layers]).
 std::string sideToDot(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
-                      const std::vector<bool> &visible, const std::string &idPrefix);
+                      const std::vector<bool> &visible, const std::string &idPrefix, const Folding *folding = nullptr);
 
 // The same content as an HTML table, for when Graphviz is missing (`visible`
-// as for sideToDot: a big graph's table has its collapsed view's rows only).
+// as for sideToDot: a big graph's table has its collapsed view's rows only; a
+// collapsed group is a header row, its rows hidden, where `groupMembers` has them).
 std::string sideToTable(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
-                        const std::vector<bool> &visible = {});
+                        const std::vector<bool> &visible = {}, const Folding *folding = nullptr,
+                        const std::vector<bool> &groupMembers = {});
 
 // What a node shows: "%y = aten::mul.Tensor", "f32[4,16]", "model.py:12".
 struct NodeLabel {

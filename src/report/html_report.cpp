@@ -9,6 +9,7 @@
 #include "src/report/escape.h"
 #include "src/report/graphviz.h"
 #include "src/report/html_assets.h"
+#include "src/report/html_fold.h"
 #include "src/report/html_graph.h"
 #include "src/report/report.h"
 
@@ -189,9 +190,27 @@ struct Drawing {
   }
 };
 
+// What one side's collapsed view draws: its visible nodes, its folded groups
+// and the members those carry (Note [Folded layers]); empty: everything.
+struct SideShown {
+  std::vector<bool> visible;
+  Folding folding;
+  std::vector<bool> members;
+  std::vector<bool> described() const {  // the nodes in the side panel's data
+    std::vector<bool> out = visible;
+    for (size_t i = 0; i < members.size(); ++i)
+      if (members[i]) out[i] = true;
+    return out;
+  }
+};
+
 std::string drawSide(const SideView &side, const std::string &sideName, const std::vector<OutputResult> &outputs,
-                     const std::vector<bool> &visible, const std::string &prefix, Drawing &drawing) {
-  auto fallback = [&] { return prefix.empty() ? sideToTable(side, sideName, outputs, visible) : ""; };
+                     const SideShown &shown, const std::string &prefix, Drawing &drawing) {
+  const std::vector<bool> &visible = shown.visible;
+  const Folding *folding = shown.folding.groups.empty() ? nullptr : &shown.folding;
+  auto fallback = [&] {
+    return prefix.empty() ? sideToTable(side, sideName, outputs, visible, folding, shown.members) : "";
+  };
   if (!drawing.problem.empty()) return fallback();
   double left = drawing.secondsLeft();
   char budget[32];
@@ -200,7 +219,7 @@ std::string drawSide(const SideView &side, const std::string &sideName, const st
     drawing.problem = "Graphviz's dot did not finish the drawings within the report's " + std::string(budget) + " s";
     return fallback();
   }
-  SvgResult svg = layoutWithDot(sideToDot(side, sideName, outputs, visible, prefix), drawing.options.dotPath, left);
+  SvgResult svg = layoutWithDot(sideToDot(side, sideName, outputs, visible, prefix, folding), drawing.options.dotPath, left);
   if (svg.svg) return *svg.svg;
   drawing.problem = svg.error;
   if (drawing.secondsLeft() <= 0.05)
@@ -239,8 +258,21 @@ std::string panelJson(const CheckResult &r, const DiffView &view, const std::vec
 }
 
 struct GraphsHtml {
-  std::string html, nodes;
+  std::string html, nodes, groups = "{}";
 };
+
+// The nodes a side's folding keeps expanded: the first differing value and
+// the first divergence that the summary links to, which the page centres on.
+std::vector<int> keptNodes(const CheckResult &r, const SideView &side, bool reference, std::vector<int> keep) {
+  for (const OutputResult &o : r.outputs) {
+    const std::optional<Site> &site = reference ? o.referenceSite : o.productionSite;
+    if (!o.referenceSite && !o.productionSite) continue;
+    if (site)
+      for (int i : nodesNamed(side, site->value)) keep.push_back(i);
+    break;
+  }
+  return keep;
+}
 
 // Note [Drawing at scale]
 // An equivalent pair above `collapseAbove` nodes is not drawn: there is no
@@ -270,27 +302,36 @@ GraphsHtml graphsSection(const CheckResult &r, const DiffView &view, const HtmlO
                      "<span><i style=\"border:3px solid #6a1b9a\"></i>first differing value</span>"
                      "<span><i style=\"background:#e3f2fd\"></i>input</span>"
                      "<span><i style=\"background:#f5f5f5\"></i>dead</span>"
+                     "<span><i style=\"background:#eceff1; box-shadow: 2px -2px 0 #90a4ae\"></i>repeat (click: expand)</span>"
                      "<span>drag: pan &middot; wheel: zoom &middot; click: counterpart</span></span></div>\n";
-  std::vector<bool> refVisible, prodVisible;
+  SideShown refShown, prodShown;
+  nlohmann::json groups = nlohmann::json::object();
   if (collapse) {
     std::vector<int> refFirst, prodFirst;
     if (r.counterexample && r.counterexample->firstDifference) {
       refFirst = nodesNamed(view.reference, r.counterexample->firstDifference->reference.value);
       prodFirst = nodesNamed(view.production, r.counterexample->firstDifference->production.value);
     }
-    refVisible = neighbourhood(view.reference, r.outputs, options.neighbourhoodRadius, 120, refFirst);
-    prodVisible = neighbourhood(view.production, r.outputs, options.neighbourhoodRadius, 120, prodFirst);
+    refShown.visible = neighbourhood(view.reference, r.outputs, options.neighbourhoodRadius, 120, refFirst);
+    prodShown.visible = neighbourhood(view.production, r.outputs, options.neighbourhoodRadius, 120, prodFirst);
+    refShown.folding = foldLayers(view.reference, keptNodes(r, view.reference, true, refFirst), refShown.visible);
+    prodShown.folding = foldLayers(view.production, keptNodes(r, view.production, false, prodFirst), prodShown.visible);
+    groups = groupsJson(view.reference, "ref", refShown.folding, options.foldedNodeBudget, refShown.members);
+    groups.update(groupsJson(view.production, "prod", prodShown.folding, options.foldedNodeBudget, prodShown.members));
   }
   Drawing drawing(options);
-  std::string ref = drawSide(view.reference, "ref", r.outputs, refVisible, "", drawing);
-  std::string prod = drawSide(view.production, "prod", r.outputs, prodVisible, "", drawing);
+  std::string ref = drawSide(view.reference, "ref", r.outputs, refShown, "", drawing);
+  std::string prod = drawSide(view.production, "prod", r.outputs, prodShown, "", drawing);
   // The reference may be drawn and the production not: both become tables, so that they compare.
   if (!drawing.problem.empty() && ref.rfind("<table", 0) != 0)
-    ref = sideToTable(view.reference, "ref", r.outputs, refVisible);
+    ref = sideToTable(view.reference, "ref", r.outputs, refShown.visible,
+                      refShown.folding.groups.empty() ? nullptr : &refShown.folding, refShown.members);
   if (collapse)
     html += "<p class=\"notice\" id=\"collapsed-notice\">Large graphs: showing the cone of the failing outputs "
             "around the divergence (" + std::to_string(options.neighbourhoodRadius) +
-            " edges around it); the rest is folded.</p>\n";
+            " edges around it); the rest is folded" +
+            (groups.empty() ? std::string(".") : ", each repetition of a repeated part (a layer) into one box: "
+                                                 "click a box to expand it.") + "</p>\n";
   if (!drawing.problem.empty())
     html += "<p class=\"notice\" id=\"no-graphviz\">" + drawing.noticeHtml() + "</p>\n";
   html += "<div class=\"sides\"><div class=\"side\" id=\"side-reference\"><h3>reference</h3><div class=\"tv-pane\">\n" +
@@ -299,13 +340,14 @@ GraphsHtml graphsSection(const CheckResult &r, const DiffView &view, const HtmlO
           "Click a node: its op, type, constants (eps, dims, ...) and counterpart.</div>"
           "<p id=\"tv-selection\"></p></aside></div>\n";
   if (collapse && drawing.problem.empty() && biggest <= options.fullGraphLimit) {
-    std::string fullRef = drawSide(view.reference, "ref", r.outputs, {}, "full-", drawing);
-    std::string fullProd = drawSide(view.production, "prod", r.outputs, {}, "full-", drawing);
+    std::string fullRef = drawSide(view.reference, "ref", r.outputs, SideShown{}, "full-", drawing);
+    std::string fullProd = drawSide(view.production, "prod", r.outputs, SideShown{}, "full-", drawing);
     if (drawing.problem.empty())
       html += "<details id=\"full-graphs\"><summary>Full graphs</summary><div class=\"sides\"><div class=\"side\">" +
               fullRef + "</div><div class=\"side\">" + fullProd + "</div></div></details>\n";
   }
-  return {html + "</section>\n", panelJson(r, view, refVisible, prodVisible)};
+  return {html + "</section>\n", panelJson(r, view, refShown.described(), prodShown.described()),
+          scriptSafe(groups.dump())};
 }
 
 }  // namespace
@@ -338,6 +380,7 @@ std::string renderHtml(const CheckResult &r, const ReportContext &ctx, const Htm
   }
   html += "</main>\n<script type=\"application/json\" id=\"tv-pairs\">" + (view ? pairsJson(*view) : "{}") +
           "</script>\n<script type=\"application/json\" id=\"tv-nodes\">" + graphs.nodes +
+          "</script>\n<script type=\"application/json\" id=\"tv-groups\">" + graphs.groups +
           "</script>\n<script>" + html::kScript + "</script>\n</body></html>\n";
   return html;
 }

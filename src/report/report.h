@@ -76,6 +76,9 @@ struct HtmlOptions {
   int neighbourhoodRadius = 2;
   // The full drawing of a collapsed graph is added (folded) up to this size.
   size_t fullGraphLimit = 600;
+  // A collapsed graph's folded repeats carry their members for the page to
+  // expand, up to this many nodes per side (Note [Folded layers]).
+  size_t foldedNodeBudget = 2500;
 };
 // Where dot is: $TORCHTV_DOT if set (empty disables drawing), else PATH.
 std::string defaultDotPath();

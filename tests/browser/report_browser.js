@@ -4,7 +4,9 @@
 // expect: "divergence" (a diverging pair), "counterexample", "equivalent", or
 // "scale" (a diverging model-size pair: the divergence, search, fit and the
 // side panel are checked as well), "scale-first" (and the first differing
-// intermediate: drawn, in view, its numbers in the panel). shot: "shot" writes PREFIX-NAME.png.
+// intermediate: drawn, in view, its numbers in the panel), "layers" (a diverging pair of repeated
+// layers: the scale checks, and the repeats folded into boxes that expand on a click and on a
+// search). shot: "shot" writes PREFIX-NAME.png.
 // The time each page takes to open is printed, as a measurement: no test
 // fails on a timing (the machine is shared).
 const path = require('path');
@@ -91,6 +93,61 @@ async function checkScale(page, name, first) {
   check(await inView(page, await focus('reference')), `${name}: Divergence did not centre it`);
 }
 
+// Repeated layers (Note [Folded layers]): each folded repeat is a "repeat k of N" box whose
+// members are not drawn; a click draws them in place and in view, their panel works, the
+// header folds them again; a search for a folded node opens its repeat and centres it.
+async function checkFolding(page, name) {
+  if (!await page.locator('#tv-groups').count()) return check(false, `${name}: no #tv-groups: nothing folded`);
+  const groups = JSON.parse(await page.locator('#tv-groups').textContent());
+  const info = JSON.parse(await page.locator('#tv-nodes').textContent());
+  const ids = Object.keys(groups).filter(id => groups[id].nodes);
+  for (const side of ['reference', 'production']) {
+    const boxes = page.locator(`#side-${side} .tv-pane svg g.node.tv-group`);
+    check(await boxes.count() > 0, `${name}: no folded repeat drawn (${side})`);
+    for (let i = 0; i < await boxes.count(); ++i)
+      check(/repeats? \d+(-\d+)? of \d+/.test(await boxes.nth(i).textContent()),
+            `${name}: a repeat's box has no "repeat k of N" (or "repeats j-k of N")`);
+  }
+  check(ids.length > 0, `${name}: no folded repeat carries its nodes`);
+  for (const id of ids)
+    for (const m of groups[id].nodes)
+      check(await page.locator(`[id="${m}"]`).count() === 0, `${name}: ${m} of the folded ${id} is drawn`);
+  const drawnIds = [];
+  for (const id of ids) if (await page.locator(`[id="${id}"]`).count()) drawnIds.push(id);
+  if (!drawnIds.length) return check(false, `${name}: no folded repeat with its nodes is drawn as a box`);
+  const gid = drawnIds[0], member = groups[gid].nodes[0];
+  await page.click('#tv-fit');
+  await page.locator(`[id="${gid}"]`).click();
+  check(await page.locator(`[id="${gid}-x"] .node`).count() === groups[gid].nodes.length,
+        `${name}: clicking ${gid} did not draw its ${groups[gid].nodes.length} nodes`);
+  check(await inView(page, `[id="${gid}-x"] .tv-fold`), `${name}: the expanded ${gid} is not in view`);
+  await page.locator(`[id="${member}"]`).click();
+  check((await page.locator('#tv-panel-body').textContent()).includes(info[member].title),
+        `${name}: the side panel does not show the expanded ${member}`);
+  await page.locator(`[id="${gid}-x"] .tv-fold`).click();
+  check(await page.locator(`[id="${gid}-x"]`).count() === 0, `${name}: the header did not fold ${gid} again`);
+  // A range box (a long run of repeats, at many layers) opens into its repeats' boxes.
+  const range = Object.keys(groups).find(id => groups[id].groups);
+  if (range) {
+    await page.click('#tv-fit');
+    await page.locator(`[id="${range}"]`).click();
+    check(await page.locator(`[id="${range}-x"] .node.tv-group`).count() === groups[range].groups.length,
+          `${name}: clicking ${range} did not list its ${groups[range].groups.length} repeats`);
+    await page.locator(`[id="${range}-x"] .tv-fold`).click();
+  }
+  const last = ids[ids.length - 1], target = groups[last].nodes[groups[last].nodes.length - 1];
+  // Enter goes to the next match, until the folded one (the same name may be on both sides).
+  await page.fill('#tv-search', info[target].title);
+  const matches = parseInt(((await page.locator('#tv-search-count').textContent()).match(/of (\d+)/) || [0, 0])[1]);
+  for (let k = 1; k < matches && !(await page.locator(`[id="${target}"].tv-selected`).count()); ++k)
+    await page.press('#tv-search', 'Enter');
+  check(await page.locator(`[id="${target}"].tv-found`).count() === 1,
+        `${name}: searching "${info[target].title}" did not open its repeat ${last}`);
+  if (await page.locator(`[id="${target}"]`).count())
+    check(await inView(page, `[id="${target}"]`), `${name}: the folded search match is not centred`);
+  await page.fill('#tv-search', '');
+}
+
 (async () => {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'torchtv-chromium-'));
   // A fresh profile (--user-data-dir) per run: playwright takes it as an argument.
@@ -115,8 +172,11 @@ async function checkScale(page, name, first) {
       const opened = Date.now() - started;
       const ready = await page.evaluate(() => document.body.getAttribute('data-tv-ready'));
       const size = fs.statSync(file).size;
+      const drawn = async side => `${await page.locator(`#side-${side} .tv-pane svg g.node`).count()}` +
+          ` (${await page.locator(`#side-${side} .tv-pane svg g.node.tv-group`).count()} repeat boxes)`;
       console.log(`measured ${name}: ${(size / 1024).toFixed(0)} KiB, load event after ${opened} ms, ` +
-                  `script ready at ${ready} ms after navigation start`);
+                  `script ready at ${ready} ms after navigation start; drawn nodes: reference ${await drawn('reference')}, ` +
+                  `production ${await drawn('production')}`);
       check(errors.length === 0, `${name}: console errors: ${errors.join(' | ')}`);
       check(remote.length === 0, `${name}: fetched ${remote.join(', ')} (a report must work offline)`);
       const rows = await page.locator('#verdict-table tr.output-row, #proven-table tr.output-row').count();
@@ -153,7 +213,9 @@ async function checkScale(page, name, first) {
         const visibleRows = await page.locator('tr:visible').count();
         check(visibleRows < 100, `${name}: ${visibleRows} table rows in view for an equivalent pair`);
       }
-      if (expect === 'scale' || expect === 'scale-first') await checkScale(page, name, expect === 'scale-first');
+      if (expect === 'scale' || expect === 'scale-first' || expect === 'layers')
+        await checkScale(page, name, expect === 'scale-first');
+      if (expect === 'layers') await checkFolding(page, name);
       if (shot === 'shot') await page.screenshot({ path: `${shotPrefix}-${path.basename(file, '.html')}.png`, fullPage: false });
       await page.close();
     }

@@ -31,21 +31,24 @@ if [[ ! -f "$work/node_modules/playwright-core/package.json" ]] ||
 fi
 
 # Reports to look at: a divergence drawn in both graphs, a counterexample, an equivalent pair,
-# and a transformer train step (1 layer, the planted eps bug of bench/gen_transformer.py) for
-# the model-size checks: the divergence in view on load, search, fit, the side panel. The 8-
-# and 64-layer pairs take minutes to capture and decide: bench/report_browser.sh.
+# and for the model-size checks (the divergence in view on load, search, fit, the side panel)
+# a transformer train step (1 layer, the planted eps bug of bench/gen_transformer.py) and three
+# repeated layers (a .tvir pair that decides in about 2 s; its repeats folded into boxes that
+# expand). The 8- and 64-layer pairs take minutes to capture and decide: bench/report_browser.sh.
 set +e
 "$torchtv" check "$src/examples/rmsnorm_reference.tvir" "$src/examples/rmsnorm_production_bug.tvir" \
   --report "$work/divergence.html" >/dev/null
 "$torchtv" check "$src/tests/golden/structural/output_dtype_mismatch.tvir" --report "$work/counterexample.html" >/dev/null
 "$torchtv" check "$src/examples/rmsnorm_reference.tvir" "$src/examples/rmsnorm_production.tvir" \
   --report "$work/equivalent.html" >/dev/null
+# Three repeated layers with a bug in the second: the repeats folded (checked by "layers").
+"$torchtv" check "$src/tests/browser/layers3_eps.tvir" --report "$work/layers3_eps.html" >/dev/null
 "$python" "$src/bench/gen_transformer.py" -o "$work/pairs" --sizes small --layers 1 --bugs eps --bug-layers 1 >/dev/null
 "$torchtv" verify "$work/pairs/transformer_small_L1__eps.py" --report "$work/transformer_L1_eps.html" >/dev/null
 set -e
 rm -f "$work"/shot-*.png
 node "$src/tests/browser/report_browser.js" "$work" "$work/shot" \
   "$work/divergence.html:divergence:shot" "$work/counterexample.html:counterexample" \
-  "$work/equivalent.html:equivalent" "$work/transformer_L1_eps.html:scale:shot"
+  "$work/equivalent.html:equivalent" "$work/transformer_L1_eps.html:scale:shot" "$work/layers3_eps.html:layers:shot"
 for shot in "$work"/shot-*.png; do "$python" "$src/tests/browser/check_screenshot.py" "$shot"; done
 echo "ok browser: reports checked in $(chromium --version 2>/dev/null | head -1)"
