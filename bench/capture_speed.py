@@ -13,13 +13,15 @@ after one round that warms up (lazy imports and caches of the first trace in a p
            production on detached inputs; nothing else
   capture  torchtv_capture's whole capture of the loaded pair, written to a directory: both
            traces, the fusion graphs, the JSON graphs, the eager cross-check, the code files
-and the capture's time by phase (exclusive: a phase's time excludes the phases it calls).
+and the capture's CPU time by phase (exclusive: a phase's time excludes the phases it calls).
 Times are the least of the repeats, wall and CPU (the process's; other load on a shared machine
 inflates wall only). --baseline-package DIR (a directory holding an older torchtv_capture, e.g.
 from `git archive`) measures that package too, in the same run. Then each package's capture is
 run as its own process (`python -m torchtv_capture PAIR -o DIR`, what `torchtv capture` runs):
-end to end, with Python's start and torch's import, and the peak memory. Writes --out/capture.md
-and capture.json (default bench/results).
+end to end, with Python's start and torch's import, and the peak memory; against it the make_fx
+of the same two functions as a process of its own (`capture_speed.py --make-fx-only PAIR`: the
+same imports, the pair file loaded, the two traces). Writes --out/capture.md and capture.json
+(default bench/results).
 """
 import argparse
 import datetime
@@ -57,12 +59,12 @@ def _instrument(modules, times):
 
     def wrap(fn, phase):
         def timed(*args, **kwargs):
-            start = time.perf_counter()
+            start = time.process_time()
             stack.append(0.0)
             try:
                 return fn(*args, **kwargs)
             finally:
-                took = time.perf_counter() - start
+                took = time.process_time() - start
                 inner = stack.pop()
                 times[phase] = times.get(phase, 0.0) + took - inner
                 if stack:
@@ -154,26 +156,46 @@ def in_process(pair_path, package, repeat):
     return json.loads(data) if data else {"error": "the child died"}
 
 
-def end_to_end(pair_path, package, repeat, timeout):
+def _process(cmd, package, repeat, timeout):
+    """Best of `repeat` runs of cmd as its own process, with `package` on PYTHONPATH."""
     env = dict(os.environ, PYTHONPATH=package)
-    out = tempfile.mkdtemp(prefix="capture-speed-")
-    try:
-        runs = [measure.run([measure.TORCH_PYTHON, "-m", "torchtv_capture", pair_path, "-o",
-                             os.path.join(out, "cap"), "--force"], timeout, env) for _ in range(repeat)]
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
+    runs = [measure.run(cmd, timeout, env) for _ in range(repeat)]
     best = min(runs, key=lambda r: r.seconds)
-    return {"seconds": best.seconds, "cpu_seconds": best.cpu_seconds,
+    return {"seconds": best.seconds, "cpu_seconds": min(r.cpu_seconds for r in runs),
             "peak_mb": max(r.peak_mb for r in runs), "ok": all(r.rc == 0 for r in runs),
             "error": next((r.stderr[-300:] for r in runs if r.rc != 0), None)}
 
 
+def end_to_end(pair_path, package, repeat, timeout):
+    out = tempfile.mkdtemp(prefix="capture-speed-")
+    try:
+        return _process([measure.TORCH_PYTHON, "-m", "torchtv_capture", pair_path, "-o",
+                         os.path.join(out, "cap"), "--force"], package, repeat, timeout)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def make_fx_process(pair_path, repeat, timeout):
+    return _process([measure.TORCH_PYTHON, os.path.abspath(__file__), "--make-fx-only", pair_path],
+                    PACKAGE, repeat, timeout)
+
+
+def make_fx_only(pair_path):
+    """The make_fx of a pair's two functions and nothing else, in this process (imports included)."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torchtv_capture.fake import fake_capture
+    from torchtv_capture.pairfile import load_pair
+    pair = load_pair(pair_path)
+    with fake_capture(pair):
+        _plain_make_fx(pair, torch, make_fx)
+    return 0
+
+
 def startup(package, repeat):
     """Python's start and the imports a capture needs (torch, make_fx), as a process."""
-    env = dict(os.environ, PYTHONPATH=package)
-    runs = [measure.run([measure.TORCH_PYTHON, "-c", "import torchtv_capture.capture"], None, env)
-            for _ in range(repeat)]
-    return min(r.seconds for r in runs)
+    return _process([measure.TORCH_PYTHON, "-c", "import torchtv_capture.capture"], package, repeat,
+                    None)["seconds"]
 
 
 def _f(x, fmt="%.2f"):
@@ -219,8 +241,8 @@ def markdown(res, args, head, load):
                 _f(b and _ratio(b["cpu_seconds"], bm["cpu_seconds"])),
                 _f(b and _ratio(b["seconds"], c["seconds"])))
         lines.append(row)
-    lines += ["", "Where the capture's time goes (wall seconds, exclusive; `other`: loading nothing, "
-              "the rest of the capture's own work):", ""]
+    lines += ["", "Where the capture's time goes (CPU seconds, exclusive: `trace` is the two traces, "
+              "`fusions` the FUSIONS graphs' traces, `export` the JSON graphs, `other` the rest):", ""]
     names = ["trace", "fusions", "export", "eager check", "code files", "write", "other"]
     lines += ["| pair | package | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for p in res["pairs"]:
@@ -229,18 +251,23 @@ def markdown(res, args, head, load):
             if not c:
                 continue
             ph = dict(c["phases"])
-            ph["other"] = c["seconds"] - sum(ph.values())
+            ph["other"] = c["cpu_seconds"] - sum(ph.values())
             lines.append("| %s | %s | %s |" % (p["name"], pkg, " | ".join(_f(ph.get(n)) for n in names)))
-    lines += ["", "End to end, as its own process (`python -m torchtv_capture PAIR -o DIR`, what "
-              "`torchtv capture` runs): wall seconds (CPU), peak memory; `startup` is Python's start "
-              "and the imports alone (`import torchtv_capture.capture`: torch, make_fx).", ""]
-    lines += ["| pair | package | end to end | peak MB | startup |", "|---|---|---|---|---|"]
+    lines += ["", "End to end, each as its own process: `capture` is `python -m torchtv_capture PAIR -o "
+              "DIR` (what `torchtv capture` runs), `make_fx` is `capture_speed.py --make-fx-only PAIR` "
+              "(the same imports, the pair file loaded, the two traces); wall seconds (CPU seconds), "
+              "peak memory; `startup` is Python's start and the imports alone (`import "
+              "torchtv_capture.capture`: torch, make_fx), wall.", ""]
+    lines += ["| pair | package | make_fx | capture | capture / make_fx (CPU) | peak MB | startup |",
+              "|---|---|---|---|---|---|---|"]
     for p in res["pairs"]:
+        m = p["make_fx_process"]
         for pkg in pkgs:
             e = p[pkg + "_process"]
-            lines.append("| %s | %s | %s (%s)%s | %.0f | %s |" % (
-                p["name"], pkg, _f(e["seconds"]), _f(e["cpu_seconds"]), "" if e["ok"] else " FAILED",
-                e["peak_mb"], _f(res["startup"][pkg])))
+            lines.append("| %s | %s | %s (%s) | %s (%s)%s | %sx (%sx) | %.0f | %s |" % (
+                p["name"], pkg, _f(m["seconds"]), _f(m["cpu_seconds"]), _f(e["seconds"]),
+                _f(e["cpu_seconds"]), "" if e["ok"] else " FAILED", _f(_ratio(e["seconds"], m["seconds"])),
+                _f(_ratio(e["cpu_seconds"], m["cpu_seconds"])), e["peak_mb"], _f(res["startup"][pkg])))
     return "\n".join(lines) + "\n"
 
 
@@ -251,7 +278,10 @@ def main():
     ap.add_argument("--baseline-package", metavar="DIR", help="a directory holding another torchtv_capture")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
+    ap.add_argument("--make-fx-only", metavar="PAIR", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.make_fx_only:
+        return make_fx_only(args.make_fx_only)
     argv = "".join(" " + a for a in sys.argv[1:])
     pair_dir = os.path.join(REPO, "build", "bench-capture-pairs")
     packages = {"current": PACKAGE}
@@ -268,7 +298,8 @@ def main():
         path = os.path.join(pair_dir, gen_transformer.pair_name(size, int(layers)) + ".py")
         os.makedirs(pair_dir, exist_ok=True)
         gen_transformer.write(path, gen_transformer.render(size, int(layers)))
-        entry = {"name": "%s L%s" % (size, layers)}
+        entry = {"name": "%s L%s" % (size, layers),
+                 "make_fx_process": make_fx_process(path, args.repeat, args.timeout)}
         for k, pkg in packages.items():
             entry[k] = in_process(path, pkg, args.repeat)
             entry[k + "_process"] = end_to_end(path, pkg, args.repeat, args.timeout)

@@ -182,7 +182,7 @@ def trace_joint(pair, recorder):
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Anomaly Detection has been enabled ..." (2.x)
-            with _anomaly_mode():
+            with _anomaly_mode(), recorder.user_stack():
                 loss = reference(*args)
         if not isinstance(loss, torch.Tensor):
             raise CaptureError("MODE is 'train_step' but reference() returned %s, not a scalar loss "
