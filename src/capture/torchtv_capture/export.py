@@ -32,8 +32,8 @@ def _describe(v):
 
 class _MetaInterpreter(torch.fx.Interpreter):
     """Re-executes the graph on the example inputs to learn every node's output dtypes and shapes
-    (make_fx 1.13 records no metadata for multi-output ops) and to record the arguments of the
-    first call of each custom op of interest."""
+    and to record the arguments of the calls of each custom op of interest, where make_fx's own
+    records do not tell them (Note [Metadata make_fx recorded])."""
 
     def __init__(self, gm, watch_ops):
         super().__init__(gm)
