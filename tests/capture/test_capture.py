@@ -578,5 +578,76 @@ class ValuesTest(unittest.TestCase):
             self.values.dtype_name(self.torch.complex64)
 
 
+class TracingShortcutsTest(unittest.TestCase):
+    """The capture's shortcuts give torch's own answers: node names (Note [Node names while
+    tracing]) and the dtypes and shapes make_fx recorded (Note [Metadata make_fx recorded])."""
+
+    @classmethod
+    def setUpClass(cls):
+        if CAPTURE_SRC not in sys.path:
+            sys.path.insert(0, CAPTURE_SRC)
+        import torch
+        cls.torch = torch
+
+    def test_node_names_are_torchs(self):
+        import random
+        import torch.fx.graph as fx_graph
+        from torchtv_capture import fxnames
+        bases = ["mm", "mm_1", "mm_3", "t", "x_0", "x_07", "max", "sum", "if", "torch", "inf", "1x",
+                 "a.b", "getitem", "getitem_2"]
+        rng = random.Random(7)
+        picks = [(rng.choice(bases), rng.choice([None, None, max, object()])) for _ in range(3000)]
+        theirs, ours = fx_graph._Namespace(), fx_graph._Namespace()
+        expected = [theirs.create_name(c, o) for c, o in picks]
+        with fxnames.fast_node_names():
+            got = [ours.create_name(c, o) for c, o in picks]
+        self.assertEqual(got, expected)
+        if fxnames._APPLIES:   # torch 1.13: the shortcut was taken
+            self.assertIn(fxnames._KNOWN, ours.__dict__)
+
+    def test_recorded_metadata_is_what_running_the_graph_gives(self):
+        from torch.fx.experimental.proxy_tensor import make_fx
+        from torchtv_capture import export
+        torch = self.torch
+        aten = torch.ops.aten
+
+        def f(x, w, b):
+            y, mean, rstd = aten.native_layer_norm(x, [4], w, b, 1e-5)
+            gx, gw, gb = aten.native_layer_norm_backward(y, x, [4], mean, rstd, w, b, mask)
+            a, c = torch.split(y, [1, 2], dim=0)
+            m, i = torch.max(c, dim=1)
+            return gx + torch.tensor([1.0, 2.0, 3.0, 4.0]), gb, a, m, i
+
+        inputs = (torch.randn(3, 4), torch.randn(4), torch.randn(4))
+        mask = [True, True, True]
+        gm = make_fx(f)(*inputs)
+        traced = export.traced_metas(gm)
+        rerun, _ = export.node_metas(gm, inputs, "t")
+        self.assertEqual(traced, {n: m for n, m in rerun.items() if n.op != "output"})
+        self.assertEqual(len([m for m in traced.values() if isinstance(m, list)]), 4)
+        # a real-tensor trace keeps no values: a watched call's arguments need the run again
+        self.assertIsNone(export.traced_calls(gm, lambda op: "k" if op is aten.native_layer_norm.default else None))
+        # an absent (None) element is not told by what make_fx recorded: run again
+        mask[1] = False
+        self.assertIsNone(export.traced_metas(make_fx(f)(*inputs)))
+        # under a fake tensor mode the values are recorded: the calls of a watched op as a run gives
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        mask[1] = True
+        mode = FakeTensorMode()
+
+        def watch(op):
+            return "k" if op in (aten.native_layer_norm.default, aten.max.dim) else None
+
+        def described(calls):
+            return {k: [(n, export._describe(list(a)), sorted(kw), export._describe(r)) for n, a, kw, r in v]
+                    for k, v in calls.items()}
+        with mode:
+            fake = tuple(mode.from_tensor(t) for t in inputs)
+            gm = make_fx(f)(*fake)
+            traced = export.traced_calls(gm, watch)
+            self.assertEqual(len(traced["k"]), 2)
+            self.assertEqual(described(traced), described(export.node_metas(gm, fake, "t", watch)[1]))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -32,8 +32,8 @@ def _describe(v):
 
 class _MetaInterpreter(torch.fx.Interpreter):
     """Re-executes the graph on the example inputs to learn every node's output dtypes and shapes
-    (make_fx 1.13 records no metadata for multi-output ops) and to record the arguments of the
-    first call of each custom op of interest."""
+    and to record the arguments of the calls of each custom op of interest, where make_fx's own
+    records do not tell them (Note [Metadata make_fx recorded])."""
 
     def __init__(self, gm, watch_ops):
         super().__init__(gm)
@@ -56,6 +56,22 @@ def _is_opoverload(t):
     return isinstance(t, torch._ops.OpOverload)
 
 
+def _per_op(fn):
+    """``fn`` (a function of an op's schema, which does not change) computed once per op; its
+    result is shared, so callers must not modify it."""
+    cache = {}
+
+    def memo(op):
+        try:
+            return cache[op]
+        except KeyError:
+            pass
+        result = cache[op] = fn(op)
+        return result
+    return memo
+
+
+@_per_op
 def _return_kinds(op):
     """Per schema return: 'tensor' | 'opt_tensor' | 'scalar' (a number among several returns) | error.
 
@@ -81,6 +97,7 @@ def _return_kinds(op):
     return kinds
 
 
+@_per_op
 def _alias_sets(op):
     """For each return, the set of argument indices it aliases (views), from the schema."""
     args = op._schema.arguments
@@ -97,6 +114,7 @@ def _alias_sets(op):
     return res
 
 
+@_per_op
 def _written_args(op):
     return [i for i, a in enumerate(op._schema.arguments)
             if a.alias_info is not None and a.alias_info.is_write]
@@ -115,6 +133,114 @@ def node_metas(gm, input_tensors, name, watch_ops=None):
             raise CaptureError("re-executing the captured %s graph failed: %s: %s"
                                % (name, type(e).__name__, str(e)[:400]))
     return interp.metas, interp.calls
+
+
+# Note [Metadata make_fx recorded]
+# The export needs each node's output dtypes and shapes, and the arguments of the first call of
+# each custom op of interest (a FUSIONS entry). make_fx records them while it traces: every
+# tensor an op returns gets a node (a getitem per tensor element of a tuple or list result)
+# whose meta["tensor_meta"] holds its dtype and shape as they were when it was made, and under
+# a fake tensor mode meta["val"] holds the fake tensor itself. Tensor constants are attributes
+# of the traced module. torch 1.13 gives a multi-output node no metadata of its own: its
+# description is read off its getitem nodes (make_fx makes one for every element of a tuple or
+# list result, so a multi-output node has one per element). Where that is not enough (a real-tensor
+# trace calling a watched op, whose argument values were not kept; a non-tensor return among
+# several; an element that is None, whose getitem node has no metadata; a result without
+# metadata), the graph is executed again on the inputs (node_metas), which gives the same
+# answers at the cost of running every op once more.
+_MISSING = object()
+
+
+def _traced_meta(n):
+    tm = n.meta.get("tensor_meta")
+    if tm is not None and hasattr(tm, "dtype") and hasattr(tm, "shape"):
+        return (tm.dtype, tuple(int(d) for d in tm.shape))
+    if "val" in n.meta:
+        return _describe(n.meta["val"])
+    return _MISSING
+
+
+def _attribute(gm, target):
+    obj = gm
+    for part in str(target).split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _by_getitems(n, element):
+    """What a multi-output node ``n`` returned, rebuilt from its getitem nodes (one per element,
+    each a tensor): [element(getitem), ...]; _MISSING when that cannot be told."""
+    try:
+        kinds = _return_kinds(n.target)
+    except CaptureError:
+        return _MISSING   # graph_to_json reports it
+    found = {}
+    for u in n.users:
+        if not (u.op == "call_function" and u.target is operator.getitem and type(u.args[1]) is int):
+            return _MISSING
+        v = element(u)
+        if v is _MISSING:
+            return _MISSING
+        found[u.args[1]] = v
+    count = len(found) if kinds == ["list"] else len(kinds)
+    if count < (1 if kinds == ["list"] else 2) or sorted(found) != list(range(count)):
+        return _MISSING
+    return [found[i] for i in range(count)]
+
+
+def traced_metas(gm):
+    """Every node's output description (see _describe) from what make_fx recorded (Note
+    [Metadata make_fx recorded]), or None when a node lacks it."""
+    metas = {}
+    for n in gm.graph.nodes:
+        if n.op == "output":
+            continue
+        m = _traced_meta(n)
+        if m is _MISSING:
+            if n.op == "get_attr":
+                m = _describe(_attribute(gm, n.target))
+            elif n.op == "call_function" and _is_opoverload(n.target):
+                m = _by_getitems(n, _traced_meta)
+        if m is _MISSING:
+            return None
+        metas[n] = m
+    return metas
+
+
+def traced_calls(gm, watch_ops):
+    """The calls of ``watch_ops`` as node_metas records them, (node, args, kwargs, result), with
+    the fake tensors make_fx recorded for their values (Note [Metadata make_fx recorded]); None
+    when a value was not recorded."""
+    calls = {}
+    if not watch_ops:
+        return calls
+
+    def value(a):
+        if a.op == "get_attr":
+            return _attribute(gm, a.target)
+        if "val" in a.meta:
+            return a.meta["val"]
+        missing.append(a)
+        return None
+
+    def element(u):
+        return u.meta.get("val", _MISSING)
+
+    for n in gm.graph.nodes:
+        if n.op != "call_function" or not _is_opoverload(n.target) or watch_ops(n.target) is None:
+            continue
+        missing = []
+        args = torch.fx.node.map_arg(n.args, value)
+        kwargs = torch.fx.node.map_arg(n.kwargs, value)
+        if "val" in n.meta:
+            res = n.meta["val"]
+        else:
+            res = _by_getitems(n, element)
+            res = _MISSING if res is _MISSING else tuple(res)
+        if missing or res is _MISSING:
+            return None
+        calls.setdefault(watch_ops(n.target), []).append((n, args, kwargs, res))
+    return calls
 
 
 def recorded_metas(graph):
@@ -175,7 +301,10 @@ def graph_to_json(gm, name, input_names, input_tensors, output_names, producer,
     epilogue = set(updates.values())
     calls = {}
     if metas is None:
-        metas, calls = node_metas(gm, input_tensors, name, watch_ops)
+        metas = traced_metas(gm)
+        calls = None if metas is None else traced_calls(gm, watch_ops)
+        if calls is None:
+            metas, calls = node_metas(gm, input_tensors, name, watch_ops)
 
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(input_names):
@@ -367,9 +496,7 @@ def _out_entry(vn, m, gname, n):
 
 
 def _constant_node(gm, n, fresh, vname, gname):
-    obj = gm
-    for part in str(n.target).split("."):
-        obj = getattr(obj, part)
+    obj = _attribute(gm, n.target)
     if not isinstance(obj, torch.Tensor):
         raise CaptureError("%s graph: attribute %s is a %s, not a tensor" % (gname, n.target, type(obj).__name__))
     with outside_fake_mode(obj, "%s graph: tensor constant %s" % (gname, n.target)):

@@ -6,6 +6,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 from .errors import CaptureError, user_frame_of_exception, short_exc
 from .fake import meta_kernel_hint
+from .fxnames import fast_node_names
 
 _DATA_DEP_MARKERS = (
     "trying to get value out of a tracing tensor",
@@ -50,18 +51,27 @@ def _device_type(args):
     return None
 
 
+def _has_kernel(name, key):
+    try:
+        return torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
+    except RuntimeError:  # a dispatch key this torch does not have
+        return False
+
+
 def runs_own_kernel(op, device_type):
     """True when eager execution runs a kernel of ``op``'s own on ``device_type`` (not a
     decomposition of it)."""
     keys = (_BACKEND_KEYS.get(device_type, "CPU"),) + _OWN_KERNEL_KEYS
     name = op.name()
-    for k in keys:
-        try:
-            if torch._C._dispatch_has_kernel_for_dispatch_key(name, k):
-                return True
-        except RuntimeError:  # a dispatch key this torch does not have
-            pass
-    return False
+    return any(_has_kernel(name, k) for k in keys)
+
+
+def _decomposable(op):
+    """Whether OpOverload.decompose can decompose ``op`` at all: it has a
+    CompositeImplicitAutograd kernel (registered in Python or C++); else decompose returns
+    NotImplemented whatever the arguments."""
+    key = torch._C.DispatchKey.CompositeImplicitAutograd
+    return key in getattr(op, "py_kernels", {}) or _has_kernel(op.name(), key)
 
 
 @contextlib.contextmanager
@@ -69,10 +79,22 @@ def eager_kernels():
     """Within the block, make_fx keeps every op that eager execution runs as a kernel of its own
     (Note [Kernels eager execution runs])."""
     original = torch._ops.OpOverload.decompose
+    # make_fx asks for every op it records; the answers depend on the kernels registered, which
+    # stay as they are while the block runs, so each is looked up once (an argument's device,
+    # which goes through the fake tensor mode's dispatch, only for ops that could decompose).
+    decomposable, own = {}, {}
 
     def decompose(op, *args, **kwargs):
-        if runs_own_kernel(op, _device_type(list(args) + list(kwargs.values())) or "cpu"):
-            return NotImplemented
+        d = decomposable.get(op)
+        if d is None:
+            d = decomposable[op] = _decomposable(op)
+        if d:
+            device = _device_type(list(args) + list(kwargs.values())) or "cpu"
+            o = own.get((op, device))
+            if o is None:
+                o = own[(op, device)] = runs_own_kernel(op, device)
+            if o:
+                return NotImplemented
         return original(op, *args, **kwargs)
 
     torch._ops.OpOverload.decompose = decompose
@@ -112,7 +134,7 @@ def run_make_fx(fn, inputs, what, pair, recorder):
 
     def trace(f):
         try:
-            with recorder, eager_kernels():
+            with recorder, eager_kernels(), fast_node_names():
                 return make_fx(f)(*inputs)
         except CaptureError:
             raise
@@ -160,7 +182,7 @@ def trace_joint(pair, recorder):
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Anomaly Detection has been enabled ..." (2.x)
-            with _anomaly_mode():
+            with _anomaly_mode(), recorder.user_stack():
                 loss = reference(*args)
         if not isinstance(loss, torch.Tensor):
             raise CaptureError("MODE is 'train_step' but reference() returned %s, not a scalar loss "
