@@ -4,8 +4,7 @@
 
 #include <string>
 
-#include "ir/text_format.h"
-#include "src/match/divergence.h"
+#include "tests/unit/region_fixture.h"
 #include "src/verify/prover.h"
 
 namespace torchtv {
@@ -40,17 +39,10 @@ graph @production)" + kSignature + kStream + R"(
 }  // namespace
 
 TEST_CASE("a widened proof through a residual stream is found with the bound, reading the same values on both sides") {
-  Module m = parseModule(kResidualPair, "residual.tvir");
-  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
-  ValueNumbering vn;
-  vn.addGraph(ref);
-  vn.addGraph(prod);
-  std::unordered_set<int> shared, products, refNumbers = numbersOf(ref, vn);
-  for (int n : numbersOf(prod, vn))
-    if (refNumbers.count(n)) shared.insert(n);
-  std::unordered_set<const Value *> constants;
-  addMatrixProductNumbers(ref, vn, products);
-  RegionInputs in{ref, prod, vn, shared, products, constants};
+  RegionFixture f(kResidualPair, "residual.tvir");
+  const Graph &ref = f.ref, &prod = f.prod;
+  const ValueNumbering &vn = f.vn;
+  const RegionInputs &in = f.in;
   Prover prover(in, ProverLimits{});
   ProofOutcome proof = prover.prove(ref.outputs().at(0), prod.outputs().at(0));
   REQUIRE(proof.proven);

@@ -4,8 +4,7 @@
 
 #include <string>
 
-#include "ir/text_format.h"
-#include "src/match/divergence.h"
+#include "tests/unit/region_fixture.h"
 #include "src/verify/region.h"
 
 namespace torchtv {
@@ -44,17 +43,9 @@ graph @production)" + kSignature + kShared + R"(
 }  // namespace
 
 TEST_CASE("region keys from the graph: layers share one, a constant or a shared read separates them") {
-  Module m = parseModule(kPair, "layers.tvir");
-  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
-  ValueNumbering vn;
-  vn.addGraph(ref);
-  vn.addGraph(prod);
-  std::unordered_set<int> shared, products, refNumbers = numbersOf(ref, vn);
-  for (int n : numbersOf(prod, vn))
-    if (refNumbers.count(n)) shared.insert(n);
-  std::unordered_set<const Value *> constants;
-  addMatrixProductNumbers(ref, vn, products);
-  RegionInputs in{ref, prod, vn, shared, products, constants};
+  RegionFixture f(kPair, "layers.tvir");
+  const Graph &ref = f.ref, &prod = f.prod;
+  const RegionInputs &in = f.in;
   auto graphKey = [&](size_t o, RegionMode mode = RegionMode::Real) {
     return regionGraphKey(in, ref.outputs().at(o), prod.outputs().at(o), Frontier::Matched, mode);
   };
