@@ -78,7 +78,7 @@ struct HtmlOptions {
   size_t fullGraphLimit = 600;
   // A collapsed graph's folded repeats carry their members for the page to
   // expand, up to this many nodes per side (Note [Folded layers]).
-  size_t foldedNodeBudget = 2500;
+  size_t foldedNodeBudget = 20000;
 };
 // Where dot is: $TORCHTV_DOT if set (empty disables drawing), else PATH.
 std::string defaultDotPath();
