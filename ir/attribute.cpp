@@ -75,4 +75,10 @@ std::string Attribute::str() const {
   return std::visit(Printer{}, v_);
 }
 
+std::string attributesKey(const AttributeMap &attrs) {
+  std::string key;
+  for (const auto &[name, attr] : attrs) key += name + "=" + attr.str() + ";";
+  return key;
+}
+
 }  // namespace torchtv

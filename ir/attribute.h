@@ -83,4 +83,8 @@ Attribute listAttribute(const std::vector<Attribute> &items, bool floats);
 // Attributes of a node, keyed by schema argument name (sorted: stable hashing).
 using AttributeMap = std::map<std::string, Attribute>;
 
+// "name=value;" for each attribute, in name order: the attributes' part of the
+// keys that identify a node (value numbering, CSE, region keys, fusion calls).
+std::string attributesKey(const AttributeMap &attrs);
+
 }  // namespace torchtv

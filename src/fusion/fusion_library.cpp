@@ -84,7 +84,7 @@ std::optional<FusionLibrary::Instance> FusionLibrary::instantiate(const Node &n,
     key += (v ? v->type.str() : "none") + ",";
   }
   key += ")";
-  for (const auto &[name, a] : n.attrs) key += name + "=" + a.str() + ";";
+  key += attributesKey(n.attrs);
   for (const Value *v : n.outputs) {
     call.results.push_back(v->type);
     key += "->" + v->type.str();

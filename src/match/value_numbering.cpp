@@ -23,16 +23,17 @@ void ValueNumbering::bindInputs(const Graph &g) {
   numInputs_ = std::max(numInputs_, g.inputs().size());
 }
 
+std::string operationKey(const Node &node, std::vector<int> operands) {
+  if (isBitwiseCommutative(node)) std::sort(operands.begin(), operands.end());
+  std::string key = node.op + "(";
+  for (int o : operands) key += std::to_string(o) + ",";
+  return key + "){" + attributesKey(node.attrs) + "}";
+}
+
 void ValueNumbering::numberNode(const Node &node) {
   std::vector<int> operands;
   for (const Value *v : node.inputs) operands.push_back(v ? numbers_.at(v) : -1);
-  if (isBitwiseCommutative(node)) std::sort(operands.begin(), operands.end());
-
-  std::string key = node.op + "(";
-  for (int o : operands) key += std::to_string(o) + ",";
-  key += "){";
-  for (const auto &[name, attr] : node.attrs) key += name + "=" + attr.str() + ";";
-  key += "}";
+  std::string key = operationKey(node, std::move(operands));
   // Note [Random calls]: a call that draws random numbers equals no other call.
   if (isRandomCall(node.op, node.attrs)) key += "@random" + std::to_string(randomCalls_++);
   for (const Value *out : node.outputs) {

@@ -57,5 +57,9 @@ private:
 // and every NaN counts as equal). maximum/minimum are NOT here: for -0.0 and
 // +0.0 they return whichever operand comes first.
 bool isBitwiseCommutative(const Node &n);
+// "op(operands){attributes}": what identifies a node's computation, given its
+// operands' ids (numbers, or value ids within one graph; -1 for None), sorted
+// for a bitwise-commutative op (value numbering and CSE key nodes by it).
+std::string operationKey(const Node &node, std::vector<int> operands);
 
 }  // namespace torchtv

@@ -17,12 +17,7 @@ bool eliminateCommonSubexpressions(Rewriter &rw) {
     if (isRandomCall(n->op, n->attrs)) continue;
     std::vector<int> operands;
     for (const Value *v : n->inputs) operands.push_back(v ? v->id : -1);
-    if (isBitwiseCommutative(*n)) std::sort(operands.begin(), operands.end());
-    std::string key = n->op + "(";
-    for (int o : operands) key += std::to_string(o) + ",";
-    key += "){";
-    for (const auto &[name, a] : n->attrs) key += name + "=" + a.str() + ";";
-    key += "}";
+    std::string key = operationKey(*n, std::move(operands));
     for (const Value *v : n->outputs) key += v->type.str() + ";";
     auto [it, inserted] = seen.emplace(key, n);
     if (inserted) continue;

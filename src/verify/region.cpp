@@ -196,9 +196,7 @@ public:
       // Everything a semantics handler reads (sem::OpEnv): the op, its
       // attributes, the types of its results, and its operands (whose types
       // their own lines hold).
-      line = n.op + "#" + std::to_string(v->outputIndex) + "{";
-      for (const auto &[name, attr] : n.attrs) line += name + "=" + attr.str() + ";";
-      line += "}->";
+      line = n.op + "#" + std::to_string(v->outputIndex) + "{" + attributesKey(n.attrs) + "}->";
       for (const Value *out : n.outputs) line += out->type.str() + ",";
       line += "(";
       for (int o : operands) line += std::to_string(o) + ",";
