@@ -154,6 +154,8 @@ struct Matching {
   std::unordered_set<int> refNumbers, prodNumbers;
   // Per output: its cone holds a real-level value (either side), or a cut point (production).
   std::vector<bool> realInCone, throughCut;
+  // The outputs the cuts were searched for and the prover may see (empty: all).
+  std::vector<bool> forTheProver;
 };
 
 // Which outputs may go to the prover (empty: all). An output that running the code already
@@ -176,6 +178,7 @@ std::vector<bool> outputsForTheProver(const Graph &ref, const Graph &prod, const
 Matching matchStage(const Compared &g, const Normalized &norm, const CheckOptions &options,
                     const ProverLimits &limits, const Progress &progress) {
   Matching m;
+  m.forTheProver = outputsForTheProver(g.ref, g.prod, options);
   m.raw.addGraph(g.origRef);
   m.raw.addGraph(g.origProd);
   m.vn.addGraph(g.ref);
@@ -183,7 +186,7 @@ Matching matchStage(const Compared &g, const Normalized &norm, const CheckOption
   if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
       someOutputDiffers(g.ref, g.prod, m.vn)) {
     progress("merging proven-equal intermediates (cut points)", 0);
-    m.cuts = findCutPoints(g.ref, g.prod, limits, outputsForTheProver(g.ref, g.prod, options));
+    m.cuts = findCutPoints(g.ref, g.prod, limits, m.forTheProver);
     m.vn = std::move(m.cuts.numbering);
   }
   // Note [Cut points]: both sides of a real cut are real-level values.
@@ -299,10 +302,11 @@ Classified classifyStage(const Compared &g, const Normalized &norm, const Matchi
   return c;
 }
 
-std::vector<size_t> worthProving(const Compared &g, const Classified &c, const CheckOptions &options) {
+std::vector<size_t> worthProving(const Matching &m, const Classified &c) {
   std::vector<size_t> pending = c.pending;
-  if (std::vector<bool> left = outputsForTheProver(g.ref, g.prod, options); !left.empty())
-    pending.erase(std::remove_if(pending.begin(), pending.end(), [&](size_t i) { return !left[i]; }), pending.end());
+  if (!m.forTheProver.empty())
+    pending.erase(std::remove_if(pending.begin(), pending.end(), [&](size_t i) { return !m.forTheProver[i]; }),
+                  pending.end());
   return pending;
 }
 
@@ -460,7 +464,7 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
                        const ProverLimits &limits, const Progress &progress) {
   const Matching m = matchStage(g, norm, options, limits, progress);
   Classified c = classifyStage(g, norm, m, options);
-  const std::vector<size_t> pending = worthProving(g, c, options);
+  const std::vector<size_t> pending = worthProving(m, c);
   const Proved proved = options.strategy == Strategy::Monolithic
                             ? monolithicStage(g, m, pending, limits, c.result)
                             : proveStage(g, m, pending, limits, progress, c.result);
