@@ -91,6 +91,11 @@ const OpEntry kOps[] = {
     {R"(aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor)", ShapeRule::Same},
     // Out-of-place form of fill_ (autograd's silu backward in torch 1.13 emits empty_like + fill_).
     {R"(aten::fill.Scalar(Tensor self, Scalar value) -> Tensor)", ShapeRule::Same},
+    // Out-of-place forms of fill_(Tensor), zero_ and copy_ (Note [TorchScript in-place ops]):
+    // self gives the shape and dtype only; its values are never read.
+    {R"(aten::fill.Tensor(Tensor self, Tensor value) -> Tensor)", ShapeRule::CopyInto},
+    {R"(aten::zero(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor)", ShapeRule::CopyInto},
     {R"(aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
     {R"(aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::Reduce},
     {R"(aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
@@ -139,6 +144,9 @@ const OpEntry kOps[] = {
     {R"(aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::LikeFactory},
     {R"(aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::LikeFactory},
     {R"(aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::LikeFactory},
+    // Uninitialized memory (kUninitialized below): a type, values nobody wrote.
+    {R"(aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)", ShapeRule::Full},
+    {R"(aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::NewFactory},
     {R"(aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
     {R"(aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},
     {R"(aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor)", ShapeRule::Full},

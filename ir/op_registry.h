@@ -62,6 +62,7 @@ enum class ShapeRule {
   Split,           // split.Tensor/split_with_sizes/chunk/unbind: pieces of input 0 along `dim`
   ExpandAs,        // dtype of input 0, shape of input 1
   TypeAs,          // shape of input 0, dtype of input 1
+  CopyInto,        // like input 0; input 1 broadcasts to its shape (copy; fill.Tensor: 0-dim)
   ConstantPadNd,   // attr pad: (before, after) pairs from the last dim backwards
   VarMean,         // (var, mean), each as Reduce
 };

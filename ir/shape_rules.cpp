@@ -521,6 +521,16 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
   }
   case ShapeRule::TypeAs:
     return {{input(q, 1).dtype, input(q, 0).shape}};
+  case ShapeRule::CopyInto: {
+    // copy_(self, src) writes src, broadcast and converted, into self; fill_
+    // takes only a 0-dim value (ATen refuses any other).
+    const TensorType &self = input(q, 0), &src = input(q, 1);
+    if (q.schema.name == "aten::fill.Tensor" && src.rank() != 0)
+      fail("fill_ takes a 0-dim value tensor, got " + shapeStr(src.shape));
+    if (src.rank() > self.rank() || broadcastShapes(self.shape, src.shape) != self.shape)
+      fail("cannot write a " + shapeStr(src.shape) + " tensor into a " + shapeStr(self.shape) + " one");
+    return {self};
+  }
   case ShapeRule::ConstantPadNd: {
     TensorType out = input(q, 0);
     std::vector<int64_t> pad = intsAttr(q, "pad");

@@ -26,6 +26,7 @@ std::optional<double> fillValue(const Node &n) {
   // fill (make_fx's reading of fill_) overwrites every element: its operand,
   // often an uninitialized empty_like, is never read.
   if (n.op == "aten::fill.Scalar") return numeric(n.attr("value"));
+  if (n.op == "aten::zero") return 0.0;
   if (n.op == "prim::constant") {
     const Attribute &d = n.attr("data");
     std::vector<double> xs;

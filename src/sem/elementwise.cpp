@@ -262,6 +262,7 @@ void addElementwise(HandlerTable &t) {
   t["aten::zeros_like"] = [](OpEnv &e) { return fillLike(e, 0); };
   // fill(self, v): self's shape and dtype, every element v (self is not read).
   t["aten::fill.Scalar"] = [](OpEnv &e) { return e.scalar("value", outDType(e)); };
+  t["aten::zero"] = [](OpEnv &e) { return fillLike(e, 0); };  // zero_'s functional form
   t["aten::full_like"] = [](OpEnv &e) { return e.scalar("fill_value", outDType(e)); };
   t["aten::zeros"] = [](OpEnv &e) { return fillLike(e, 0); };
   t["aten::ones"] = [](OpEnv &e) { return fillLike(e, 1); };

@@ -89,8 +89,10 @@ TermPtr triangle(OpEnv &e, bool lower) {
 }  // namespace
 
 void addLayout(HandlerTable &t) {
-  // copy(self, src): src broadcast to self's shape, in self's dtype.
+  // copy(self, src): src broadcast to self's shape, in self's dtype (self is
+  // not read); fill.Tensor(self, value) the same with a 0-dim value.
   t["aten::copy"] = [](OpEnv &e) { return e.operand(1, e.outType().dtype); };
+  t["aten::fill.Tensor"] = t.at("aten::copy");
   // repeat(x, repeats): the output has len(repeats) dims; x's dims are the
   // trailing ones, each read modulo its size.
   t["aten::repeat"] = [](OpEnv &e) {

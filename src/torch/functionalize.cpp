@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include <torch/csrc/jit/ir/alias_analysis.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -13,16 +14,27 @@ namespace jit = torch::jit;
 
 // Note [TorchScript in-place ops]
 // TorchScript keeps in-place ops as written (aten::add_, mul_, index_put_,
-// masked_fill_, copy_ ...). In straight-line code, an op `v.add_(w)` whose
-// modified tensor v nothing else defined before it can see (no view of it, no
-// list or tuple holding it, no other name for it: LibTorch's alias analysis
-// says no such value may alias or contain it) is functional code in disguise:
-// it is `v1 = add(v, w)` with every later read of v reading v1 (earlier reads
-// still read v; values made from v later are made from v1). Ops are rewritten so in graph order, each against the alias
-// analysis of the graph as rewritten so far, so a chain of updates becomes a
-// chain of values. The functional twin is the op of the same name without
-// the trailing underscore and the same overload, taken only when its schema
-// has the same arguments (normal_ and normal do not).
+// masked_fill_, copy_ ...) and out= variants (torch.add(a, b, out=v) is
+// aten::add.out). In straight-line code, an op `v.add_(w)` whose modified
+// tensor v nothing else defined before it can see (no view of it, no list or
+// tuple holding it, no other name for it: LibTorch's alias analysis says no
+// such value may alias or contain it) is functional code in disguise: it is
+// `v1 = add(v, w)` with every later read of v reading v1 (earlier reads still
+// read v; values made from v later are made from v1). Ops are rewritten so in
+// graph order, each against the alias analysis of the graph as rewritten so
+// far, so a chain of updates becomes a chain of values. The functional twin of
+// an in-place op is the op of the same name without the trailing underscore
+// and the same overload, taken only when its schema has the same arguments
+// (normal_ and normal do not): copy_ -> copy, zero_ -> zero, fill_ -> fill,
+// whose results take self's shape and dtype and never read its values
+// (copy(v, src) is src broadcast to v's shape and converted to its dtype, as
+// copy_ writes it). The twin of an out= variant writing v is the overload of
+// the same name whose arguments are the others (add.out -> add.Tensor,
+// mm.out -> mm); v1 is its result. The out= tensor must not also be an operand
+// (torch.mm(v, b, out=v): not every kernel reads before it writes). Its prior
+// values are never read (an empty buffer is fine), and ATen resizes it to the
+// result: v1 may have another shape than v, where v is the function's own
+// tensor (an input's update keeps the input's type).
 //
 // A graph input modified in place is first copied (x0 = clone(x), every use
 // of x then reading x0) and x0 registered as one more graph output: after the
@@ -31,35 +43,47 @@ namespace jit = torch::jit;
 // Module state (a constant or attribute modified in place) is never
 // rewritten: its update would outlive the call.
 //
-// What stays in place (a view modified, an out= variant, an op without a
-// functional twin) is refused by the importer, naming the op: exact or
-// nothing. The importer also refuses a rewritten op whose result would not
-// keep the modified tensor's dtype and shape (in place, x_f16.add_(y_f32)
-// computes in f32 and stores f16; add(x, y) is f32). LibTorch's own
-// RemoveTensorMutation makes the same rewrite under a stricter condition
-// (the tensor's creation must be movable next to the op, so one read between
-// them stops it), and never for graph inputs.
+// What stays in place (a view modified, an out= variant that reads its own
+// out tensor, an op without a functional twin) is refused by the importer,
+// naming the op: exact or nothing. The importer also refuses a rewritten op
+// whose result would not keep the modified tensor's dtype (and shape, except
+// for a resized out= tensor): in place, x_f16.add_(y_f32) computes in f32 and
+// stores f16, where add(x, y) is f32. LibTorch's own RemoveTensorMutation
+// makes the same rewrite under a stricter condition (the tensor's creation
+// must be movable next to the op, so one read between them stops it), and
+// never for graph inputs or out= variants.
 
 namespace {
 
-// An in-place op `name_`: it modifies its first operand, and only that, and returns it.
-bool isInPlace(const jit::Node *n) {
+bool writes(const c10::Argument &a) { return a.alias_info() && a.alias_info()->isWrite(); }
+
+// An op that writes one of its operands, only that one, and returns it: an
+// in-place op `name_` (it writes its first operand) or an out= variant (it
+// writes its `out` argument, its last).
+struct Write {
+  size_t operand;
+  bool out;  // an out= variant
+};
+
+std::optional<Write> writeOf(const jit::Node *n) {
   const c10::FunctionSchema *s = n->maybeSchema();
-  if (!s || s->arguments().empty() || s->returns().size() != 1) return false;
+  if (!s || s->arguments().empty() || s->returns().size() != 1 || !writes(s->returns()[0])) return std::nullopt;
+  const auto &args = s->arguments();
+  size_t written = args.size(), count = 0;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (writes(args[i])) written = i, ++count;
+  if (count != 1) return std::nullopt;
   const std::string &name = s->name();
-  const c10::AliasInfo *a = s->arguments()[0].alias_info();
-  const c10::AliasInfo *r = s->returns()[0].alias_info();
-  if (!(name.size() > 1 && name.back() == '_' && a && a->isWrite() && r && r->isWrite())) return false;
-  for (size_t i = 1; i < s->arguments().size(); ++i)
-    if (s->arguments()[i].alias_info() && s->arguments()[i].alias_info()->isWrite()) return false;
-  return true;
+  if (written == 0 && name.size() > 1 && name.back() == '_') return Write{0, false};
+  if (written == args.size() - 1 && args[written].name() == "out" && args[written].kwarg_only()) return Write{written, true};
+  return std::nullopt;
 }
 
 bool modifiesOperand(const jit::Node *n) {
   const c10::FunctionSchema *s = n->maybeSchema();
   if (!s) return false;
   for (const auto &arg : s->arguments())
-    if (arg.alias_info() && arg.alias_info()->isWrite()) return true;
+    if (writes(arg)) return true;
   return false;
 }
 
@@ -89,20 +113,27 @@ bool seenElsewhere(jit::Graph &g, jit::AliasDb &db, jit::Value *v, jit::Node *n)
   return false;
 }
 
-// The functional twin of in-place `n`, inserted before it; null when there is none.
-jit::Node *functionalTwin(jit::Graph &g, jit::Node *n) {
+// The functional twin of `n` that writes operand `w`, inserted before it; null
+// when there is none. In place (`add_`): the op without the underscore, same
+// overload, same arguments. out= (`add.out`): the op of the same name whose
+// schema has exactly the other arguments (`add.Tensor`), found by the types of
+// the operands as TorchScript finds any overload.
+jit::Node *functionalTwin(jit::Graph &g, jit::Node *n, const Write &w) {
   const c10::FunctionSchema &s = n->schema();
-  std::string name = s.name().substr(0, s.name().size() - 1);
-  jit::Node *f = g.create(c10::Symbol::fromQualString(name), n->inputs(), 1);
+  std::string name = w.out ? s.name() : s.name().substr(0, s.name().size() - 1);
+  std::vector<jit::Value *> inputs;
+  std::vector<const c10::Argument *> args;
+  for (size_t i = 0; i < n->inputs().size(); ++i)
+    if (!w.out || i != w.operand) inputs.push_back(n->inputs()[i]), args.push_back(&s.arguments()[i]);
+  jit::Node *f = g.create(c10::Symbol::fromQualString(name), inputs, 1);
   f->copyMetadata(n);
   f->insertBefore(n);
   f->output()->setType(n->output()->type());
   const c10::FunctionSchema *fs = f->maybeSchema();
-  bool same = fs && fs->overload_name() == s.overload_name() && fs->arguments().size() == s.arguments().size() &&
-              !fs->is_mutable();
-  for (size_t i = 0; same && i < s.arguments().size(); ++i)
-    same = fs->arguments()[i].name() == s.arguments()[i].name() &&
-           *fs->arguments()[i].type() == *s.arguments()[i].type();
+  bool same = fs && (w.out || fs->overload_name() == s.overload_name()) && fs->arguments().size() == args.size() &&
+              !fs->is_mutable() && fs->returns().size() == 1;
+  for (size_t i = 0; same && i < args.size(); ++i)
+    same = fs->arguments()[i].name() == args[i]->name() && *fs->arguments()[i].type() == *args[i]->type();
   if (same) return f;
   f->destroy();
   return nullptr;
@@ -117,7 +148,7 @@ std::vector<std::pair<size_t, jit::Value *>> copyModifiedInputs(jit::Graph &g) {
     if (x->type()->kind() != c10::TypeKind::TensorType) continue;
     bool written = false;
     for (jit::Node *m : g.nodes())
-      if (isInPlace(m) && m->inputs()[0] == x) written = true;
+      if (auto w = writeOf(m); w && m->inputs()[w->operand] == x) written = true;
     if (written) modified.push_back(i);
   }
   for (size_t i : modified) {
@@ -140,23 +171,48 @@ std::vector<std::pair<size_t, jit::Value *>> copyModifiedInputs(jit::Graph &g) {
 Functionalized functionalize(jit::Graph &g) {
   Functionalized out;
   size_t firstUpdate = out.userOutputs = g.outputs().size();
-  if (std::none_of(g.nodes().begin(), g.nodes().end(), isInPlace)) return out;  // spares the alias analysis
+  auto writing = [](const jit::Node *n) { return writeOf(n).has_value(); };
+  if (std::none_of(g.nodes().begin(), g.nodes().end(), writing)) return out;  // spares the alias analysis
   auto copies = copyModifiedInputs(g);
+  auto isCopy = [&](const jit::Value *v) {
+    return std::any_of(copies.begin(), copies.end(), [&](const auto &c) { return c.second == v; });
+  };
   for (bool changed = true; changed;) {
     changed = false;
     jit::AliasDb db(std::shared_ptr<jit::Graph>(&g, [](jit::Graph *) {}));
     for (jit::Node *n : g.nodes()) {
-      if (!isInPlace(n)) continue;
-      jit::Value *v = n->inputs()[0];
+      auto w = writeOf(n);
+      if (!w) continue;
+      jit::Value *v = n->inputs()[w->operand];
       auto kind = v->node()->kind();
-      if (kind == c10::prim::Param || kind == c10::prim::Constant || kind == c10::prim::GetAttr) continue;
-      if (seenElsewhere(g, db, v, n)) continue;
-      jit::Node *f = functionalTwin(g, n);
-      if (!f) continue;
+      auto leave = [&](const char *why) { out.left[n] = why; };
+      if (kind == c10::prim::Param || kind == c10::prim::Constant || kind == c10::prim::GetAttr) {
+        leave("it modifies module state, whose update would outlive the call");
+        continue;
+      }
+      if (seenElsewhere(g, db, v, n)) {
+        leave("another value can read the modified tensor too (a view of it, what it is a view of, or a list "
+              "or tuple holding it)");
+        continue;
+      }
+      // torch.mm(v, b, out=v) reads what it writes: not every kernel allows that.
+      if (w->out && std::count(n->inputs().begin(), n->inputs().end(), v) > 1) {
+        leave("its out= tensor is also one of its operands");
+        continue;
+      }
+      jit::Node *f = functionalTwin(g, n, *w);
+      if (!f) {
+        leave(w->out ? "no functional overload takes its other arguments" : "it has no functional twin (the op "
+                                                                           "without `_`, with the same arguments)");
+        continue;
+      }
+      out.left.erase(n);
       if (v->hasDebugName()) f->output()->setDebugName(v->debugName());  // a new version of v
       v->replaceAllUsesAfterNodeWith(n, f->output());
       n->output()->replaceAllUsesWith(f->output());
       out.replaced[f] = v;
+      // ATen resizes an out= tensor to the result; an input's update keeps its type.
+      if (w->out && !isCopy(v)) out.resized.insert(f);
       n->destroy();
       changed = true;  // the alias analysis is stale now: start again on the rewritten graph
       break;
@@ -168,10 +224,15 @@ Functionalized functionalize(jit::Graph &g) {
   return out;
 }
 
-const jit::Node *inPlaceOpLeft(jit::Graph &g) {
-  for (const jit::Node *n : g.nodes())
-    if (modifiesOperand(n)) return n;
-  return nullptr;
+std::optional<std::pair<const jit::Node *, std::string>> inPlaceOpLeft(jit::Graph &g, const Functionalized &f) {
+  for (const jit::Node *n : g.nodes()) {
+    if (!modifiesOperand(n)) continue;
+    auto it = f.left.find(n);
+    return std::make_pair(n, it != f.left.end() ? it->second
+                                                : std::string("it writes an operand other than its first or its out= "
+                                                              "argument, or more than one"));
+  }
+  return std::nullopt;
 }
 
 }  // namespace torchtv::torch_impl

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,11 @@ struct Functionalized {
   // Each functional node put in place of an in-place one -> the value the
   // in-place op modified (its result must keep that value's dtype and shape).
   std::map<const torch::jit::Node *, const torch::jit::Value *> replaced;
+  // Those of them that stand for an out= variant whose `out` tensor ATen may
+  // resize to the result (a tensor of the function's own, not an input).
+  std::set<const torch::jit::Node *> resized;
+  // Each op left in place, and why it could not be rewritten.
+  std::map<const torch::jit::Node *, std::string> left;
 };
 
 // Rewrites, in graph order, each in-place op whose modified tensor nothing
@@ -29,7 +36,8 @@ struct Functionalized {
 // rewrite exactly; inPlaceOpLeft then names it. `graph` has no blocks.
 Functionalized functionalize(torch::jit::Graph &graph);
 
-// A node that still modifies one of its operands, or null.
-const torch::jit::Node *inPlaceOpLeft(torch::jit::Graph &graph);
+// The first node that still modifies one of its operands, and why it was left so.
+std::optional<std::pair<const torch::jit::Node *, std::string>> inPlaceOpLeft(torch::jit::Graph &graph,
+                                                                            const Functionalized &f);
 
 }  // namespace torchtv::torch_impl

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
@@ -58,11 +59,12 @@ public:
       if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop)
         fail(n, "control flow is not supported (make the branch static, or trace the model)");
     Functionalized fz = functionalize(jg);
-    if (const jit::Node *n = inPlaceOpLeft(jg))
-      fail(n, "modifies a tensor in place that torchtv cannot make functional exactly (a view of it, a list "
-              "holding it or module state can read it too, or the op has no functional twin; Note [TorchScript "
-              "in-place ops]); write the out-of-place op, or capture the Python function with torchtv capture");
+    if (auto left = inPlaceOpLeft(jg, fz))
+      fail(left->first, "modifies a tensor in place that torchtv cannot make functional exactly: " + left->second +
+                            " (Note [TorchScript in-place ops]); write the out-of-place op, or capture the Python "
+                            "function with torchtv capture");
     replaced_ = std::move(fz.replaced);
+    resized_ = std::move(fz.resized);
     for (auto [in, out] : fz.inputUpdates) {
       // Named for what it is, where it only is the update (`torchtv show` prints value names).
       jit::Value *u = jg.outputs()[out];
@@ -173,11 +175,14 @@ private:
     }
     for (size_t i = 0; i < n->outputs().size(); ++i) tensors_[n->outputs()[i]] = node->outputs.at(i);
     if (auto it = replaced_.find(n); it != replaced_.end()) {
-      // In place, the result is stored into the modified tensor: its dtype and shape.
+      // In place, the result is stored into the modified tensor: its dtype and
+      // shape (an out= tensor of the function's own is resized to the result).
       const TensorType &kept = tensors_.at(resolve(const_cast<jit::Value *>(it->second)))->type;
-      if (node->outputs.at(0)->type != kept)
-        fail(n, "is in place in the code, where its result " + node->outputs.at(0)->type.str() +
-                " is stored into a " + kept.str() + " (a conversion torchtv does not read; Note [TorchScript in-place ops])");
+      const TensorType &result = node->outputs.at(0)->type;
+      bool fits = resized_.count(n) ? result.dtype == kept.dtype : result == kept;
+      if (!fits)
+        fail(n, "is in place in the code, where its result " + result.str() + " is stored into a " + kept.str() +
+                " (a conversion torchtv does not read; Note [TorchScript in-place ops])");
     }
   }
 
@@ -291,6 +296,7 @@ private:
   std::map<const jit::Value *, std::string> paths_;  // submodule values -> qualified name
   std::map<const jit::Value *, jit::Value *> alias_;  // unpacked tuple elements
   std::map<const jit::Node *, const jit::Value *> replaced_;  // Note [TorchScript in-place ops]
+  std::set<const jit::Node *> resized_;
 };
 
 // Runs `body` (which fills the graph through an Importer) and wraps the result;

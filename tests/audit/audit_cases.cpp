@@ -99,6 +99,14 @@ std::vector<AuditCase> build() {
   c.push_back(unary("aten::fill.Scalar", kF, "value=0.1"));
   c.push_back(unary("aten::ones_like", kFIB));
   c.push_back(unary("aten::zeros_like", kFIB));
+  c.push_back(unary("aten::zero", kFIB));
+  // copy_'s functional form: src broadcast to self's shape and converted to its dtype.
+  c.push_back(fixed("aten::copy", kF,
+                    "(%x: $T[3,4], %s: f32[4]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::copy", kFIB,
+                    "(%x: $T[3,4], %s: i64[3,1]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::fill.Tensor", kFIB,
+                    "(%x: $T[3,4], %v: $T[]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::fill.Tensor(%x, %v)\n  return %y\n}"));
   c.push_back(unary("aten::full_like", kF, "fill_value=0.1"));
   c.push_back(unary("aten::_to_copy", kFIB, "dtype=f32", "f32"));
   c.push_back(unary("aten::_to_copy", kF, "dtype=f16", "f16"));

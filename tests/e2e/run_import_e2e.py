@@ -83,6 +83,29 @@ def cases(fx, tmp):
     yield ".pt in place, a list read after: refused", ["show", f"{ip}/list_holds_modified.pt", one], ERROR, \
         "aten::add_ at"
 
+    # copy_, zero_, fill_ and out= variants (Note [TorchScript in-place ops]): ATen's copy_
+    # broadcasts and converts, out= buffers are never read and may be resized.
+    yield ".pt copy_ (broadcast, f32 into f64, into empty)", \
+        ["check", f"{ip}/copy_plain.pt", f"{ip}/copy_inplace.pt", two], EQUIVALENT, ""
+    yield ".pt copy_: planted bug", ["check", f"{ip}/copy_plain.pt", f"{ip}/copy_inplace_bad.pt", two], NOT_EQUIVALENT, \
+        "output v_3: not_equivalent"
+    yield ".pt zero_ and fill_", ["check", f"{ip}/fill_plain.pt", f"{ip}/fill_inplace.pt", two], EQUIVALENT, ""
+    yield ".pt fill_: planted bug", ["check", f"{ip}/fill_plain.pt", f"{ip}/fill_inplace_bad.pt", two], NOT_EQUIVALENT, ""
+    yield ".pt zero_ of an input", ["check", f"{ip}/sum.pt", f"{ip}/sum_zeroes_input.pt", one], NOT_EQUIVALENT, \
+        "production modifies its input %x in place"
+    yield ".pt out= (add, mm into an empty buffer)", \
+        ["check", f"{ip}/out_plain.pt", f"{ip}/out_variants.pt", two], EQUIVALENT, ""
+    yield ".pt out=: planted bug", ["check", f"{ip}/out_plain.pt", f"{ip}/out_variants_bad.pt", two], NOT_EQUIVALENT, ""
+    yield ".pt out= into an input = copy_ into it", \
+        ["check", f"{ip}/out_into_input.pt", f"{ip}/copy_into_input.pt", two], EQUIVALENT, "x__updated"
+    yield ".pt out= into an input vs no update", \
+        ["check", f"{ip}/out_into_input.pt", f"{ip}/y_plus_one.pt", two], NOT_EQUIVALENT, \
+        "reference modifies its input %x in place, production does not"
+    yield ".pt out= tensor also an operand: refused", ["show", f"{ip}/out_reads_itself.pt", two], ERROR, \
+        "aten::mm at"
+    yield ".pt out= into a view: refused", ["show", f"{ip}/out_into_view.pt", two], ERROR, \
+        "another value can read the modified tensor too"
+
     # Archives that record in-place updates (Note [pt2 input mutations]): an update is an output
     # NAME__updated, and a modification on one side only is refuted with that reason.
     mut = write_archives(tmp)
@@ -105,7 +128,6 @@ def cases(fx, tmp):
         NOT_EQUIVALENT, ""
     yield ".pt2 in-place op, a view read after: refused", ["show", mut["inplace_view_read"]], ERROR, \
         "modifies 'y' in place while 'v', which may share its memory, is read afterwards"
-
 
 def main():
     ap = argparse.ArgumentParser()
