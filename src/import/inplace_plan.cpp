@@ -10,8 +10,11 @@ namespace torchtv {
 // Note [In-place ops in .pt2 programs]
 // torch.export's traced form (before run_decompositions) keeps in-place ops as
 // the model calls them: `%relu_ = aten::relu_(%bn)` writes relu(bn) into bn's
-// memory and returns that memory. The IR has values, not memory, so the reader
-// says what each later read of that memory sees:
+// memory and returns that memory. A program in the Core ATen spelling (what
+// run_decompositions gives, functional when torch makes it) may still hold
+// copy_, zero_, fill_ or add_ when something else wrote it; every program is
+// read by this one plan, whichever form it is in. The IR has values, not
+// memory, so the reader says what each later read of that memory sees:
 //  - names of the very tensor the call modified (self, and the results of
 //    earlier in-place calls on it) read the call's result: they are rebound to
 //    it, whether the call is interpreted or not;
@@ -22,7 +25,9 @@ namespace torchtv {
 //    nothing).
 // A call becomes its functional twin (the name without the trailing
 // underscore, same overload, every argument it passes known to the twin, a
-// shape rule) when nothing but its result can see the write: no other operand
+// shape rule: copy_ -> copy, zero_ -> zero, fill_ -> fill, whose results take
+// self's type and never read its values) when nothing but its result can see
+// the write: no other operand
 // of the call may share self's memory (x.add_(x.t()) reads what it writes),
 // and no tensor that may share it is a program input (the update would be the
 // caller's to see). The twin's result type must be self's (x_f16.add_(y_f32)

@@ -14,6 +14,11 @@ No torch is needed; run_import_e2e.py writes them into its temporary folder.
     inplace_functional  the same, functional: (x * x + 1) * 2
     inplace_stale       a planted bug: (x * x) * 2, what reading `y` before the update gives
     inplace_view_read   v = y.view(2, 2); y.add_(1); return v * 2 (a view of the modified tensor read after)
+    copy_into_empty     b = empty([4]); b.copy_(x * x); b.add_(1); return b * 2      (copy_ and add_ as a
+                        decomposed program spells them: = inplace_functional)
+    copy_into_empty_bad a planted bug: b.copy_(x) instead of x * x
+    zero_fill           w = x * 3; w.zero_(); w.add_(x * x); f = empty([4]); f.fill_(1); w.add_(f);
+                        return w * 2                                            (= inplace_functional)
 """
 import json
 import os
@@ -90,7 +95,40 @@ def inplace(form):
                    [{"user_output": {"arg": tensor("out")}}], shapes)
 
 
+def empty(out, size):
+    return node("empty.memory_format", out, ("size", {"as_ints": size}))
+
+
+def copy_into_empty(src):
+    shapes = {"x": [4], "y": [4], "b": [4], "copy_": [4], "add_": [4], "out": [4]}
+    nodes = [node("mul.Tensor", "y", ("self", tensor("x")), ("other", tensor("x"))),
+             empty("b", [4]),
+             node("copy_.default", "copy_", ("self", tensor("b")), ("src", tensor(src))),
+             node("add_.Tensor", "add_", ("self", tensor("b")), ("other", {"as_int": 1})),
+             node("mul.Tensor", "out", ("self", tensor("b")), ("other", {"as_int": 2}))]
+    return program(["x"], [{"user_input": {"arg": tensor("x")}}], nodes, ["out"],
+                   [{"user_output": {"arg": tensor("out")}}], shapes)
+
+
+def zero_fill():
+    shapes = {"x": [4], "y": [4], "w": [4], "zero_": [4], "add_": [4], "f": [4], "fill_": [4], "add__1": [4],
+              "out": [4]}
+    nodes = [node("mul.Tensor", "y", ("self", tensor("x")), ("other", tensor("x"))),
+             node("mul.Tensor", "w", ("self", tensor("x")), ("other", {"as_int": 3})),
+             node("zero_.default", "zero_", ("self", tensor("w"))),
+             node("add_.Tensor", "add_", ("self", tensor("zero_")), ("other", tensor("y"))),
+             empty("f", [4]),
+             node("fill_.Scalar", "fill_", ("self", tensor("f")), ("value", {"as_int": 1})),
+             node("add_.Tensor", "add__1", ("self", tensor("w")), ("other", tensor("fill_"))),
+             node("mul.Tensor", "out", ("self", tensor("w")), ("other", {"as_int": 2}))]
+    return program(["x"], [{"user_input": {"arg": tensor("x")}}], nodes, ["out"],
+                   [{"user_output": {"arg": tensor("out")}}], shapes)
+
+
 ARCHIVES = {
+    "copy_into_empty": copy_into_empty("y"),
+    "copy_into_empty_bad": copy_into_empty("x"),
+    "zero_fill": zero_fill(),
     "inplace_traced": inplace("traced"),
     "inplace_functional": inplace("functional"),
     "inplace_stale": inplace("stale"),

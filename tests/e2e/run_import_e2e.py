@@ -128,6 +128,13 @@ def cases(fx, tmp):
         NOT_EQUIVALENT, ""
     yield ".pt2 in-place op, a view read after: refused", ["show", mut["inplace_view_read"]], ERROR, \
         "modifies 'y' in place while 'v', which may share its memory, is read afterwards"
+    # The same reader for in-place ops as a decomposed program spells them (copy_, zero_, fill_).
+    yield ".pt2 copy_ into empty = its functional form", ["check", mut["inplace_functional"], mut["copy_into_empty"]], \
+        EQUIVALENT, ""
+    yield ".pt2 copy_: planted bug", ["check", mut["inplace_functional"], mut["copy_into_empty_bad"]], NOT_EQUIVALENT, ""
+    yield ".pt2 zero_ and fill_ = the functional form", ["check", mut["inplace_functional"], mut["zero_fill"]], \
+        EQUIVALENT, ""
+
 
 def main():
     ap = argparse.ArgumentParser()
