@@ -542,6 +542,11 @@ def mutation_problem(gm, gname="traced", exclude=()):
         except CaptureError:
             continue  # graph_to_json reports it
         written = _written_args(n.target)
+        if any(i != 0 for i in written):
+            # An out= variant (torch.mm(a, b, out=buf)) writes a result that is no function of its
+            # out tensor's values: the reader has no out= ops, functionalization makes it `mm`.
+            return (("%s graph: %s (node %s) writes its result into an out= tensor"
+                     % (gname, canonical_name(n.target), n.name)),) + _loc_tuple(n)
         if written:
             mutations.append((n, [bound[i][1] for i in written]))
         for oi, s in enumerate(_alias_sets(n.target)):

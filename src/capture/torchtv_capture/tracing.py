@@ -118,8 +118,10 @@ def _functionalize():
 
 # Note [Functionalized capture]
 # Production code updates tensors in place to save memory (`g.view(-1)[idx] -= 1`, `.mul_()`,
-# `torch.empty_like(a).addmm_(x, y, beta=0)`). A trace whose in-place ops touch nothing that is
-# read afterwards, and no input, reads exactly as its out-of-place form and is kept as traced.
+# `torch.empty_like(a).addmm_(x, y, beta=0)`, `torch.mm(a, b, out=buf)`). A trace whose in-place
+# ops touch nothing that is read afterwards, and no input, and that has no out= variant (make_fx
+# reads `buf` after `torch.mm(a, b, out=buf)` as mm.out's result, so no stale read shows it), reads
+# exactly as its out-of-place form and is kept as traced.
 # Any other trace is traced again under torch's own functionalization, which rewrites in-place
 # ops, views of mutated tensors, out= variants and copy_ into the equivalent functional graph
 # (exact: the same kernels, on the values the code would read); an update of an input comes out
