@@ -363,7 +363,8 @@ struct Registry {
       auto t = tags.find(name);
       unsigned flags = t == tags.end() ? 0 : t->second;
       p.random = (flags & kSeeded) != 0 || (t == tags.end() && randomByName(name));
-      for (const char *u : kUninitialized) p.random = p.random || name == u;
+      for (const char *u : kUninitialized) p.uninitialized = p.uninitialized || name == u;
+      p.random = p.random || p.uninitialized;
       p.bitwiseNondeterministic = (flags & kBitwiseNondeterministic) != 0;
       scalarTwin(info);
     }

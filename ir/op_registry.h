@@ -82,6 +82,9 @@ enum class ShapeRule {
 //  - random: results differ from call to call (PyTorch's nondeterministic_seeded
 //    tag), so two calls never match. Some random ops are the identity for some
 //    arguments (dropout with p=0 or train=False: isIdentityCall()).
+//  - uninitialized: the result is memory nobody wrote (empty, empty_like,
+//    new_empty, ...): random too; the evaluator gives it no values, so only
+//    a result that does not read it (addmm with beta=0, copy, fill) evaluates.
 //  - scalarTwin: the overload that takes a number where this one takes a tensor
 //    (add.Tensor -> add.Scalar, argument `other`), found from the schemas.
 //  - matrixProduct: mm, bmm, matmul, linear, addmm, dot (the prover's frontiers
@@ -132,6 +135,7 @@ struct OpProps {
   ElementMap elements = ElementMap::None;
   Commutes commutes = Commutes::No;
   bool random = false;
+  bool uninitialized = false;
   bool bitwiseNondeterministic = false;  // PyTorch's tag (atomic adds on GPU); recorded, CPU is deterministic
   bool matrixProduct = false;
   bool mayAlias = false;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "ir/op_registry.h"
 #include "src/sem/derived.h"
 #include "src/sem/semantics.h"
 
@@ -141,6 +142,7 @@ private:
     case TOp::Const:  // Note [Constants keep their written value]
       return isFloating(d) ? fin(static_cast<Real>(t->num), d) : static_cast<Real>(t->inum);
     case TOp::Read: {
+      if (!operands_.at(t->slot)) throw EvalError("reads uninitialized memory");  // Note [Uninitialized memory]
       const EvalTensor &x = *operands_.at(t->slot);
       size_t flat = 0;
       for (size_t k = 0; k < t->index.size(); ++k) {
@@ -278,11 +280,22 @@ std::vector<long long> unflatten(const Shape &shape, size_t flat) {
 
 namespace {
 
-// Evaluates every output of `node` into `values`, its operands' values already there.
+// Note [Uninitialized memory]
+// empty, empty_like and the like (the registry's `uninitialized` column) give
+// memory nobody wrote: any values at all. The evaluator gives them none, and
+// an element whose term reads one fails ("reads uninitialized memory"), so
+// what it does compute is exact whatever that memory holds: addmm with
+// beta=0, copy and fill into an empty buffer do not read it. A refutation
+// then never rests on a made-up fill.
+bool uninitialized(const Value *v) { return v->producer && opProps(v->producer->op).uninitialized; }
+
+// Evaluates every output of `node` into `values`, its operands' values already
+// there (none for uninitialized memory).
 void evaluateNode(const Node &n, Precision precision, std::map<const Value *, EvalTensor> &values) {
   const Node *node = &n;
+  if (opProps(node->op).uninitialized) return;
   std::vector<const EvalTensor *> operands;
-  for (const Value *v : node->inputs) operands.push_back(v ? &values.at(v) : nullptr);
+  for (const Value *v : node->inputs) operands.push_back(!v || uninitialized(v) ? nullptr : &values.at(v));
   for (size_t o = 0; o < node->outputs.size(); ++o) {
     const Value *out = node->outputs[o];
     EvalTensor result{out->type, {}};
@@ -328,7 +341,10 @@ std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTens
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
   for (const auto &node : g.nodes()) evaluateNode(*node, precision, values);
   std::vector<EvalTensor> outs;
-  for (const Value *v : g.outputs()) outs.push_back(values.at(v));
+  for (const Value *v : g.outputs()) {
+    if (uninitialized(v)) throw EvalError("returns uninitialized memory");
+    outs.push_back(values.at(v));
+  }
   if (trace) *trace = std::move(values);
   return outs;
 }
@@ -340,7 +356,7 @@ std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::v
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
   for (const auto &node : g.nodes()) {
     bool operandsKnown = std::all_of(node->inputs.begin(), node->inputs.end(),
-                                     [&](const Value *v) { return !v || values.count(v); });
+                                     [&](const Value *v) { return !v || values.count(v) || uninitialized(v); });
     if (!operandsKnown) continue;
     try {
       evaluateNode(*node, precision, values);

@@ -106,6 +106,15 @@ def cases(fx, tmp):
     yield ".pt out= into a view: refused", ["show", f"{ip}/out_into_view.pt", two], ERROR, \
         "another value can read the modified tensor too"
 
+    # Uninitialized memory (Note [Uninitialized memory] in src/eval/concrete.cpp): addmm_ with
+    # beta=0 never reads it, so its planted bug is refuted by evaluation; a result adding it in
+    # is never equal to anything.
+    yield ".pt empty_like().addmm_(beta=0)", ["check", f"{ip}/lora_plain.pt", f"{ip}/lora_inplace.pt", two], EQUIVALENT, ""
+    yield ".pt empty_like().addmm_: planted bug refuted", \
+        ["check", f"{ip}/lora_plain.pt", f"{ip}/lora_inplace_bad.pt", two], NOT_EQUIVALENT, "counterexample"
+    yield ".pt a read of uninitialized memory", ["check", f"{ip}/y_plus_one.pt", f"{ip}/reads_uninitialized.pt", two], \
+        UNKNOWN, "aten::empty_like is random"
+
     # Archives that record in-place updates (Note [pt2 input mutations]): an update is an output
     # NAME__updated, and a modification on one side only is refuted with that reason.
     mut = write_archives(tmp)
