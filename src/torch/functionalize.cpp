@@ -8,6 +8,9 @@
 #include <torch/csrc/jit/ir/alias_analysis.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include "ir/op_registry.h"
+#include "ir/schema.h"
+
 namespace torchtv::torch_impl {
 
 namespace jit = torch::jit;
@@ -87,6 +90,19 @@ bool modifiesOperand(const jit::Node *n) {
   return false;
 }
 
+// An op whose result may be one of its operands although its schema says no
+// alias, so LibTorch's alias analysis takes the result for a fresh tensor:
+// type_as returns self when the dtype is already other's, and
+// `x.type_as(y).add_(1)` then modifies the input x. The registry's mayAlias
+// column knows them (Note [Op properties] in ir/op_registry.h).
+bool hiddenAlias(const jit::Node *m) {
+  const c10::FunctionSchema *s = m->maybeSchema();
+  if (!s || s->returns().empty()) return false;
+  for (const auto &r : s->returns())
+    if (r.alias_info()) return false;  // annotated: the alias analysis knows it
+  return opProps(canonicalOpName(s->name(), s->overload_name())).mayAlias;
+}
+
 // Another value through which the tensor `v` modified by `n` can be read
 // after `n`. Only values defined before `n` count: one defined after it that
 // aliases v gets the alias from its operands (module state, the other way,
@@ -102,11 +118,15 @@ bool seenElsewhere(jit::Graph &g, jit::AliasDb &db, jit::Value *v, jit::Node *n)
     return k == c10::TypeKind::TensorType || k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
            k == c10::TypeKind::BoolType || k == c10::TypeKind::NumberType || k == c10::TypeKind::NoneType;
   };
+  if (hiddenAlias(v->node())) return true;  // v may be an operand of the op that made it
   for (jit::Value *w : g.inputs())
     if (other(w)) return true;
   for (jit::Node *m : g.nodes()) {
     if (m == n) break;
     bool reads = std::find(m->inputs().begin(), m->inputs().end(), v) != m->inputs().end();
+    bool readsAlias = std::any_of(m->inputs().begin(), m->inputs().end(),
+                                  [&](jit::Value *u) { return u == v || db.mayAlias(u, v); });
+    if (readsAlias && hiddenAlias(m)) return true;  // its result may be v itself
     for (jit::Value *w : m->outputs())
       if (other(w) || (reads && !plain(w))) return true;
   }

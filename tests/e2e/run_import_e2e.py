@@ -105,6 +105,8 @@ def cases(fx, tmp):
         "aten::mm at"
     yield ".pt out= into a view: refused", ["show", f"{ip}/out_into_view.pt", two], ERROR, \
         "another value can read the modified tensor too"
+    yield ".pt in place on type_as, which may return its input: refused", \
+        ["show", f"{ip}/type_as_alias.pt", two], ERROR, "another value can read the modified tensor too"
 
     # Uninitialized memory (Note [Uninitialized memory] in src/eval/concrete.cpp): addmm_ with
     # beta=0 never reads it, so its planted bug is refuted by evaluation; a result adding it in
