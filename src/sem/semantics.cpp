@@ -19,6 +19,7 @@ const HandlerTable &handlers() {
     addIndex(t);
     addAttention(t);
     addConvolution(t);
+    addSorting(t);
     return t;
   }();
   return table;

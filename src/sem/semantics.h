@@ -1,6 +1,7 @@
 // Per-element semantics of IR ops (Note [Symbolic terms]): one entry point,
 // one file per op family (elementwise.cpp, reduction.cpp, layout.cpp,
-// matmul.cpp, composite.cpp, index_ops.cpp, attention.cpp, convolution.cpp).
+// matmul.cpp, composite.cpp, index_ops.cpp, attention.cpp, convolution.cpp,
+// sorting.cpp).
 #pragma once
 
 #include <functional>
@@ -58,6 +59,7 @@ void addComposite(HandlerTable &t);
 void addIndex(HandlerTable &t);  // index_ops.cpp: gather, index_select, embedding, nll_loss (issue 4)
 void addAttention(HandlerTable &t);  // attention.cpp: scaled_dot_product_attention
 void addConvolution(HandlerTable &t);  // convolution.cpp: convolution, pooling
+void addSorting(HandlerTable &t);  // sorting.cpp: sort, topk (values)
 
 // Helpers shared by families.
 // Index of operand with `shape` broadcast against an output index.

@@ -203,6 +203,28 @@ std::vector<AuditCase> build() {
   reduce("aten::min.dim", kF, "(%x: $T[4,6]) -> ($T[4], i64[4]) {\n  %y: $T[4], %i: i64[4] = OP(%x) {dim=1}\n  return %y, %i\n}");
   reduce("aten::cumsum", {"f32", "f64", "f16", "bf16", "i64"}, "(%x: $T[4,6]) -> ($T[4,6]) {\n  %y: $T[4,6] = OP(%x) {dim=1}\n  return %y\n}");
   reduce("aten::cumsum", kF, "(%x: $T[5,2]) -> ($T[5,2]) {\n  %y: $T[5,2] = OP(%x) {dim=-2}\n  return %y\n}");
+  // Positions as values (Note [Positions as values] in src/sem/reduction.cpp): ties and NaN pick the first.
+  reduce("aten::max.dim", kFI, "(%x: $T[3,5]) -> ($T[1,5], i64[1,5]) {\n  %y: $T[1,5], %i: i64[1,5] = OP(%x) {dim=0, keepdim=true}\n  return %y, %i\n}");
+  for (const char *op : {"aten::argmax", "aten::argmin"}) {
+    reduce(op, kFI, "(%x: $T[4,6]) -> (i64[4]) {\n  %y: i64[4] = OP(%x) {dim=1}\n  return %y\n}");
+    reduce(op, kFI, "(%x: $T[4,6]) -> (i64[1,6]) {\n  %y: i64[1,6] = OP(%x) {dim=-2, keepdim=true}\n  return %y\n}");
+    reduce(op, kFI, "(%x: $T[3,5]) -> (i64[]) {\n  %y: i64[] = OP(%x) {dim=none}\n  return %y\n}");
+    reduce(op, kF, "(%x: $T[]) -> (i64[]) {\n  %y: i64[] = OP(%x) {dim=none}\n  return %y\n}");
+    reduce(op, kF, "(%x: $T[0,3]) -> (i64[0]) {\n  %y: i64[0] = OP(%x) {dim=1}\n  return %y\n}");
+  }
+  reduce("aten::prod", {"f32", "f64", "bf16"}, "(%x: $T[3,5]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
+  reduce("aten::prod", {"i32", "i64", "bool"}, "(%x: $T[3,5]) -> (i64[]) {\n  %y: i64[] = OP(%x)\n  return %y\n}");
+  reduce("aten::prod", {"f32"}, "(%x: $T[0,3]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
+  reduce("aten::prod.dim_int", {"f32", "f64", "bf16"}, "(%x: $T[4,6]) -> ($T[4]) {\n  %y: $T[4] = OP(%x) {dim=1}\n  return %y\n}");
+  reduce("aten::prod.dim_int", {"i64"}, "(%x: $T[4,6]) -> ($T[1,6]) {\n  %y: $T[1,6] = OP(%x) {dim=0, keepdim=true}\n  return %y\n}");
+  // Sorting (Note [Ranks] in src/sem/sorting.cpp): values only, but for a stable sort.
+  reduce("aten::sort", kFI, "(%x: $T[4,6]) -> ($T[4,6]) {\n  %y: $T[4,6], %i: i64[4,6] = OP(%x) {dim=1}\n  return %y\n}");
+  reduce("aten::sort", kFI, "(%x: $T[5,3]) -> ($T[5,3]) {\n  %y: $T[5,3], %i: i64[5,3] = OP(%x) {dim=0, descending=true}\n  return %y\n}");
+  reduce("aten::sort", kF, "(%x: $T[]) -> ($T[]) {\n  %y: $T[], %i: i64[] = OP(%x)\n  return %y\n}");
+  reduce("aten::sort.stable", kFI, "(%x: $T[4,6]) -> ($T[4,6], i64[4,6]) {\n  %y: $T[4,6], %i: i64[4,6] = OP(%x) {stable=true, dim=-1}\n  return %y, %i\n}");
+  reduce("aten::sort.stable", kF, "(%x: $T[4,6]) -> ($T[4,6], i64[4,6]) {\n  %y: $T[4,6], %i: i64[4,6] = OP(%x) {stable=true, dim=1, descending=true}\n  return %y, %i\n}");
+  reduce("aten::topk", kFI, "(%x: $T[4,6]) -> ($T[4,3]) {\n  %y: $T[4,3], %i: i64[4,3] = OP(%x) {k=3, dim=1}\n  return %y\n}");
+  reduce("aten::topk", kFI, "(%x: $T[5,3]) -> ($T[2,3]) {\n  %y: $T[2,3], %i: i64[2,3] = OP(%x) {k=2, dim=0, largest=false}\n  return %y\n}");
   // ---- convolution and pooling (Note [Windows] in src/sem/convolution.cpp)
   c.push_back(fixed("aten::convolution", kF32,
                     "(%x: $T[2,3,5,6], %w: $T[4,3,2,3], %b: $T[4]) -> ($T[2,4,6,2]) {\n  %y: $T[2,4,6,2] = aten::convolution(%x, %w, %b) "
@@ -288,6 +310,25 @@ std::vector<AuditCase> build() {
                     "(%x: $T[1,2,3,4]) -> ($T[1,2,5,8]) {\n  %y: $T[1,2,5,8] = aten::upsample_nearest2d.vec(%x) {output_size=[5,8], scale_factors=none}\n  return %y\n}"));
   c.push_back(fixed("aten::upsample_nearest2d.vec", kF32,
                     "(%x: $T[1,2,3,4]) -> ($T[1,2,4,6]) {\n  %y: $T[1,2,4,6] = aten::upsample_nearest2d.vec(%x) {output_size=none, scale_factors=[1.5, 1.5]}\n  return %y\n}"));
+  // Pooling backwards: each output position's share added back to its window.
+  c.push_back(fixed("aten::avg_pool2d_backward", kF32,
+                    "(%g: $T[2,3,3,2], %x: $T[2,3,5,5]) -> ($T[2,3,5,5]) {\n  %y: $T[2,3,5,5] = aten::avg_pool2d_backward(%g, %x) "
+                    "{kernel_size=[3,3], stride=[2,3], padding=[1,1], ceil_mode=false, count_include_pad=true, divisor_override=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool2d_backward", kF32,
+                    "(%g: $T[1,2,3,4], %x: $T[1,2,5,6]) -> ($T[1,2,5,6]) {\n  %y: $T[1,2,5,6] = aten::avg_pool2d_backward(%g, %x) "
+                    "{kernel_size=[2,3], stride=[2,2], padding=[0,1], ceil_mode=true, count_include_pad=false, divisor_override=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool2d_backward", kF32,
+                    "(%g: $T[2,2,2], %x: $T[2,4,4]) -> ($T[2,4,4]) {\n  %y: $T[2,4,4] = aten::avg_pool2d_backward(%g, %x) "
+                    "{kernel_size=[2,2], stride=[2,2], padding=[0,0], ceil_mode=false, count_include_pad=true, divisor_override=3}\n  return %y\n}"));
+  c.push_back(fixed("aten::_adaptive_avg_pool2d_backward", kF32,
+                    "(%g: $T[2,3,3,2], %x: $T[2,3,7,6]) -> ($T[2,3,7,6]) {\n  %y: $T[2,3,7,6] = aten::_adaptive_avg_pool2d_backward(%g, %x)\n  return %y\n}"));
+  c.push_back(fixed("aten::_adaptive_avg_pool2d_backward", kF32,
+                    "(%g: $T[1,2,1,1], %x: $T[1,2,4,5]) -> ($T[1,2,4,5]) {\n  %y: $T[1,2,4,5] = aten::_adaptive_avg_pool2d_backward(%g, %x)\n  return %y\n}"));
+  // Indices drawn in [0, H*W) (%i20: a 4x5 plane), repeats included: overlapping windows add up.
+  c.push_back(fixed("aten::max_pool2d_with_indices_backward", kF32,
+                    "(%g: $T[2,3,2,3], %x: $T[2,3,4,5], %i20: i64[2,3,2,3]) -> ($T[2,3,4,5]) {\n"
+                    "  %y: $T[2,3,4,5] = aten::max_pool2d_with_indices_backward(%g, %x, %i20) "
+                    "{kernel_size=[3,3], stride=[2,2], padding=[1,1], dilation=[1,1], ceil_mode=false}\n  return %y\n}"));
   // ---- batch norm (Note [Batch norm] in src/sem/composite.cpp)
   c.push_back(fixed("aten::native_batch_norm", kF32,
                     "(%x: $T[2,3,4], %w: $T[3], %b: $T[3], %rm: $T[3], %rv: $T[3]) -> ($T[2,3,4]) {\n"
