@@ -196,6 +196,45 @@ TermPtr convolutionBackward(OpEnv &e) {
   return reduceAll(e, TOp::Sum, vars, prod, d);
 }
 
+// col2im(self [N?, C * KH * KW, L], output_size [H, W], kernel_size, dilation,
+// padding, stride): the inverse layout of im2col (unfold), overlapping
+// blocks added: with blocks BH x BW (L = BH * BW),
+//   out[n, c, h, w] = sum_{kh, kw} [h = bh * sh - ph + kh * dh for a bh in [0, BH)] [same for w]
+//                                  self[n, (c * KH + kh) * KW + kw, bh * BW + bw]
+// as convolution_backward's grad_input finds its taps.
+TermPtr col2im(OpEnv &e) {
+  DType d = e.outType().dtype;
+  const Shape &in = e.inType(0).shape, &out = e.outType().shape;
+  if (in.size() != 2 && in.size() != 3) e.unsupported("rank other than 2 or 3");
+  size_t lead = out.size() - 3;  // 1 with the batch dim
+  Window win{intsOf(e, "stride"), intsOf(e, "padding"), intsOf(e, "dilation")};
+  std::vector<int64_t> ks = intsOf(e, "kernel_size"), size = intsOf(e, "output_size");
+  std::vector<int64_t> blocks;
+  for (size_t k = 0; k < 2; ++k) {
+    int64_t kk = at(ks, k, 1), s = at(win.stride, k, 1), p = at(win.padding, k, 0), dl = at(win.dilation, k, 1);
+    blocks.push_back((at(size, k, 1) + 2 * p - dl * (kk - 1) - 1) / s + 1);
+  }
+  std::vector<int> kv = kernelVars(e, Shape{Dim(at(ks, 0, 1)), Dim(at(ks, 1, 1))});
+  TermPtr hit = nullptr;
+  IndexExpr block = IndexExpr::constant(0);
+  for (size_t k = 0; k < 2; ++k) {
+    int64_t s = at(win.stride, k, 1), p = at(win.padding, k, 0), dl = at(win.dilation, k, 1);
+    IndexExpr num = e.index[lead + 1 + k] + p + IndexExpr::var(kv[k]) * (-dl);
+    IndexExpr pos = s == 1 ? num : num.floorDiv(s, e.tc.vars);
+    TermPtr h = both(e.tc, e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::constant(0), num),
+                     e.tc.indexCmp(IndexCmpKind::Lt, pos, IndexExpr::constant(blocks[k])));
+    if (s != 1) h = both(e.tc, h, e.tc.indexCmp(IndexCmpKind::Eq, num.mod(s, e.tc.vars), IndexExpr::constant(0)));
+    hit = both(e.tc, hit, h);
+    block = block * blocks[k] + pos;
+  }
+  IndexExpr channel = (e.index[lead] * at(ks, 0, 1) + IndexExpr::var(kv[0])) * at(ks, 1, 1) + IndexExpr::var(kv[1]);
+  Idx xi(e.index.begin(), e.index.begin() + lead);
+  xi.push_back(channel);
+  xi.push_back(block);
+  TermPtr v = e.tc.select(hit, e.operandAt(0, xi, d), e.tc.constant(0, d));
+  return reduceAll(e, TOp::Sum, kv, v, d);
+}
+
 // Pooling over the last `spatial` dims (1, 2 or 3, from the op's name).
 struct Pool {
   size_t spatial, lead;
@@ -521,6 +560,7 @@ void addConvolution(HandlerTable &t) {
   // conv1d/2d/3d(input, weight, bias?, stride, padding, dilation, groups): convolution, not transposed.
   for (const char *name : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) t[name] = convolution;
   t["aten::convolution_backward"] = convolutionBackward;
+  t["aten::col2im"] = col2im;
   for (const char *name : {"aten::_adaptive_avg_pool2d", "aten::adaptive_avg_pool1d", "aten::_adaptive_avg_pool3d",
                            "aten::adaptive_avg_pool2d", "aten::adaptive_avg_pool3d"})
     t[name] = adaptiveAvgPool;

@@ -49,9 +49,53 @@ TermPtr matmulTerm(OpEnv &e, int a, int b, DType d) {
   return contract(e, a, b, k, aIdx, bIdx, d);
 }
 
+// _cdist_forward(x1 [B..., P, M], x2 [B..., R, M], p, compute_mode): the p-norm
+// distance of every row pair, out[b, i, j] = (sum_k |x1[b, i, k] - x2[b, j, k]|^p)^(1/p):
+// p = 0 counts the differing entries (as ATen: min(ceil(|d|), 1), NaN for a
+// NaN), p = 1 sums |d|, p = 2 is sqrt(sum d * d). p = inf has no term: ATen's
+// max of |d| drops a NaN in its scalar loop and keeps it in its vector loop
+// (semantics audit). For p = 2 ATen switches to a matrix-product formula
+// (|a|^2 + |b|^2 - 2 a.b, cancelling) when P or R exceeds 25 or compute_mode
+// is 1: not this term.
+TermPtr cdist(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer operands");
+  const Shape &a = e.inType(0).shape, &b = e.inType(1).shape;
+  if (a.size() < 2 || a.size() != b.size()) e.unsupported("operands of different ranks");
+  size_t r = a.size();
+  for (size_t k = 0; k + 2 < r; ++k)
+    if (!(a[k] == b[k])) e.unsupported("unexpanded batch dims");
+  double p = e.node.attr("p").asDouble();
+  if (p == 2) {
+    const Attribute &mode = e.node.attr("compute_mode");
+    int64_t m = mode.isNone() ? 0 : mode.asInt();
+    bool small = a[r - 2].isConcrete() && b[r - 2].isConcrete() && a[r - 2].size() <= 25 && b[r - 2].size() <= 25;
+    if (m == 1 || (m == 0 && !small)) e.unsupported("p=2 through the matrix-product formula (more than 25 rows, or compute_mode=1)");
+  } else if (p != 0 && p != 1) {
+    e.unsupported("p other than 0, 1 and 2");
+  }
+  int v = e.tc.vars.fresh(a[r - 1], "k");
+  std::vector<IndexExpr> ai(e.index.begin(), e.index.end() - 1), bi(e.index.begin(), e.index.end() - 2);
+  ai.back() = e.index[r - 2];
+  ai.push_back(IndexExpr::var(v));
+  bi.push_back(e.index[r - 1]);
+  bi.push_back(IndexExpr::var(v));
+  TermPtr diff = e.tc.make(TOp::Sub, {e.operandAt(0, ai, d), e.operandAt(1, bi, d)}, d);
+  if (p == 0) {
+    TermPtr ceil = e.tc.make(TOp::Ceil, {e.tc.make(TOp::Abs, {diff}, d)}, d);
+    return e.tc.reduce(TOp::Sum, v, e.tc.make(TOp::Minimum, {ceil, e.tc.constant(1, d)}, d), d, e.node.op);
+  }
+  if (p == 2) {
+    TermPtr sum = e.tc.reduce(TOp::Sum, v, e.tc.make(TOp::Mul, {diff, diff}, d), d, e.node.op);
+    return e.tc.make(TOp::Sqrt, {sum}, d);
+  }
+  return e.tc.reduce(TOp::Sum, v, e.tc.make(TOp::Abs, {diff}, d), d, e.node.op);
+}
+
 }  // namespace
 
 void addMatmul(HandlerTable &t) {
+  t["aten::_cdist_forward"] = cdist;
   for (const char *name : {"aten::mm", "aten::bmm", "aten::matmul", "aten::dot"})
     t[name] = [](OpEnv &e) { return matmulTerm(e, 0, 1, e.outType().dtype); };
   t["aten::addmm"] = [](OpEnv &e) {

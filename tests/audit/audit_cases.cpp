@@ -310,6 +310,16 @@ std::vector<AuditCase> build() {
                     "(%x: $T[1,2,3,4]) -> ($T[1,2,5,8]) {\n  %y: $T[1,2,5,8] = aten::upsample_nearest2d.vec(%x) {output_size=[5,8], scale_factors=none}\n  return %y\n}"));
   c.push_back(fixed("aten::upsample_nearest2d.vec", kF32,
                     "(%x: $T[1,2,3,4]) -> ($T[1,2,4,6]) {\n  %y: $T[1,2,4,6] = aten::upsample_nearest2d.vec(%x) {output_size=none, scale_factors=[1.5, 1.5]}\n  return %y\n}"));
+  c.push_back(fixed("aten::col2im", kF32,
+                    "(%x: $T[2,12,12]) -> ($T[2,3,4,5]) {\n  %y: $T[2,3,4,5] = aten::col2im(%x) {output_size=[4,5], "
+                    "kernel_size=[2,2], dilation=[1,1], padding=[1,0], stride=[2,1]}\n  return %y\n}"));
+  c.push_back(fixed("aten::col2im", kF32,
+                    "(%x: $T[4,9]) -> ($T[1,5,5]) {\n  %y: $T[1,5,5] = aten::col2im(%x) {output_size=[5,5], "
+                    "kernel_size=[2,2], dilation=[2,2], padding=[0,0], stride=[1,1]}\n  return %y\n}"));
+  for (const char *p : {"2.0", "1.0", "0.0"})
+    c.push_back(fixed("aten::_cdist_forward", kF32,
+                      std::string("(%a: $T[2,3,4], %b: $T[2,5,4]) -> ($T[2,3,5]) {\n  %y: $T[2,3,5] = aten::_cdist_forward(%a, %b) {p=") +
+                          p + ", compute_mode=none}\n  return %y\n}"));
   // Pooling backwards: each output position's share added back to its window.
   c.push_back(fixed("aten::avg_pool2d_backward", kF32,
                     "(%g: $T[2,3,3,2], %x: $T[2,3,5,5]) -> ($T[2,3,5,5]) {\n  %y: $T[2,3,5,5] = aten::avg_pool2d_backward(%g, %x) "
@@ -415,6 +425,21 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::new_ones", kFIB, "(%x: $T[2]) -> ($T[3]) {\n  %y: $T[3] = aten::new_ones(%x) {size=[3]}\n  return %y\n}"));
   c.push_back(fixed("aten::index.Tensor", kFIB, "(%x: $T[4,5,3], %i5: i64[2,3]) -> ($T[4,2,3,3]) {\n  %y: $T[4,2,3,3] = aten::index.Tensor(%x, none, %i5)\n  return %y\n}"));
   c.push_back(fixed("aten::index.Tensor", kF, "(%x: $T[4,3], %i4: i64[6]) -> ($T[6,3]) {\n  %y: $T[6,3] = aten::index.Tensor(%x, %i4)\n  return %y\n}"));
+  for (const char *how : {"sum", "prod", "mean", "amax", "amin"})
+    for (const char *self : {"true", "false"})
+      c.push_back(fixed("aten::scatter_reduce.two", kF,
+                        std::string("(%x: $T[3,5], %i5: i64[3,4], %s: $T[3,4]) -> ($T[3,5]) {\n  %y: $T[3,5] = "
+                                    "aten::scatter_reduce.two(%x, %i5, %s) {dim=1, reduce=\"") +
+                            how + "\", include_self=" + self + "}\n  return %y\n}"));
+  c.push_back(fixed("aten::scatter_reduce.two", {"i32", "i64"},
+                    "(%x: $T[4,3], %i4: i64[2,3], %s: $T[2,3]) -> ($T[4,3]) {\n  %y: $T[4,3] = aten::scatter_reduce.two(%x, %i4, %s) "
+                    "{dim=0, reduce=\"prod\", include_self=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_scatter", kFIB,
+                    "(%x: $T[3,4], %m: bool[3,4], %s: $T[3,5]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_scatter", kF,
+                    "(%x: $T[3,4], %m: bool[4], %s: $T[12]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_scatter", kF,
+                    "(%x: $T[3,4], %m: bool[3,4], %s: $T[5]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
   c.push_back(fixed("aten::scatter_add", kFI, "(%x: $T[3,5], %i5: i64[2,4], %s: $T[2,4]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter_add(%x, %i5, %s) {dim=1}\n  return %y\n}"));
   c.push_back(fixed("aten::copy", kFIB, "(%x: $T[3,4], %s: $T[4]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s) {non_blocking=false}\n  return %y\n}"));
   c.push_back(fixed("aten::copy", kF, "(%x: $T[3,4], %s: i64[3,1]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s) {non_blocking=false}\n  return %y\n}"));
