@@ -182,6 +182,10 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::scalar_tensor", kF, "() -> ($T[]) {\n  %y: $T[] = aten::scalar_tensor() {s=0.1, dtype=$T}\n  return %y\n}"));
   c.push_back(fixed("prim::constant", kF, "() -> ($T[3]) {\n  %y: $T[3] = prim::constant() {data=[0.1, -0.0, inf]}\n  return %y\n}"));
   c.push_back(fixed("prims::iota", {"i64", "i32"}, "() -> ($T[4]) {\n  %y: $T[4] = prims::iota() {length=4, start=3, step=-2, dtype=$T, device=\"cpu\", requires_grad=false}\n  return %y\n}"));
+  // torch >= 2.0 ops LibTorch 1.13 lacks ("not run"; tests/unit/test_registry.cpp evaluates them).
+  c.push_back(fixed("aten::sym_size.int", kF, "(%x: $T[4,3]) -> (i64[]) {\n  %y: i64[] = aten::sym_size.int(%x) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::sym_numel", kF, "(%x: $T[4,3]) -> (i64[]) {\n  %y: i64[] = aten::sym_numel(%x)\n  return %y\n}"));
+  c.push_back(fixed("aten::_local_scalar_dense", kF, "(%x: $T[1]) -> ($T[]) {\n  %y: $T[] = aten::_local_scalar_dense(%x)\n  return %y\n}"));
   // ---- reductions
   const std::string red = "(%x: $T[4,6]) -> ($T[4]) {\n  %y: $T[4] = OP(%x) {dim=[1], keepdim=false}\n  return %y\n}";
   auto reduce = [&](const std::string &op, const Dtypes &d, std::string text) {

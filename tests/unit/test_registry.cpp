@@ -9,6 +9,8 @@
 #include "ir/op_registry.h"
 #include "src/import/capture_json.h"
 #include "src/import/pt2.h"
+#include "ir/text_format.h"
+#include "src/eval/concrete.h"
 
 using namespace torchtv;
 
@@ -210,4 +212,28 @@ TEST_CASE("shape rules: var_mean (built by normalization without declared types)
   CHECK(buildNode(g, ops, four)->outputs.size() == 2);  // ceil(4 / 3) = 2: pieces 2, 2
   NodeSpec bad{"aten::split_with_sizes", {x}, {{"split_sizes", std::vector<int64_t>{1, 2}}}, {}, {}, {}};
   CHECK_THROWS_AS(buildNode(g, ops, bad), InputError);
+}
+
+TEST_CASE("torch 2.x size ops read as 0-dim results and evaluate to the sizes; item() to the element") {
+  // LibTorch 1.13 has none of them, so the semantics audit cannot run them: checked here.
+  Module m = parseModule(R"(graph @g(%x: f32[4,3], %s: f64[1,1]) -> (i64[], i64[], f64[], i64[]) {
+  %a: i64[] = aten::sym_size.int(%x) {dim=-1}
+  %n: i64[] = aten::sym_numel(%x)
+  %v: f64[] = aten::_local_scalar_dense(%s)
+  %t: i64[] = aten::sym_stride.int(%x) {dim=0}
+  return %a, %n, %v, %t
+}
+)",
+                         "test");
+  const Graph &g = *m.find("g");
+  std::vector<eval::EvalTensor> in = {{g.inputs()[0]->type, std::vector<long double>(12, 1.0L)},
+                                      {g.inputs()[1]->type, {2.5L}}};
+  // sym_stride has no semantics (strides are not in the IR): the graph does not evaluate...
+  CHECK_THROWS_AS(eval::evaluateGraph(g, in, eval::Precision::Native), eval::EvalError);
+  // ...but every value that does not read it does.
+  auto values = eval::evaluateWhatCan(g, in, eval::Precision::Native);
+  CHECK(values.at(g.outputs()[0]).values == std::vector<long double>{3});
+  CHECK(values.at(g.outputs()[1]).values == std::vector<long double>{12});
+  CHECK(values.at(g.outputs()[2]).values == std::vector<long double>{2.5L});
+  CHECK(!values.count(g.outputs()[3]));
 }
