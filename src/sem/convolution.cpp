@@ -376,16 +376,6 @@ TermPtr avgPoolBackward(OpEnv &e) {
   return reduceAll(e, TOp::Sum, ks, e.tc.select(hit, share, e.tc.constant(0, d)), d);
 }
 
-// A term that depends on output position o of `count` positions through
-// `at(o)`: a select chain over the positions (Note [Data-dependent indices]
-// does the same for data; here the position is an index).
-TermPtr perPosition(OpEnv &e, const IndexExpr &o, int64_t count, const std::function<TermPtr(int64_t)> &at) {
-  TermPtr r = at(count - 1);
-  for (int64_t j = count - 1; j-- > 0;)
-    r = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, o, IndexExpr::constant(j)), at(j), r);
-  return r;
-}
-
 // adaptive_avg_poolNd(self, output_size): output position o of a dim of
 // input size I and output size O averages input [floor(o I / O), ceil((o + 1) I / O)).
 // Where O divides I every window is o * (I / O) + [0, I / O); otherwise the

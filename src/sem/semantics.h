@@ -72,6 +72,10 @@ TermPtr reduceDims(OpEnv &env, TOp op, const std::vector<int64_t> &dims, bool ke
 // dims' entries of `at` are replaced by fresh binders).
 TermPtr sumDims(OpEnv &e, const Shape &s, const std::vector<int64_t> &dims, std::vector<IndexExpr> at, DType d,
                 const std::function<TermPtr(const std::vector<IndexExpr> &)> &body);
+// A term that depends on position o of `count` positions through `at(o)`: a
+// select chain over the positions (Note [Data-dependent indices] does the same
+// for data; here the position is an index).
+TermPtr perPosition(OpEnv &e, const IndexExpr &o, int64_t count, const std::function<TermPtr(int64_t)> &at);
 // The dims list of a reduction attribute (None or [] = all dims), wrapped and sorted.
 std::vector<int64_t> reductionDims(const Attribute &dimAttr, int64_t rank);
 // Number of elements of the given dims of a shape (concrete dims only).

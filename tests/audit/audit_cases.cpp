@@ -324,6 +324,9 @@ std::vector<AuditCase> build() {
     c.push_back(fixed("aten::_cdist_forward", kF32,
                       std::string("(%a: $T[2,3,4], %b: $T[2,5,4]) -> ($T[2,3,5]) {\n  %y: $T[2,3,5] = aten::_cdist_forward(%a, %b) {p=") +
                           p + ", compute_mode=none}\n  return %y\n}"));
+  for (const char *p : {"2.0", "1.0", "0.0"})
+    c.push_back(fixed("aten::_pdist_forward", kF32,
+                      std::string("(%x: $T[5,3]) -> ($T[10]) {\n  %y: $T[10] = aten::_pdist_forward(%x) {p=") + p + "}\n  return %y\n}"));
   // Pooling backwards: each output position's share added back to its window.
   c.push_back(fixed("aten::avg_pool2d_backward", kF32,
                     "(%g: $T[2,3,3,2], %x: $T[2,3,5,5]) -> ($T[2,3,5,5]) {\n  %y: $T[2,3,5,5] = aten::avg_pool2d_backward(%g, %x) "
