@@ -179,6 +179,10 @@ const OpEntry kOps[] = {
     // functional ops only.)
     {R"(aten::_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
     {R"(aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
+    // Writes its running statistics in place; the .pt2 reader takes it as the _functional
+    // form, the statistics' names reading its two extra results (Note [Batch norm's running
+    // statistics] in src/import/pt2.cpp). Other readers refuse it as an in-place op.
+    {R"(aten::_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
     {R"(aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out))", ShapeRule::Declared},
     // torch >= 2.0's Core ATen ops LibTorch 1.13 lacks. A SymInt or Scalar result is a 0-dim
     // tensor in the IR (the type the artifact gives). Semantics: sym_size.int, sym_numel and
