@@ -355,6 +355,14 @@ std::vector<AuditCase> build() {
                     "(%x: $T[2,3,4], %w: $T[3], %b: $T[3]) -> ($T[2,3,4], $T[3], $T[3]) {\n"
                     "  %y: $T[2,3,4], %sm: $T[3], %sv: $T[3] = aten::native_batch_norm(%x, %w, %b, none, none) "
                     "{training=true, momentum=0.1, eps=1e-05}\n  return %y, %sm, %sv\n}"));
+  c.push_back(fixed("aten::native_group_norm_backward", kF32,
+                    "(%g: $T[2,6,3,2], %x: $T[2,6,3,2], %m: $T[2,3], %r: $T[2,3], %w: $T[6]) -> ($T[2,6,3,2], $T[6], $T[6]) {\n"
+                    "  %gi: $T[2,6,3,2], %gw: $T[6], %gb: $T[6] = aten::native_group_norm_backward(%g, %x, %m, %r, %w) "
+                    "{N=2, C=6, HxW=6, group=3, output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
+  c.push_back(fixed("aten::native_group_norm_backward", kF32,
+                    "(%g: $T[2,4,5], %x: $T[2,4,5], %m: $T[2,1], %r: $T[2,1], %w: $T[4]) -> ($T[2,4,5], $T[4], $T[4]) {\n"
+                    "  %gi: $T[2,4,5], %gw: $T[4], %gb: $T[4] = aten::native_group_norm_backward(%g, %x, %m, %r, %w) "
+                    "{N=2, C=4, HxW=5, group=1, output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
   c.push_back(fixed("aten::native_group_norm", kF32,
                     "(%x: $T[2,6,5], %w: $T[6], %b: $T[6]) -> ($T[2,6,5], $T[2,3], $T[2,3]) {\n"
                     "  %y: $T[2,6,5], %m: $T[2,3], %r: $T[2,3] = aten::native_group_norm(%x, %w, %b) {N=2, C=6, HxW=5, group=3, eps=1e-05}\n"
