@@ -543,6 +543,68 @@ TermPtr upsampleNearest(OpEnv &e) {
   return build(0, xi);
 }
 
+// upsample_bilinear2d.vec(input, output_size?, align_corners, scale_factors?):
+// ATen (CPU, upsample_generic_Nd_kernel_impl) reads, per output position o of
+// a dim of input size I and output size O, the source position
+//   r = align_corners ? o * (I - 1) / (O - 1) : max((o + 0.5) / scale - 0.5, 0)
+// (scale = scale_factor, or O / I), in the dtype's compute type (float for
+// f32, double for f64), taps i0 = floor(r) and i1 = i0 + (i0 < I - 1), and
+// weights l1 = clamp(r - i0, 0, 1), l0 = 1 - l1, stored in the dtype; then
+//   out = (x[h0, w0] * lw0 + x[h0, w1] * lw1) * lh0 + (x[h1, w0] * lw0 + x[h1, w1] * lw1) * lh1.
+// The taps and weights are constants per position (a select chain over the
+// positions, concrete sizes). Real-only at level bitwise (ir/bitwise_faithful.cpp).
+TermPtr upsampleBilinear(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (d != DType::F32 && d != DType::F64) e.unsupported("a dtype other than f32 and f64");
+  const Shape &x = e.inType(0).shape, &y = e.outType().shape;
+  if (x.size() != 4) e.unsupported("rank other than 4");
+  bool alignCorners = e.node.attr("align_corners").asBool();
+  const Attribute &factors = e.node.attr("scale_factors");
+  struct Taps {
+    std::vector<int64_t> i0, i1;
+    std::vector<double> l0, l1;
+  };
+  Taps taps[2];
+  for (size_t k = 0; k < 2; ++k) {
+    if (!x[2 + k].isConcrete() || !y[2 + k].isConcrete()) e.unsupported("a symbolic spatial size");
+    int64_t in = x[2 + k].size(), out = y[2 + k].size();
+    double f = 0;
+    if (!factors.isNone()) f = factors.isInts() ? static_cast<double>(factors.asInts().at(k)) : factors.asFloats().at(k);
+    auto source = [&](auto zero) {  // in the compute type of `zero`
+      using T = decltype(zero);
+      for (int64_t o = 0; o < out; ++o) {
+        T scale = alignCorners ? (out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0))
+                               : (f > 0 ? static_cast<T>(1.0 / f) : static_cast<T>(in) / static_cast<T>(out));
+        T r = alignCorners ? scale * static_cast<T>(o)
+                           : std::max(scale * (static_cast<T>(o) + T(0.5)) - T(0.5), T(0));
+        auto i0 = static_cast<int64_t>(r);
+        T l1 = std::min(std::max(r - static_cast<T>(i0), T(0)), T(1));
+        taps[k].i0.push_back(i0);
+        taps[k].i1.push_back(i0 + (i0 < in - 1 ? 1 : 0));
+        taps[k].l1.push_back(static_cast<double>(l1));
+        taps[k].l0.push_back(static_cast<double>(T(1) - l1));
+      }
+    };
+    if (d == DType::F32) source(0.0f);
+    else source(0.0);
+  }
+  auto mul = [&](TermPtr a, TermPtr b) { return e.tc.make(TOp::Mul, {a, b}, d); };
+  auto add = [&](TermPtr a, TermPtr b) { return e.tc.make(TOp::Add, {a, b}, d); };
+  return perPosition(e, e.index[2], static_cast<int64_t>(taps[0].i0.size()), [&](int64_t oh) {
+    return perPosition(e, e.index[3], static_cast<int64_t>(taps[1].i0.size()), [&](int64_t ow) {
+      auto at = [&](int64_t h, int64_t w) {
+        return e.operandAt(0, {e.index[0], e.index[1], IndexExpr::constant(h), IndexExpr::constant(w)}, d);
+      };
+      auto row = [&](int64_t h) {
+        return add(mul(at(h, taps[1].i0[ow]), e.tc.constant(taps[1].l0[ow], d)),
+                   mul(at(h, taps[1].i1[ow]), e.tc.constant(taps[1].l1[ow], d)));
+      };
+      return add(mul(row(taps[0].i0[oh]), e.tc.constant(taps[0].l0[oh], d)),
+                 mul(row(taps[0].i1[oh]), e.tc.constant(taps[0].l1[oh], d)));
+    });
+  });
+}
+
 }  // namespace
 
 void addConvolution(HandlerTable &t) {
@@ -555,6 +617,7 @@ void addConvolution(HandlerTable &t) {
                            "aten::adaptive_avg_pool2d", "aten::adaptive_avg_pool3d"})
     t[name] = adaptiveAvgPool;
   t["aten::upsample_nearest2d.vec"] = upsampleNearest;
+  t["aten::upsample_bilinear2d.vec"] = upsampleBilinear;
   // max_pool2d/3d (which LibTorch runs through the _with_indices kernels) for the audit.
   for (const char *name : {"aten::max_pool2d_with_indices", "aten::max_pool3d_with_indices", "aten::max_pool2d",
                            "aten::max_pool3d", "aten::max_pool1d"})

@@ -346,6 +346,15 @@ std::vector<AuditCase> build() {
                     "(%g: $T[2,3,2,3], %x: $T[2,3,4,5], %i20: i64[2,3,2,3]) -> ($T[2,3,4,5]) {\n"
                     "  %y: $T[2,3,4,5] = aten::max_pool2d_with_indices_backward(%g, %x, %i20) "
                     "{kernel_size=[3,3], stride=[2,2], padding=[1,1], dilation=[1,1], ceil_mode=false}\n  return %y\n}"));
+  const std::vector<std::pair<std::string, std::string>> bilinear = {
+      {"5,7", "output_size=[5,7], align_corners=false, scale_factors=none"},
+      {"5,7", "output_size=[5,7], align_corners=true, scale_factors=none"},
+      {"4,8", "output_size=none, align_corners=false, scale_factors=[1.5, 2.0]"},
+      {"2,3", "output_size=[2,3], align_corners=false, scale_factors=none"}};
+  for (const auto &[hw, a] : bilinear)
+    c.push_back(fixed("aten::upsample_bilinear2d.vec", kF32,
+                      "(%x: $T[1,2,3,4]) -> ($T[1,2," + hw + "]) {\n  %y: $T[1,2," + hw +
+                          "] = aten::upsample_bilinear2d.vec(%x) {" + a + "}\n  return %y\n}"));
   // ---- batch norm (Note [Batch norm] in src/sem/composite.cpp)
   c.push_back(fixed("aten::native_batch_norm", kF32,
                     "(%x: $T[2,3,4], %w: $T[3], %b: $T[3], %rm: $T[3], %rv: $T[3]) -> ($T[2,3,4]) {\n"
