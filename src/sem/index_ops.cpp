@@ -251,6 +251,54 @@ TermPtr maskedScatter(OpEnv &e) {
   return e.tc.select(e.operand(1, DType::Bool), taken, e.operand(0, d));
 }
 
+// nonzero(self) -> [n, rank]: row r holds the coordinates of self's r-th
+// nonzero element (NaN is nonzero) in row-major order. n depends on the data;
+// the graph declares it, so an input with another count of nonzero elements
+// is outside the graph's types: every element raises there (Note
+// [Data-dependent indices]). Element (r, d) sums, over self's flat positions
+// q, coordinate d of q where q is nonzero and #{nonzero q' < q} = r;
+// positions and coordinates become values by counting (Note [Positions as
+// values] in reduction.cpp). Concrete shapes only.
+TermPtr nonzero(OpEnv &e) {
+  const TensorType &x = e.inType(0);
+  const Shape &out = e.outType().shape;
+  if (x.rank() == 0) e.unsupported("a 0-dim operand");
+  if (out.size() != 2 || !out[0].isConcrete()) e.unsupported("a declared result other than [n, rank]");
+  std::vector<int64_t> all;
+  for (int64_t j = 0; j < x.rank(); ++j) all.push_back(j);
+  int64_t numel = countOf(x.shape, all, e);
+  TermPtr one = e.tc.intConstant(1, DType::I64), zero = e.tc.intConstant(0, DType::I64);
+  auto count = [&](int64_t extent, const std::function<TermPtr(const IndexExpr &)> &cond) {
+    int v = e.tc.vars.fresh(Dim(extent), "q");
+    return e.tc.reduce(TOp::Sum, v, e.tc.select(cond(IndexExpr::var(v)), one, zero), DType::I64, e.node.op);
+  };
+  auto coordinate = [&](const IndexExpr &q, int64_t d) {  // (q / stride_d) mod size_d
+    int64_t stride = 1;
+    for (int64_t j = x.rank() - 1; j > d; --j) stride *= x.shape[j].size();
+    return q.floorDiv(stride, e.tc.vars).mod(x.shape[d].size(), e.tc.vars);
+  };
+  auto nz = [&](const IndexExpr &q) {
+    Idx at;
+    for (int64_t d = 0; d < x.rank(); ++d) at.push_back(coordinate(q, d));
+    TermPtr v = e.operandAt(0, at, x.dtype);
+    return x.dtype == DType::Bool ? v : e.tc.make(TOp::Ne, {v, e.tc.constant(0, x.dtype)}, x.dtype);
+  };
+  TermPtr total = count(numel, nz);
+  TermPtr row = count(out[0].size(), [&](const IndexExpr &k) { return e.tc.indexCmp(IndexCmpKind::Lt, k, e.index[0]); });
+  TermPtr value = perPosition(e, e.index[1], x.rank(), [&](int64_t d) {
+    int q = e.tc.vars.fresh(Dim(numel), "q");
+    IndexExpr qv = IndexExpr::var(q);
+    TermPtr before = count(numel, [&](const IndexExpr &p) {
+      return e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Lt, p, qv), nz(p)}, DType::Bool);
+    });
+    TermPtr isRow = e.tc.make(TOp::And, {nz(qv), e.tc.make(TOp::Eq, {before, row}, DType::I64)}, DType::Bool);
+    TermPtr coord = count(x.shape[d].size(), [&](const IndexExpr &k) { return e.tc.indexCmp(IndexCmpKind::Lt, k, coordinate(qv, d)); });
+    return e.tc.reduce(TOp::Sum, q, e.tc.select(isRow, coord, zero), DType::I64, e.node.op);
+  });
+  TermPtr declared = e.tc.make(TOp::Eq, {total, e.tc.intConstant(out[0].size(), DType::I64)}, DType::I64);
+  return e.tc.select(declared, value, e.tc.make(TOp::Raise, {total}, DType::I64));
+}
+
 // index.Tensor(self, [None..., i_0, ..., i_{m-1}, None...]): advanced indexing
 // with integer index tensors broadcast to a shape B. Adjacent index tensors
 // replace their dims in place (out = [before..., B..., after...]); separated
@@ -535,6 +583,7 @@ void addIndex(HandlerTable &t) {
   t["aten::scatter_add"] = scatterAdd;
   t["aten::scatter_reduce.two"] = scatterReduce;
   t["aten::masked_scatter"] = maskedScatter;
+  t["aten::nonzero"] = nonzero;
   t["aten::index.Tensor"] = indexTensor;
   t["aten::nll_loss_forward"] = nllForward;
   t["aten::nll_loss_backward"] = nllBackward;

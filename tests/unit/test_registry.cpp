@@ -270,3 +270,16 @@ TEST_CASE(".pt2: _native_batch_norm_legit reads as its _functional form; later r
   CHECK(add->inputs[0] == bn->outputs[3]);  // rm after the call: its updated value
   CHECK(add->inputs[1] == bn->outputs[4]);
 }
+
+TEST_CASE("nonzero: an input whose count of nonzero elements is not the declared one is outside the graph's types") {
+  Module m = parseModule(R"(graph @g(%x: f32[4]) -> (i64[2,1]) {
+  %y: i64[2,1] = aten::nonzero(%x)
+  return %y
+}
+)",
+                         "test");
+  const Graph &g = *m.find("g");
+  auto run = [&](std::vector<long double> x) { return eval::evaluateGraph(g, {{g.inputs()[0]->type, x}}, eval::Precision::Native); };
+  CHECK(run({0, 5, 0, -1})[0].values == std::vector<long double>{1, 3});
+  CHECK_THROWS_AS(run({1, 5, 0, -1}), eval::EvalError);  // three nonzero elements: ATen's result is [3, 1]
+}
