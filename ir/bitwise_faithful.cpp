@@ -105,6 +105,10 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::native_group_norm", kBatchNorm},
       {"aten::batch_norm", kBatchNorm},
       {"aten::native_batch_norm_backward", kBatchNorm},
+      {"aten::native_group_norm_backward", kBatchNorm},
+      {"aten::upsample_bilinear2d.vec",
+       "ATen's kernel rounds its interpolation in its own way (the semantics audit finds the last bits differ from "
+       "the weighted sum of the four taps)"},
       {"prims::fma", "a fused multiply-add rounds once; the term a * b + c rounds twice"},
       // Library functions whose vectorized (Sleef) and scalar (libm) loops were not measured
       // bit for bit against each other: held real-only.

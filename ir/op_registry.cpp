@@ -187,7 +187,19 @@ const OpEntry kOps[] = {
     // functional ops only.)
     {R"(aten::_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
     {R"(aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
+    // Writes its running statistics in place; the .pt2 reader takes it as the _functional
+    // form, the statistics' names reading its two extra results (Note [Batch norm's running
+    // statistics] in src/import/pt2.cpp). Other readers refuse it as an in-place op.
+    {R"(aten::_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor))", ShapeRule::Declared},
     {R"(aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out))", ShapeRule::Declared},
+    // torch >= 2.0's Core ATen ops LibTorch 1.13 lacks. A SymInt or Scalar result is a 0-dim
+    // tensor in the IR (the type the artifact gives). Semantics: sym_size.int, sym_numel and
+    // _local_scalar_dense (src/sem/layout.cpp); strides and storage offsets are not in the IR.
+    {R"(aten::sym_size.int(Tensor self, int dim) -> SymInt)", ShapeRule::Declared},
+    {R"(aten::sym_numel(Tensor self) -> SymInt)", ShapeRule::Declared},
+    {R"(aten::sym_stride.int(Tensor self, int dim) -> SymInt)", ShapeRule::Declared},
+    {R"(aten::sym_storage_offset(Tensor self) -> SymInt)", ShapeRule::Declared},
+    {R"(aten::_local_scalar_dense(Tensor self) -> Scalar)", ShapeRule::Declared},
     {R"(prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor)", ShapeRule::Broadcast},
     {R"(prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor)", ShapeRule::Declared},
     {R"(prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor))", ShapeRule::Declared},

@@ -175,14 +175,16 @@ private:
     }
     case TOp::Sum:
     case TOp::RMax:
-    case TOp::RMin: {
+    case TOp::RMin:
+    case TOp::Prod: {
       int64_t n = t->extent.size();
       bound_[t->binder] = true;
-      Real acc = t->op == TOp::Sum ? 0 : NAN;
+      Real acc = t->op == TOp::Sum ? 0 : t->op == TOp::Prod ? 1 : NAN;
       for (int64_t k = 0; k < n; ++k) {
         vars_[t->binder] = k;
         Real x = eval(t->args[0]);
         if (t->op == TOp::Sum) acc = isFloating(d) ? fin(arith(TOp::Add, acc, x), d) : intArith(TOp::Add, acc, x, d);
+        else if (t->op == TOp::Prod) acc = isFloating(d) ? fin(arith(TOp::Mul, acc, x), d) : intArith(TOp::Mul, acc, x, d);
         else if (k == 0) acc = x;
         else acc = minmax(t->op == TOp::RMax ? TOp::Maximum : TOp::Minimum, acc, x);
       }
@@ -289,13 +291,28 @@ namespace {
 // then never rests on a made-up fill.
 bool uninitialized(const Value *v) { return v->producer && opProps(v->producer->op).uninitialized; }
 
+// Why an output of a node has no value: the op has no semantics for it.
+using Missing = std::map<const Value *, std::string>;
+
+const EvalTensor &valueOf(const std::map<const Value *, EvalTensor> &values, const Missing &missing, const Value *v) {
+  auto it = values.find(v);
+  if (it != values.end()) return it->second;
+  auto why = missing.find(v);
+  throw EvalError(why != missing.end() ? why->second : "a value read before it is computed");
+}
+
 // Evaluates every output of `node` into `values`, its operands' values already
-// there (none for uninitialized memory).
-void evaluateNode(const Node &n, Precision precision, std::map<const Value *, EvalTensor> &values) {
+// there (none for uninitialized memory). An output the op has no semantics for
+// (sort's indices) is left out, with the reason in `missing`, so that the
+// node's other outputs still evaluate; a read of it throws. A node none of
+// whose outputs has semantics throws.
+void evaluateNode(const Node &n, Precision precision, std::map<const Value *, EvalTensor> &values, Missing &missing) {
   const Node *node = &n;
   if (opProps(node->op).uninitialized) return;
   std::vector<const EvalTensor *> operands;
-  for (const Value *v : node->inputs) operands.push_back(!v || uninitialized(v) ? nullptr : &values.at(v));
+  for (const Value *v : node->inputs)
+    operands.push_back(!v || uninitialized(v) ? nullptr : &valueOf(values, missing, v));
+  size_t unsupported = 0;
   for (size_t o = 0; o < node->outputs.size(); ++o) {
     const Value *out = node->outputs[o];
     EvalTensor result{out->type, {}};
@@ -314,7 +331,9 @@ void evaluateNode(const Node &n, Precision precision, std::map<const Value *, Ev
         return tc.read(k, at, v->type.dtype);
       });
     } catch (const sem::Unsupported &e) {
-      throw EvalError(e.what());
+      if (++unsupported == node->outputs.size()) throw EvalError(e.what());
+      missing[out] = e.what();
+      continue;
     }
     NodeEvaluator ev(tc, precision, operands);
     auto total = numel(out->type.shape).value_or(0);
@@ -339,11 +358,12 @@ std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTens
   std::map<const Value *, EvalTensor> values;
   if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
-  for (const auto &node : g.nodes()) evaluateNode(*node, precision, values);
+  Missing missing;
+  for (const auto &node : g.nodes()) evaluateNode(*node, precision, values, missing);
   std::vector<EvalTensor> outs;
   for (const Value *v : g.outputs()) {
     if (uninitialized(v)) throw EvalError("returns uninitialized memory");
-    outs.push_back(values.at(v));
+    outs.push_back(valueOf(values, missing, v));
   }
   if (trace) *trace = std::move(values);
   return outs;
@@ -354,12 +374,13 @@ std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::v
   std::map<const Value *, EvalTensor> values;
   if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
+  Missing missing;
   for (const auto &node : g.nodes()) {
     bool operandsKnown = std::all_of(node->inputs.begin(), node->inputs.end(),
                                      [&](const Value *v) { return !v || values.count(v) || uninitialized(v); });
     if (!operandsKnown) continue;
     try {
-      evaluateNode(*node, precision, values);
+      evaluateNode(*node, precision, values, missing);
     } catch (const std::exception &) {  // EvalError, or sem::Unsupported from an element
       for (const Value *out : node->outputs) values.erase(out);  // none half-evaluated
     }

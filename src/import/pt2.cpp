@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -394,6 +395,10 @@ private:
       op = opNameOf(target);
       if (isNoOpCheck(op)) return;
       if (!step.error.empty()) throw InputError(step.error);
+      if (op == "aten::_native_batch_norm_legit") {
+        importCall(node, "aten::_native_batch_norm_legit_functional", loc, step, {"running_mean", "running_var"});
+        return;
+      }
       if (!step.twin.empty()) {
         // Note [In-place ops in .pt2 programs]: the functional twin, unless its
         // result type is not the modified tensor's; then the op as it is.
@@ -409,7 +414,20 @@ private:
     }
   }
 
-  void importCall(const json &node, std::string op, const SourceLoc &loc, const InPlaceStep &step) {
+  // Note [Batch norm's running statistics]
+  // _native_batch_norm_legit(input, weight, bias, running_mean, running_var,
+  // training, momentum, eps) updates its running statistics in place (torch
+  // 2.x's training graphs before functionalization); its _functional form
+  // computes the same three results and returns the updated statistics as two
+  // more. The reader imports the call as the _functional op with those two
+  // results, typed as the statistics, and later reads of the statistics' names
+  // (and a buffer_mutation output naming them) see the updated values, as for
+  // an in-place op (Note [In-place ops in .pt2 programs]; unlike there, a view
+  // of a statistic taken before the call is not checked for: running
+  // statistics are buffers that programs do not view). `updates` names the
+  // arguments whose new values are the results after the call's own.
+  void importCall(const json &node, std::string op, const SourceLoc &loc, const InPlaceStep &step,
+                  const std::vector<std::string> &updates = {}) {
     auto resolved = ops_.resolve(op);
     if (!resolved) throw InputError("op '" + op + "' is not in torchtv's op registry");
     json named = json::object();
@@ -473,9 +491,19 @@ private:
       spec.declaredTypes.push_back(metaOf(outNames[i]));
     }
     completeAbsentOutputs(spec, absent, outNames.size());
+    std::vector<std::string> updated;  // the tensors `updates` names, in order
+    for (const json &in : field(node, "inputs"))
+      if (std::find(updates.begin(), updates.end(), field(in, "name").get<std::string>()) != updates.end())
+        updated.push_back(tensorName(field(in, "arg")));
+    if (updated.size() != updates.size()) throw InputError("expected tensors for the arguments it updates in place");
+    for (const std::string &t : updated) {
+      spec.outputNames.push_back(g_.freshName(valueNameHint(t) + "_updated"));
+      spec.declaredTypes.push_back(metaOf(t));
+    }
     Node *n = buildNode(g_, ops_, spec);
     for (size_t i = 0; i < outNames.size(); ++i)
       if (!outNames[i].empty()) values_[outNames[i]] = n->outputs.at(i);
+    for (size_t i = 0; i < updated.size(); ++i) values_[updated[i]] = n->outputs.at(outNames.size() + i);
     for (const std::string &name : step.rebind) values_[name] = n->outputs.at(0);
   }
 

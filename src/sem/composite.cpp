@@ -209,6 +209,68 @@ TermPtr groupNorm(OpEnv &e) {
   return e.tc.make(TOp::Add, {e.tc.make(TOp::Mul, {e.operand(0, d), scale}, d), bias}, d);
 }
 
+// native_group_norm_backward(grad_out, input [N, C, *S], mean [N, G], rstd [N, G], weight?,
+// N, C, HxW, group, output_mask), as ATen's CPU kernel (torch 1.13) computes it, with
+// ds[n, c] = sum_s g * x and db[n, c] = sum_s g over the spatial positions, D = C / G:
+//   grad_input[n, c, s] = rstd * w[c] * g + c2 * x + c3, where over the group's channels
+//     dsg = sum_c ds[n, c] * w[c], dbg = sum_c db[n, c] * w[c],
+//     c2 = (dbg * mean - dsg) * rstd^3 / (D * HxW), c3 = -c2 * mean - dbg * rstd / (D * HxW)
+//   grad_weight[c] = sum_n (ds[n, c] - db[n, c] * mean[n, g]) * rstd[n, g]
+//   grad_bias[c]   = sum_n db[n, c]
+// Real-only at level bitwise (Note [Batch norm]).
+TermPtr groupNormBackward(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer input");
+  const std::vector<int64_t> &mask = e.node.attr("output_mask").asInts();
+  if (!mask.at(e.output)) e.unsupported("an output excluded by output_mask");
+  const Shape &xs = e.inType(1).shape;
+  if (xs.size() < 2 || !xs[1].isConcrete()) e.unsupported("a symbolic channel count");
+  int64_t groups = e.node.attr("group").asInt(), cg = xs[1].size() / groups;
+  bool hasW = e.node.inputs.size() > 4 && e.node.inputs[4];
+  std::vector<int64_t> spatial;
+  for (size_t k = 2; k < xs.size(); ++k) spatial.push_back(static_cast<int64_t>(k));
+  auto w = [&](const IndexExpr &c) { return hasW ? e.operandAt(4, {c}, d) : e.tc.constant(1, d); };
+  auto mul = [&](TermPtr a, TermPtr b) { return e.tc.make(TOp::Mul, {a, b}, d); };
+  // ds or db at (n, c): sums over the spatial positions.
+  auto spatialSum = [&](const IndexExpr &n, const IndexExpr &c, bool withX) {
+    Idx at(xs.size(), IndexExpr::constant(0));
+    at[0] = n;
+    at[1] = c;
+    return sumDims(e, xs, spatial, at, d, [&](const Idx &i) {
+      TermPtr g = e.operandAt(0, i, d);
+      return withX ? mul(g, e.operandAt(1, i, d)) : g;
+    });
+  };
+  if (e.output == 1 || e.output == 2) {
+    IndexExpr c = e.index[0];
+    int nv = e.tc.vars.fresh(xs[0], "n");
+    IndexExpr n = IndexExpr::var(nv);
+    TermPtr db = spatialSum(n, c, false);
+    TermPtr body = db;
+    if (e.output == 1) {
+      Idx stat = {n, c.floorDiv(cg, e.tc.vars)};
+      TermPtr centered = e.tc.make(TOp::Sub, {spatialSum(n, c, true), mul(db, e.operandAt(2, stat, d))}, d);
+      body = mul(centered, e.operandAt(3, stat, d));
+    }
+    return e.tc.reduce(TOp::Sum, nv, body, d, e.node.op);
+  }
+  IndexExpr n = e.index[0], grp = e.index[1].floorDiv(cg, e.tc.vars);
+  Idx stat = {n, grp};
+  TermPtr mean = e.operandAt(2, stat, d), rstd = e.operandAt(3, stat, d);
+  auto overGroup = [&](bool withX) {
+    int cv = e.tc.vars.fresh(Dim(cg), "c");
+    IndexExpr c = grp * cg + IndexExpr::var(cv);
+    return e.tc.reduce(TOp::Sum, cv, mul(spatialSum(n, c, withX), w(c)), d, e.node.op);
+  };
+  TermPtr dsg = overGroup(true), dbg = overGroup(false);
+  TermPtr s = e.tc.make(TOp::Div, {e.tc.constant(1, d), e.tc.intConstant(cg * countOf(xs, spatial, e), d)}, d);
+  TermPtr rstd3 = mul(mul(rstd, rstd), rstd);
+  TermPtr c2 = mul(mul(e.tc.make(TOp::Sub, {mul(dbg, mean), dsg}, d), rstd3), s);
+  TermPtr c3 = e.tc.make(TOp::Sub, {mul(e.tc.make(TOp::Neg, {c2}, d), mean), mul(mul(dbg, rstd), s)}, d);
+  TermPtr dy = mul(mul(rstd, w(e.index[1])), e.operand(0, d));
+  return e.tc.make(TOp::Add, {e.tc.make(TOp::Add, {dy, mul(c2, e.operand(1, d))}, d), c3}, d);
+}
+
 // native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?, save_mean?,
 // save_invstd?, train, eps, output_mask), as ATen's CPU kernel (torch 1.13) computes it per
 // channel c, with sums over N and the spatial dims:
@@ -335,12 +397,13 @@ void addComposite(HandlerTable &t) {
   // those and the running statistics become (1 - momentum) * running + momentum * batch (the
   // variance unbiased). Evaluation returns empty statistics. Real-only at level bitwise
   // (ir/bitwise_faithful.cpp): the kernel's order of rounding is its own.
-  // (_native_batch_norm_legit itself updates the running statistics in place: no semantics;
-  // torch.export writes the _functional form.)
+  // (_native_batch_norm_legit itself updates the running statistics in place: the .pt2
+  // reader reads it as the _functional form, Note [Batch norm's running statistics].)
   for (const char *name : {"aten::native_batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::_native_batch_norm_legit_functional",
                            "aten::_native_batch_norm_legit.no_stats"})
     t[name] = batchNorm;
   t["aten::native_group_norm"] = groupNorm;
+  t["aten::native_group_norm_backward"] = groupNormBackward;
   // batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum, eps,
   // cudnn_enabled): native_batch_norm's output (its running statistics update is a side effect
   // that a functional graph writes out separately).

@@ -18,6 +18,8 @@
 // reason (a symbolic K would need a read at a symbolic position of a term,
 // which the per-element encoding does not have).
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
 #include "ir/op_registry.h"
 #include "src/sem/semantics.h"
@@ -153,6 +155,148 @@ TermPtr scatterAdd(OpEnv &e) {
   TermPtr self = e.operandAt(0, e.index, d);
   TermPtr added = e.tc.make(TOp::Add, {self, sum}, d);
   return inside ? e.tc.select(inside, added, self) : added;
+}
+
+// scatter_reduce.two(self, dim, index, src, reduce, include_self): Note
+// [Scatter semantics] with the writes to an element folded by `reduce` (sum,
+// prod, amax, amin, mean), starting from self[p] (include_self) or, where some
+// write lands, from the fold's identity; an element no write lands on is
+// self[p]. mean divides the sum by the number of values folded (self counted
+// with include_self). The folds are reductions (the kernel's order).
+TermPtr scatterReduce(OpEnv &e) {
+  const TensorType &x = e.inType(0), &idx = e.inType(1);
+  if (x.rank() == 0) e.unsupported("scatter_reduce into a 0-dim tensor");
+  if (x.dtype == DType::Bool) e.unsupported("scatter_reduce into a bool tensor");
+  int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
+  int64_t k = extentOf(e, x.shape[dim], "scatter_reduce");
+  const std::string how = e.node.attr("reduce").asString();
+  bool includeSelf = e.node.attr("include_self").asBool();
+  DType d = e.outType().dtype;
+  if (how == "mean" && !isFloating(d)) e.unsupported("mean of integers (ATen floor-divides)");
+  for (int64_t j = 0; j < x.rank(); ++j)
+    if (j != dim && !(idx.shape[j] == x.shape[j])) e.unsupported("an index shorter than self in a dim other than `dim`");
+  TOp fold = TOp::Sum;
+  if (how == "prod") fold = TOp::Prod;
+  else if (how == "amax") fold = TOp::RMax;
+  else if (how == "amin") fold = TOp::RMin;
+  else if (how != "sum" && how != "mean") e.unsupported("reduce=\"" + how + "\"");
+  bool extreme = fold == TOp::RMax || fold == TOp::RMin;
+  if (extreme && !isFloating(d)) e.unsupported("integer amax/amin");
+  TermPtr identity = fold == TOp::Sum    ? e.tc.constant(0, d)
+                     : fold == TOp::Prod ? e.tc.constant(1, d)
+                                         : e.tc.constant(fold == TOp::RMax ? -INFINITY : INFINITY, d);
+  auto over = [&](TOp op, DType t, const std::function<TermPtr(TermPtr hit, const Idx &q)> &body) {
+    int v = e.tc.vars.fresh(idx.shape[dim], "j");
+    Idx q = e.index;
+    q[dim] = IndexExpr::var(v);
+    TermPtr hit = hits(e, e.operandAt(1, q, DType::I64), e.index[dim], k, false);
+    return e.tc.reduce(op, v, body(hit, q), t, e.node.op);
+  };
+  TermPtr folded = over(fold, d, [&](TermPtr hit, const Idx &q) { return e.tc.select(hit, e.operandAt(2, q, d), identity); });
+  TermPtr one = e.tc.intConstant(1, DType::I64), zero = e.tc.intConstant(0, DType::I64);
+  TermPtr writes = over(TOp::Sum, DType::I64, [&](TermPtr hit, const Idx &) { return e.tc.select(hit, one, zero); });
+  TermPtr self = e.operandAt(0, e.index, d);
+  TermPtr r = folded;
+  if (includeSelf) {
+    TOp with = fold == TOp::Sum ? TOp::Add : fold == TOp::Prod ? TOp::Mul : fold == TOp::RMax ? TOp::Maximum : TOp::Minimum;
+    r = e.tc.make(with, {self, folded}, d);
+  }
+  if (how == "mean") {
+    TermPtr n = includeSelf ? e.tc.make(TOp::Add, {writes, one}, DType::I64) : writes;
+    r = e.tc.make(TOp::Div, {r, e.tc.cast(n, d)}, d);
+  }
+  TermPtr none = e.tc.make(TOp::Eq, {writes, zero}, DType::I64);
+  return e.tc.select(none, self, r);
+}
+
+// masked_scatter(self, mask, source): the positions where mask (broadcast to
+// self) is true take source's elements in order (row-major): element p reads
+// source's flat element #{q < p : mask[q]}, a count over self's flat
+// positions, as a data-dependent index into source (Note [Data-dependent
+// indices]: ATen raises when source has too few elements, and so does the term).
+TermPtr maskedScatter(OpEnv &e) {
+  const Shape &x = e.outType().shape, &m = e.inType(1).shape, &src = e.inType(2).shape;
+  DType d = e.outType().dtype;
+  std::vector<int64_t> all, allSrc;
+  for (int64_t j = 0; j < static_cast<int64_t>(x.size()); ++j) all.push_back(j);
+  for (int64_t j = 0; j < static_cast<int64_t>(src.size()); ++j) allSrc.push_back(j);
+  int64_t n = countOf(x, all, e);
+  int64_t ns = extentOf(e, Dim(countOf(src, allSrc, e)), "masked_scatter source");
+  auto unflatten = [&](const Shape &s, const IndexExpr &f) {
+    Idx idx(s.size());
+    int64_t stride = 1;
+    for (size_t j = s.size(); j-- > 0;) {
+      idx[j] = f.floorDiv(stride, e.tc.vars).mod(s[j].size(), e.tc.vars);
+      stride *= s[j].size();
+    }
+    return idx;
+  };
+  IndexExpr flat = IndexExpr::constant(0);
+  for (size_t j = 0; j < x.size(); ++j) flat = flat * x[j].size() + e.index[j];
+  int q = e.tc.vars.fresh(Dim(n), "q");
+  TermPtr earlier = e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Lt, IndexExpr::var(q), flat),
+                                         e.operandAt(1, broadcastIndex(m, unflatten(x, IndexExpr::var(q))), DType::Bool)},
+                              DType::Bool);
+  TermPtr before = e.tc.reduce(TOp::Sum, q, e.tc.select(earlier, e.tc.intConstant(1, DType::I64), e.tc.intConstant(0, DType::I64)),
+                               DType::I64, e.node.op);
+  TermPtr taken = dispatch(e, before, ns, d, [&](int64_t j) {
+    Idx at(src.size());
+    int64_t rest = j;
+    for (size_t t = src.size(); t-- > 0;) {
+      at[t] = IndexExpr::constant(rest % src[t].size());
+      rest /= src[t].size();
+    }
+    return e.operandAt(2, at, d);
+  });
+  return e.tc.select(e.operand(1, DType::Bool), taken, e.operand(0, d));
+}
+
+// nonzero(self) -> [n, rank]: row r holds the coordinates of self's r-th
+// nonzero element (NaN is nonzero) in row-major order. n depends on the data;
+// the graph declares it, so an input with another count of nonzero elements
+// is outside the graph's types: every element raises there (Note
+// [Data-dependent indices]). Element (r, d) sums, over self's flat positions
+// q, coordinate d of q where q is nonzero and #{nonzero q' < q} = r;
+// positions and coordinates become values by counting (Note [Positions as
+// values] in reduction.cpp). Concrete shapes only.
+TermPtr nonzero(OpEnv &e) {
+  const TensorType &x = e.inType(0);
+  const Shape &out = e.outType().shape;
+  if (x.rank() == 0) e.unsupported("a 0-dim operand");
+  if (out.size() != 2 || !out[0].isConcrete()) e.unsupported("a declared result other than [n, rank]");
+  std::vector<int64_t> all;
+  for (int64_t j = 0; j < x.rank(); ++j) all.push_back(j);
+  int64_t numel = countOf(x.shape, all, e);
+  TermPtr one = e.tc.intConstant(1, DType::I64), zero = e.tc.intConstant(0, DType::I64);
+  auto count = [&](int64_t extent, const std::function<TermPtr(const IndexExpr &)> &cond) {
+    int v = e.tc.vars.fresh(Dim(extent), "q");
+    return e.tc.reduce(TOp::Sum, v, e.tc.select(cond(IndexExpr::var(v)), one, zero), DType::I64, e.node.op);
+  };
+  auto coordinate = [&](const IndexExpr &q, int64_t d) {  // (q / stride_d) mod size_d
+    int64_t stride = 1;
+    for (int64_t j = x.rank() - 1; j > d; --j) stride *= x.shape[j].size();
+    return q.floorDiv(stride, e.tc.vars).mod(x.shape[d].size(), e.tc.vars);
+  };
+  auto nz = [&](const IndexExpr &q) {
+    Idx at;
+    for (int64_t d = 0; d < x.rank(); ++d) at.push_back(coordinate(q, d));
+    TermPtr v = e.operandAt(0, at, x.dtype);
+    return x.dtype == DType::Bool ? v : e.tc.make(TOp::Ne, {v, e.tc.constant(0, x.dtype)}, x.dtype);
+  };
+  TermPtr total = count(numel, nz);
+  TermPtr row = count(out[0].size(), [&](const IndexExpr &k) { return e.tc.indexCmp(IndexCmpKind::Lt, k, e.index[0]); });
+  TermPtr value = perPosition(e, e.index[1], x.rank(), [&](int64_t d) {
+    int q = e.tc.vars.fresh(Dim(numel), "q");
+    IndexExpr qv = IndexExpr::var(q);
+    TermPtr before = count(numel, [&](const IndexExpr &p) {
+      return e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Lt, p, qv), nz(p)}, DType::Bool);
+    });
+    TermPtr isRow = e.tc.make(TOp::And, {nz(qv), e.tc.make(TOp::Eq, {before, row}, DType::I64)}, DType::Bool);
+    TermPtr coord = count(x.shape[d].size(), [&](const IndexExpr &k) { return e.tc.indexCmp(IndexCmpKind::Lt, k, coordinate(qv, d)); });
+    return e.tc.reduce(TOp::Sum, q, e.tc.select(isRow, coord, zero), DType::I64, e.node.op);
+  });
+  TermPtr declared = e.tc.make(TOp::Eq, {total, e.tc.intConstant(out[0].size(), DType::I64)}, DType::I64);
+  return e.tc.select(declared, value, e.tc.make(TOp::Raise, {total}, DType::I64));
 }
 
 // index.Tensor(self, [None..., i_0, ..., i_{m-1}, None...]): advanced indexing
@@ -437,6 +581,9 @@ void addIndex(HandlerTable &t) {
   t["aten::scatter.src"] = scatter;
   t["aten::index_put"] = indexPut;
   t["aten::scatter_add"] = scatterAdd;
+  t["aten::scatter_reduce.two"] = scatterReduce;
+  t["aten::masked_scatter"] = maskedScatter;
+  t["aten::nonzero"] = nonzero;
   t["aten::index.Tensor"] = indexTensor;
   t["aten::nll_loss_forward"] = nllForward;
   t["aten::nll_loss_backward"] = nllBackward;

@@ -89,6 +89,26 @@ TermPtr triangle(OpEnv &e, bool lower) {
 }  // namespace
 
 void addLayout(HandlerTable &t) {
+  // Sizes as values (torch >= 2.0; a 0-dim result): known where the dims are concrete.
+  t["aten::sym_size.int"] = [](OpEnv &e) {
+    const Shape &x = e.inType(0).shape;
+    auto d = wrapDim(e.node.attr("dim").asInt(), static_cast<int64_t>(x.size()));
+    if (!d || !x[*d].isConcrete()) e.unsupported("a symbolic dim");
+    return e.tc.intConstant(x[*d].size(), e.outType().dtype);
+  };
+  t["aten::sym_numel"] = [](OpEnv &e) {
+    const Shape &x = e.inType(0).shape;
+    std::vector<int64_t> all;
+    for (int64_t d = 0; d < static_cast<int64_t>(x.size()); ++d) all.push_back(d);
+    return e.tc.intConstant(countOf(x, all, e), e.outType().dtype);
+  };
+  // _local_scalar_dense(self) (Tensor.item()): the one element of self.
+  t["aten::_local_scalar_dense"] = [](OpEnv &e) {
+    const Shape &x = e.inType(0).shape;
+    for (const Dim &d : x)
+      if (!d.isConcrete() || d.size() != 1) e.unsupported("a tensor of more than one element (ATen raises)");
+    return e.operandAt(0, std::vector<IndexExpr>(x.size(), IndexExpr::constant(0)), e.outType().dtype);
+  };
   // copy(self, src): src broadcast to self's shape, in self's dtype (self is
   // not read); fill.Tensor(self, value) the same with a 0-dim value.
   t["aten::copy"] = [](OpEnv &e) { return e.operand(1, e.outType().dtype); };

@@ -1,4 +1,6 @@
 // Matrix products as sums over the contracted index.
+#include <functional>
+
 #include "src/sem/semantics.h"
 
 namespace torchtv::sem {
@@ -49,9 +51,83 @@ TermPtr matmulTerm(OpEnv &e, int a, int b, DType d) {
   return contract(e, a, b, k, aIdx, bIdx, d);
 }
 
+// The p-norm distance of two rows, (sum_k |a(k) - b(k)|^p)^(1/p) over k in
+// [0, m): p = 0 counts the differing entries (as ATen: min(ceil(|d|), 1), NaN
+// for a NaN), p = 1 sums |d|, p = 2 is sqrt(sum d * d). Other p have no term
+// (p = inf: ATen's max of |d| drops a NaN in its scalar loop and keeps it in
+// its vector loop; semantics audit).
+TermPtr pDistance(OpEnv &e, double p, const Dim &m, const std::function<TermPtr(const IndexExpr &)> &a,
+                  const std::function<TermPtr(const IndexExpr &)> &b, DType d) {
+  if (p != 0 && p != 1 && p != 2) e.unsupported("p other than 0, 1 and 2");
+  int v = e.tc.vars.fresh(m, "k");
+  TermPtr diff = e.tc.make(TOp::Sub, {a(IndexExpr::var(v)), b(IndexExpr::var(v))}, d);
+  if (p == 0) {
+    TermPtr ceil = e.tc.make(TOp::Ceil, {e.tc.make(TOp::Abs, {diff}, d)}, d);
+    return e.tc.reduce(TOp::Sum, v, e.tc.make(TOp::Minimum, {ceil, e.tc.constant(1, d)}, d), d, e.node.op);
+  }
+  if (p == 2) return e.tc.make(TOp::Sqrt, {e.tc.reduce(TOp::Sum, v, e.tc.make(TOp::Mul, {diff, diff}, d), d, e.node.op)}, d);
+  return e.tc.reduce(TOp::Sum, v, e.tc.make(TOp::Abs, {diff}, d), d, e.node.op);
+}
+
+// _cdist_forward(x1 [B..., P, M], x2 [B..., R, M], p, compute_mode): the
+// distance of every row pair, out[b, i, j] = pDistance(x1[b, i, :], x2[b, j, :]).
+// For p = 2 ATen switches to a matrix-product formula (|a|^2 + |b|^2 - 2 a.b,
+// cancelling) when P or R exceeds 25 or compute_mode is 1: not this term.
+TermPtr cdist(OpEnv &e) {
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer operands");
+  const Shape &a = e.inType(0).shape, &b = e.inType(1).shape;
+  if (a.size() < 2 || a.size() != b.size()) e.unsupported("operands of different ranks");
+  size_t r = a.size();
+  for (size_t k = 0; k + 2 < r; ++k)
+    if (!(a[k] == b[k])) e.unsupported("unexpanded batch dims");
+  double p = e.node.attr("p").asDouble();
+  if (p == 2) {
+    const Attribute &mode = e.node.attr("compute_mode");
+    int64_t m = mode.isNone() ? 0 : mode.asInt();
+    bool small = a[r - 2].isConcrete() && b[r - 2].isConcrete() && a[r - 2].size() <= 25 && b[r - 2].size() <= 25;
+    if (m == 1 || (m == 0 && !small)) e.unsupported("p=2 through the matrix-product formula (more than 25 rows, or compute_mode=1)");
+  }
+  auto row = [&](int operand, const IndexExpr &i) {
+    return [&e, operand, i, d](const IndexExpr &k) {
+      std::vector<IndexExpr> idx(e.index.begin(), e.index.end() - 2);
+      idx.push_back(i);
+      idx.push_back(k);
+      return e.operandAt(operand, idx, d);
+    };
+  };
+  return pDistance(e, p, a[r - 1], row(0, e.index[r - 2]), row(1, e.index[r - 1]), d);
+}
+
+// _pdist_forward(x [N, M], p): the distance of every pair of rows i < j, in
+// row-major order of (i, j) (out[k] for the k-th pair): a select chain over
+// the pairs (concrete N, at most kMaxPairs of them).
+TermPtr pdist(OpEnv &e) {
+  constexpr int64_t kMaxPairs = 2048;
+  DType d = e.outType().dtype;
+  if (!isFloating(d)) e.unsupported("integer operands");
+  const Shape &x = e.inType(0).shape;
+  if (x.size() != 2 || !x[0].isConcrete()) e.unsupported("an operand other than [N, M] with a concrete N");
+  int64_t n = x[0].size(), pairs = n * (n - 1) / 2;
+  if (pairs > kMaxPairs) e.unsupported(std::to_string(pairs) + " row pairs > " + std::to_string(kMaxPairs));
+  if (pairs == 0) return e.tc.constant(0, d);  // no element to give
+  double p = e.node.attr("p").asDouble();
+  std::vector<std::pair<int64_t, int64_t>> ij;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j) ij.push_back({i, j});
+  auto row = [&](int64_t i) {
+    return [&e, i, d](const IndexExpr &k) { return e.operandAt(0, {IndexExpr::constant(i), k}, d); };
+  };
+  return perPosition(e, e.index.at(0), pairs, [&](int64_t k) {
+    return pDistance(e, p, x[1], row(ij[k].first), row(ij[k].second), d);
+  });
+}
+
 }  // namespace
 
 void addMatmul(HandlerTable &t) {
+  t["aten::_cdist_forward"] = cdist;
+  t["aten::_pdist_forward"] = pdist;
   for (const char *name : {"aten::mm", "aten::bmm", "aten::matmul", "aten::dot"})
     t[name] = [](OpEnv &e) { return matmulTerm(e, 0, 1, e.outType().dtype); };
   t["aten::addmm"] = [](OpEnv &e) {

@@ -659,8 +659,8 @@ struct NormalForm::Impl {
     }
     case TOp::Sum:
       return sumOf(t->binder, t->extent, A(0));
-    case TOp::RMax: case TOp::RMin: {
-      // max/min over the bound index: an atom of the canonically renamed body.
+    case TOp::RMax: case TOp::RMin: case TOp::Prod: {
+      // max/min (or product) over the bound index: an atom of the canonically renamed body.
       // A max over masked elements is the max of the kept ones, an atom of
       // both (Note [Masked -inf]).
       std::vector<Poly> body;

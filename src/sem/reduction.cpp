@@ -1,4 +1,6 @@
 // Reductions as sums (or max/min folds) over a bound index (Note [Symbolic terms]).
+#include <functional>
+
 #include "src/sem/semantics.h"
 
 namespace torchtv::sem {
@@ -46,6 +48,108 @@ TermPtr varOf(OpEnv &e, const std::vector<int64_t> &dims, bool keepdim, int64_t 
   });
   TermPtr denom = e.tc.intConstant(std::max<int64_t>(n - correction, 0), acc);
   return e.tc.cast(e.tc.make(TOp::Div, {sq, denom}, acc), out);
+}
+
+// Note [Positions as values]
+// An index is not a value in a term (index_ops.cpp), so a position that an op
+// returns as data (argmax, max.dim's indices) is written as a count: the first
+// position j of a dim where hit(j) holds is the number of positions k with no
+// hit at any j <= k. Both counts are integer sums, exact in every interpreter,
+// and neither needs a concrete extent. No hit at all gives the extent (ATen
+// raises on an empty dim first; the ops below refuse it).
+TermPtr firstHit(OpEnv &e, const Dim &extent, const std::function<TermPtr(const IndexExpr &)> &hit) {
+  int k = e.tc.vars.fresh(extent, "k"), j = e.tc.vars.fresh(extent, "j");
+  TermPtr one = e.tc.intConstant(1, DType::I64), zero = e.tc.intConstant(0, DType::I64);
+  TermPtr upToK = e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Le, IndexExpr::var(j), IndexExpr::var(k)),
+                                       hit(IndexExpr::var(j))},
+                            DType::Bool);
+  TermPtr hitsUpToK = e.tc.reduce(TOp::Sum, j, e.tc.select(upToK, one, zero), DType::I64, e.node.op);
+  TermPtr none = e.tc.make(TOp::Eq, {hitsUpToK, zero}, DType::I64);
+  return e.tc.reduce(TOp::Sum, k, e.tc.select(none, one, zero), DType::I64, e.node.op);
+}
+
+// The positions an arg-reduction ranges over: one dim of the operand, or
+// (dim=None) the flattened operand. at(p) is the operand's index at position p.
+struct Along {
+  Dim extent;
+  std::function<std::vector<IndexExpr>(const IndexExpr &)> at;
+};
+
+Along alongDim(OpEnv &e, int64_t dim, bool keepdim) {
+  const Shape &in = e.inType(0).shape;
+  std::vector<IndexExpr> out = e.index;
+  return {in[dim], [out, dim, keepdim](const IndexExpr &p) {
+            std::vector<IndexExpr> idx = out;
+            if (keepdim) idx[dim] = p;
+            else idx.insert(idx.begin() + dim, p);
+            return idx;
+          }};
+}
+
+Along alongFlat(OpEnv &e) {
+  const Shape &in = e.inType(0).shape;
+  std::vector<int64_t> all;
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) all.push_back(d);
+  int64_t n = countOf(in, all, e);
+  VarTable &vars = e.tc.vars;
+  return {Dim(n), [in, &vars](const IndexExpr &p) {
+            std::vector<IndexExpr> idx(in.size());
+            int64_t stride = 1;
+            for (size_t d = in.size(); d-- > 0;) {
+              idx[d] = p.floorDiv(stride, vars).mod(in[d].size(), vars);
+              stride *= in[d].size();
+            }
+            return idx;
+          }};
+}
+
+// The first position of the max (RMax) or min (RMin) along `a`; NaN is both
+// (ATen: the first NaN wins), as in the Maximum/Minimum fold that gives `m`.
+TermPtr argExtreme(OpEnv &e, TOp fold, const Along &a) {
+  if (a.extent.isConcrete() && a.extent.size() == 0) e.unsupported("an empty reduced dim (ATen raises)");
+  DType d = e.inType(0).dtype;
+  if (d == DType::Bool) e.unsupported("a bool operand");
+  int k = e.tc.vars.fresh(a.extent, "k");
+  TermPtr m = e.tc.reduce(fold, k, e.operandAt(0, a.at(IndexExpr::var(k)), d), d, e.node.op);
+  return firstHit(e, a.extent, [&](const IndexExpr &j) {
+    TermPtr x = e.operandAt(0, a.at(j), d);
+    TermPtr same = e.tc.make(TOp::Eq, {x, m}, d);
+    if (!isFloating(d)) return same;
+    return e.tc.make(TOp::Or, {e.tc.make(TOp::IsNan, {x}, d), same}, DType::Bool);
+  });
+}
+
+// argmax/argmin(self, dim=None, keepdim=False).
+TermPtr argReduce(OpEnv &e, TOp fold) {
+  const Attribute &dim = e.node.attr("dim");
+  int64_t rank = e.inType(0).rank();
+  if (rank == 0) return e.tc.intConstant(0, DType::I64);  // a 0-dim tensor is its own extreme
+  if (dim.isNone()) return argExtreme(e, fold, alongFlat(e));
+  return argExtreme(e, fold, alongDim(e, wrapDim(dim.asInt(), rank).value_or(0), keepdimOf(e)));
+}
+
+// max.dim/min.dim: output 0 the values, output 1 the first position of each.
+TermPtr extremeDim(OpEnv &e, TOp fold) {
+  int64_t rank = e.inType(0).rank();
+  int64_t dim = wrapDim(e.node.attr("dim").asInt(), std::max<int64_t>(rank, 1)).value_or(0);
+  if (e.output == 1) {
+    if (rank == 0) return e.tc.intConstant(0, DType::I64);
+    return argExtreme(e, fold, alongDim(e, dim, keepdimOf(e)));
+  }
+  DType d = e.outType().dtype;
+  if (rank == 0) return e.operand(0, d);
+  return reduceDims(e, fold, {dim}, keepdimOf(e), d, [&](const std::vector<IndexExpr> &idx) { return e.operandAt(0, idx, d); });
+}
+
+// prod: a product fold in the result's dtype (integers and bool widen to
+// int64; ATen's CPU kernel has no f16 product). Integer products wrap, in any
+// order; floating ones are rounded in the kernel's order (a reduction: within
+// rounding).
+TermPtr prodOf(OpEnv &e, const std::vector<int64_t> &dims, bool keepdim) {
+  DType d = e.outType().dtype;
+  if (!e.node.attr("dtype").isNone() && d != e.inType(0).dtype && !isIntegral(d)) e.unsupported("dtype argument");
+  if (d == DType::Bool) e.unsupported("a bool result");
+  return reduceDims(e, TOp::Prod, dims, keepdim, d, [&](const std::vector<IndexExpr> &idx) { return e.operandAt(0, idx, d); });
 }
 
 }  // namespace
@@ -116,18 +220,12 @@ void addReductions(HandlerTable &t) {
       return e.tc.make(TOp::Ne, {n, e.tc.intConstant(0, DType::I64)}, DType::I64);
     };
   }
-  t["aten::max.dim"] = [](OpEnv &e) {
-    if (e.output != 0) e.unsupported("the indices output");
-    DType d = e.outType().dtype;
-    return reduceDims(e, TOp::RMax, {wrapDim(e.node.attr("dim").asInt(), e.inType(0).rank()).value_or(0)},
-                      keepdimOf(e), d, [&](const std::vector<IndexExpr> &idx) { return e.operandAt(0, idx, d); });
-  };
-  t["aten::min.dim"] = [](OpEnv &e) {
-    if (e.output != 0) e.unsupported("the indices output");
-    DType d = e.outType().dtype;
-    return reduceDims(e, TOp::RMin, {wrapDim(e.node.attr("dim").asInt(), e.inType(0).rank()).value_or(0)},
-                      keepdimOf(e), d, [&](const std::vector<IndexExpr> &idx) { return e.operandAt(0, idx, d); });
-  };
+  t["aten::max.dim"] = [](OpEnv &e) { return extremeDim(e, TOp::RMax); };
+  t["aten::min.dim"] = [](OpEnv &e) { return extremeDim(e, TOp::RMin); };
+  t["aten::argmax"] = [](OpEnv &e) { return argReduce(e, TOp::RMax); };
+  t["aten::argmin"] = [](OpEnv &e) { return argReduce(e, TOp::RMin); };
+  t["aten::prod"] = [](OpEnv &e) { return prodOf(e, dimsOf(e, "none"), false); };
+  t["aten::prod.dim_int"] = [](OpEnv &e) { return prodOf(e, dimsOf(e), keepdimOf(e)); };
 }
 
 }  // namespace torchtv::sem

@@ -19,6 +19,7 @@ const HandlerTable &handlers() {
     addIndex(t);
     addAttention(t);
     addConvolution(t);
+    addSorting(t);
     return t;
   }();
   return table;
@@ -83,6 +84,13 @@ DType OpEnv::computeDType() const {
 }
 
 void OpEnv::unsupported(const std::string &why) const { throw Unsupported(node.op + ": " + why); }
+
+TermPtr perPosition(OpEnv &e, const IndexExpr &o, int64_t count, const std::function<TermPtr(int64_t)> &at) {
+  TermPtr r = at(count - 1);
+  for (int64_t j = count - 1; j-- > 0;)
+    r = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, o, IndexExpr::constant(j)), at(j), r);
+  return r;
+}
 
 TermPtr sumDims(OpEnv &e, const Shape &s, const std::vector<int64_t> &dims, std::vector<IndexExpr> at, DType d,
                 const std::function<TermPtr(const std::vector<IndexExpr> &)> &body) {

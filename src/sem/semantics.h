@@ -1,6 +1,7 @@
 // Per-element semantics of IR ops (Note [Symbolic terms]): one entry point,
 // one file per op family (elementwise.cpp, reduction.cpp, layout.cpp,
-// matmul.cpp, composite.cpp, index_ops.cpp, attention.cpp, convolution.cpp).
+// matmul.cpp, composite.cpp, index_ops.cpp, attention.cpp, convolution.cpp,
+// sorting.cpp).
 #pragma once
 
 #include <functional>
@@ -58,6 +59,7 @@ void addComposite(HandlerTable &t);
 void addIndex(HandlerTable &t);  // index_ops.cpp: gather, index_select, embedding, nll_loss (issue 4)
 void addAttention(HandlerTable &t);  // attention.cpp: scaled_dot_product_attention
 void addConvolution(HandlerTable &t);  // convolution.cpp: convolution, pooling
+void addSorting(HandlerTable &t);  // sorting.cpp: sort, topk (values)
 
 // Helpers shared by families.
 // Index of operand with `shape` broadcast against an output index.
@@ -70,6 +72,10 @@ TermPtr reduceDims(OpEnv &env, TOp op, const std::vector<int64_t> &dims, bool ke
 // dims' entries of `at` are replaced by fresh binders).
 TermPtr sumDims(OpEnv &e, const Shape &s, const std::vector<int64_t> &dims, std::vector<IndexExpr> at, DType d,
                 const std::function<TermPtr(const std::vector<IndexExpr> &)> &body);
+// A term that depends on position o of `count` positions through `at(o)`: a
+// select chain over the positions (Note [Data-dependent indices] does the same
+// for data; here the position is an index).
+TermPtr perPosition(OpEnv &e, const IndexExpr &o, int64_t count, const std::function<TermPtr(int64_t)> &at);
 // The dims list of a reduction attribute (None or [] = all dims), wrapped and sorted.
 std::vector<int64_t> reductionDims(const Attribute &dimAttr, int64_t rank);
 // Number of elements of the given dims of a shape (concrete dims only).

@@ -8,7 +8,7 @@
 // the concrete evaluator (src/eval, IEEE per dtype or wide), the real-level
 // normal form (normal_form.cpp) and the Z3 encoder (src/smt, IEEE or reals).
 // A term's dtype is the dtype its operation computes in; a Cast changes it.
-// Reductions (Sum, RMax, RMin) bind an index variable that ranges over
+// Reductions (Sum, RMax, RMin, Prod) bind an index variable that ranges over
 // [0, extent); their binder is canonical (Note [Canonical binders]).
 #pragma once
 

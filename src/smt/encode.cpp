@@ -157,6 +157,7 @@ z3::expr Encoder::reduce(TermPtr t) {
     bound_[t->binder] = k;
     z3::expr x = encode(t->args[0]);
     if (t->op == TOp::Sum) acc = acc + x;
+    else if (t->op == TOp::Prod) acc = acc * x;
     else if (t->op == TOp::RMax) acc = z3::ite(acc < x, x, acc);
     else acc = z3::ite(x < acc, x, acc);
   }
@@ -210,7 +211,7 @@ z3::expr Encoder::compute(TermPtr t) {
   // Note [Data-dependent indices]: a function of the index that raises.
   case TOp::Raise: return uf(std::string("raise_") + std::string(dtypeName(d)), {A(0)}, sortOf(d));
   case TOp::Cast: return cast(A(0), t->args[0]->dtype, d);
-  case TOp::Sum: case TOp::RMax: case TOp::RMin: return reduce(t);
+  case TOp::Sum: case TOp::RMax: case TOp::RMin: case TOp::Prod: return reduce(t);
   case TOp::Not: return !A(0);
   case TOp::And: return A(0) && A(1);
   case TOp::Or: return A(0) || A(1);

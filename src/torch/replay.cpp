@@ -152,6 +152,11 @@ std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &o
       for (const at::Tensor &t : v.toTensorVector()) outs.push_back(t);
       continue;
     }
+    // A Scalar result (_local_scalar_dense, Tensor.item()) is a 0-dim tensor in the IR.
+    if (v.isScalar() && outs.size() < n.outputs.size()) {
+      outs.push_back(at::scalar_tensor(v.toScalar(), at::TensorOptions().dtype(toTorchDType(n.outputs[outs.size()]->type.dtype))));
+      continue;
+    }
     if (!v.isTensor()) throw ReplayError(n.op + ": returned a non-tensor " + v.tagKind());
     outs.push_back(v.toTensor());
   }

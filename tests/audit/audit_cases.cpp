@@ -190,6 +190,10 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::scalar_tensor", kF, "() -> ($T[]) {\n  %y: $T[] = aten::scalar_tensor() {s=0.1, dtype=$T}\n  return %y\n}"));
   c.push_back(fixed("prim::constant", kF, "() -> ($T[3]) {\n  %y: $T[3] = prim::constant() {data=[0.1, -0.0, inf]}\n  return %y\n}"));
   c.push_back(fixed("prims::iota", {"i64", "i32"}, "() -> ($T[4]) {\n  %y: $T[4] = prims::iota() {length=4, start=3, step=-2, dtype=$T, device=\"cpu\", requires_grad=false}\n  return %y\n}"));
+  // torch >= 2.0 ops LibTorch 1.13 lacks ("not run"; tests/unit/test_registry.cpp evaluates them).
+  c.push_back(fixed("aten::sym_size.int", kF, "(%x: $T[4,3]) -> (i64[]) {\n  %y: i64[] = aten::sym_size.int(%x) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("aten::sym_numel", kF, "(%x: $T[4,3]) -> (i64[]) {\n  %y: i64[] = aten::sym_numel(%x)\n  return %y\n}"));
+  c.push_back(fixed("aten::_local_scalar_dense", kF, "(%x: $T[1]) -> ($T[]) {\n  %y: $T[] = aten::_local_scalar_dense(%x)\n  return %y\n}"));
   // ---- reductions
   const std::string red = "(%x: $T[4,6]) -> ($T[4]) {\n  %y: $T[4] = OP(%x) {dim=[1], keepdim=false}\n  return %y\n}";
   auto reduce = [&](const std::string &op, const Dtypes &d, std::string text) {
@@ -211,6 +215,28 @@ std::vector<AuditCase> build() {
   reduce("aten::min.dim", kF, "(%x: $T[4,6]) -> ($T[4], i64[4]) {\n  %y: $T[4], %i: i64[4] = OP(%x) {dim=1}\n  return %y, %i\n}");
   reduce("aten::cumsum", {"f32", "f64", "f16", "bf16", "i64"}, "(%x: $T[4,6]) -> ($T[4,6]) {\n  %y: $T[4,6] = OP(%x) {dim=1}\n  return %y\n}");
   reduce("aten::cumsum", kF, "(%x: $T[5,2]) -> ($T[5,2]) {\n  %y: $T[5,2] = OP(%x) {dim=-2}\n  return %y\n}");
+  // Positions as values (Note [Positions as values] in src/sem/reduction.cpp): ties and NaN pick the first.
+  reduce("aten::max.dim", kFI, "(%x: $T[3,5]) -> ($T[1,5], i64[1,5]) {\n  %y: $T[1,5], %i: i64[1,5] = OP(%x) {dim=0, keepdim=true}\n  return %y, %i\n}");
+  for (const char *op : {"aten::argmax", "aten::argmin"}) {
+    reduce(op, kFI, "(%x: $T[4,6]) -> (i64[4]) {\n  %y: i64[4] = OP(%x) {dim=1}\n  return %y\n}");
+    reduce(op, kFI, "(%x: $T[4,6]) -> (i64[1,6]) {\n  %y: i64[1,6] = OP(%x) {dim=-2, keepdim=true}\n  return %y\n}");
+    reduce(op, kFI, "(%x: $T[3,5]) -> (i64[]) {\n  %y: i64[] = OP(%x) {dim=none}\n  return %y\n}");
+    reduce(op, kF, "(%x: $T[]) -> (i64[]) {\n  %y: i64[] = OP(%x) {dim=none}\n  return %y\n}");
+    reduce(op, kF, "(%x: $T[0,3]) -> (i64[0]) {\n  %y: i64[0] = OP(%x) {dim=1}\n  return %y\n}");
+  }
+  reduce("aten::prod", {"f32", "f64", "bf16"}, "(%x: $T[3,5]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
+  reduce("aten::prod", {"i32", "i64", "bool"}, "(%x: $T[3,5]) -> (i64[]) {\n  %y: i64[] = OP(%x)\n  return %y\n}");
+  reduce("aten::prod", {"f32"}, "(%x: $T[0,3]) -> ($T[]) {\n  %y: $T[] = OP(%x)\n  return %y\n}");
+  reduce("aten::prod.dim_int", {"f32", "f64", "bf16"}, "(%x: $T[4,6]) -> ($T[4]) {\n  %y: $T[4] = OP(%x) {dim=1}\n  return %y\n}");
+  reduce("aten::prod.dim_int", {"i64"}, "(%x: $T[4,6]) -> ($T[1,6]) {\n  %y: $T[1,6] = OP(%x) {dim=0, keepdim=true}\n  return %y\n}");
+  // Sorting (Note [Ranks] in src/sem/sorting.cpp): values only, but for a stable sort.
+  reduce("aten::sort", kFI, "(%x: $T[4,6]) -> ($T[4,6]) {\n  %y: $T[4,6], %i: i64[4,6] = OP(%x) {dim=1}\n  return %y\n}");
+  reduce("aten::sort", kFI, "(%x: $T[5,3]) -> ($T[5,3]) {\n  %y: $T[5,3], %i: i64[5,3] = OP(%x) {dim=0, descending=true}\n  return %y\n}");
+  reduce("aten::sort", kF, "(%x: $T[]) -> ($T[]) {\n  %y: $T[], %i: i64[] = OP(%x)\n  return %y\n}");
+  reduce("aten::sort.stable", kFI, "(%x: $T[4,6]) -> ($T[4,6], i64[4,6]) {\n  %y: $T[4,6], %i: i64[4,6] = OP(%x) {stable=true, dim=-1}\n  return %y, %i\n}");
+  reduce("aten::sort.stable", kF, "(%x: $T[4,6]) -> ($T[4,6], i64[4,6]) {\n  %y: $T[4,6], %i: i64[4,6] = OP(%x) {stable=true, dim=1, descending=true}\n  return %y, %i\n}");
+  reduce("aten::topk", kFI, "(%x: $T[4,6]) -> ($T[4,3]) {\n  %y: $T[4,3], %i: i64[4,3] = OP(%x) {k=3, dim=1}\n  return %y\n}");
+  reduce("aten::topk", kFI, "(%x: $T[5,3]) -> ($T[2,3]) {\n  %y: $T[2,3], %i: i64[2,3] = OP(%x) {k=2, dim=0, largest=false}\n  return %y\n}");
   // ---- convolution and pooling (Note [Windows] in src/sem/convolution.cpp)
   c.push_back(fixed("aten::convolution", kF32,
                     "(%x: $T[2,3,5,6], %w: $T[4,3,2,3], %b: $T[4]) -> ($T[2,4,6,2]) {\n  %y: $T[2,4,6,2] = aten::convolution(%x, %w, %b) "
@@ -296,6 +322,47 @@ std::vector<AuditCase> build() {
                     "(%x: $T[1,2,3,4]) -> ($T[1,2,5,8]) {\n  %y: $T[1,2,5,8] = aten::upsample_nearest2d.vec(%x) {output_size=[5,8], scale_factors=none}\n  return %y\n}"));
   c.push_back(fixed("aten::upsample_nearest2d.vec", kF32,
                     "(%x: $T[1,2,3,4]) -> ($T[1,2,4,6]) {\n  %y: $T[1,2,4,6] = aten::upsample_nearest2d.vec(%x) {output_size=none, scale_factors=[1.5, 1.5]}\n  return %y\n}"));
+  c.push_back(fixed("aten::col2im", kF32,
+                    "(%x: $T[2,12,12]) -> ($T[2,3,4,5]) {\n  %y: $T[2,3,4,5] = aten::col2im(%x) {output_size=[4,5], "
+                    "kernel_size=[2,2], dilation=[1,1], padding=[1,0], stride=[2,1]}\n  return %y\n}"));
+  c.push_back(fixed("aten::col2im", kF32,
+                    "(%x: $T[4,9]) -> ($T[1,5,5]) {\n  %y: $T[1,5,5] = aten::col2im(%x) {output_size=[5,5], "
+                    "kernel_size=[2,2], dilation=[2,2], padding=[0,0], stride=[1,1]}\n  return %y\n}"));
+  for (const char *p : {"2.0", "1.0", "0.0"})
+    c.push_back(fixed("aten::_cdist_forward", kF32,
+                      std::string("(%a: $T[2,3,4], %b: $T[2,5,4]) -> ($T[2,3,5]) {\n  %y: $T[2,3,5] = aten::_cdist_forward(%a, %b) {p=") +
+                          p + ", compute_mode=none}\n  return %y\n}"));
+  for (const char *p : {"2.0", "1.0", "0.0"})
+    c.push_back(fixed("aten::_pdist_forward", kF32,
+                      std::string("(%x: $T[5,3]) -> ($T[10]) {\n  %y: $T[10] = aten::_pdist_forward(%x) {p=") + p + "}\n  return %y\n}"));
+  // Pooling backwards: each output position's share added back to its window.
+  c.push_back(fixed("aten::avg_pool2d_backward", kF32,
+                    "(%g: $T[2,3,3,2], %x: $T[2,3,5,5]) -> ($T[2,3,5,5]) {\n  %y: $T[2,3,5,5] = aten::avg_pool2d_backward(%g, %x) "
+                    "{kernel_size=[3,3], stride=[2,3], padding=[1,1], ceil_mode=false, count_include_pad=true, divisor_override=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool2d_backward", kF32,
+                    "(%g: $T[1,2,3,4], %x: $T[1,2,5,6]) -> ($T[1,2,5,6]) {\n  %y: $T[1,2,5,6] = aten::avg_pool2d_backward(%g, %x) "
+                    "{kernel_size=[2,3], stride=[2,2], padding=[0,1], ceil_mode=true, count_include_pad=false, divisor_override=none}\n  return %y\n}"));
+  c.push_back(fixed("aten::avg_pool2d_backward", kF32,
+                    "(%g: $T[2,2,2], %x: $T[2,4,4]) -> ($T[2,4,4]) {\n  %y: $T[2,4,4] = aten::avg_pool2d_backward(%g, %x) "
+                    "{kernel_size=[2,2], stride=[2,2], padding=[0,0], ceil_mode=false, count_include_pad=true, divisor_override=3}\n  return %y\n}"));
+  c.push_back(fixed("aten::_adaptive_avg_pool2d_backward", kF32,
+                    "(%g: $T[2,3,3,2], %x: $T[2,3,7,6]) -> ($T[2,3,7,6]) {\n  %y: $T[2,3,7,6] = aten::_adaptive_avg_pool2d_backward(%g, %x)\n  return %y\n}"));
+  c.push_back(fixed("aten::_adaptive_avg_pool2d_backward", kF32,
+                    "(%g: $T[1,2,1,1], %x: $T[1,2,4,5]) -> ($T[1,2,4,5]) {\n  %y: $T[1,2,4,5] = aten::_adaptive_avg_pool2d_backward(%g, %x)\n  return %y\n}"));
+  // Indices drawn in [0, H*W) (%i20: a 4x5 plane), repeats included: overlapping windows add up.
+  c.push_back(fixed("aten::max_pool2d_with_indices_backward", kF32,
+                    "(%g: $T[2,3,2,3], %x: $T[2,3,4,5], %i20: i64[2,3,2,3]) -> ($T[2,3,4,5]) {\n"
+                    "  %y: $T[2,3,4,5] = aten::max_pool2d_with_indices_backward(%g, %x, %i20) "
+                    "{kernel_size=[3,3], stride=[2,2], padding=[1,1], dilation=[1,1], ceil_mode=false}\n  return %y\n}"));
+  const std::vector<std::pair<std::string, std::string>> bilinear = {
+      {"5,7", "output_size=[5,7], align_corners=false, scale_factors=none"},
+      {"5,7", "output_size=[5,7], align_corners=true, scale_factors=none"},
+      {"4,8", "output_size=none, align_corners=false, scale_factors=[1.5, 2.0]"},
+      {"2,3", "output_size=[2,3], align_corners=false, scale_factors=none"}};
+  for (const auto &[hw, a] : bilinear)
+    c.push_back(fixed("aten::upsample_bilinear2d.vec", kF32,
+                      "(%x: $T[1,2,3,4]) -> ($T[1,2," + hw + "]) {\n  %y: $T[1,2," + hw +
+                          "] = aten::upsample_bilinear2d.vec(%x) {" + a + "}\n  return %y\n}"));
   // ---- batch norm (Note [Batch norm] in src/sem/composite.cpp)
   c.push_back(fixed("aten::native_batch_norm", kF32,
                     "(%x: $T[2,3,4], %w: $T[3], %b: $T[3], %rm: $T[3], %rv: $T[3]) -> ($T[2,3,4]) {\n"
@@ -305,6 +372,14 @@ std::vector<AuditCase> build() {
                     "(%x: $T[2,3,4], %w: $T[3], %b: $T[3]) -> ($T[2,3,4], $T[3], $T[3]) {\n"
                     "  %y: $T[2,3,4], %sm: $T[3], %sv: $T[3] = aten::native_batch_norm(%x, %w, %b, none, none) "
                     "{training=true, momentum=0.1, eps=1e-05}\n  return %y, %sm, %sv\n}"));
+  c.push_back(fixed("aten::native_group_norm_backward", kF32,
+                    "(%g: $T[2,6,3,2], %x: $T[2,6,3,2], %m: $T[2,3], %r: $T[2,3], %w: $T[6]) -> ($T[2,6,3,2], $T[6], $T[6]) {\n"
+                    "  %gi: $T[2,6,3,2], %gw: $T[6], %gb: $T[6] = aten::native_group_norm_backward(%g, %x, %m, %r, %w) "
+                    "{N=2, C=6, HxW=6, group=3, output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
+  c.push_back(fixed("aten::native_group_norm_backward", kF32,
+                    "(%g: $T[2,4,5], %x: $T[2,4,5], %m: $T[2,1], %r: $T[2,1], %w: $T[4]) -> ($T[2,4,5], $T[4], $T[4]) {\n"
+                    "  %gi: $T[2,4,5], %gw: $T[4], %gb: $T[4] = aten::native_group_norm_backward(%g, %x, %m, %r, %w) "
+                    "{N=2, C=4, HxW=5, group=1, output_mask=[true, true, true]}\n  return %gi, %gw, %gb\n}"));
   c.push_back(fixed("aten::native_group_norm", kF32,
                     "(%x: $T[2,6,5], %w: $T[6], %b: $T[6]) -> ($T[2,6,5], $T[2,3], $T[2,3]) {\n"
                     "  %y: $T[2,6,5], %m: $T[2,3], %r: $T[2,3] = aten::native_group_norm(%x, %w, %b) {N=2, C=6, HxW=5, group=3, eps=1e-05}\n"
@@ -382,6 +457,24 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::new_ones", kFIB, "(%x: $T[2]) -> ($T[3]) {\n  %y: $T[3] = aten::new_ones(%x) {size=[3]}\n  return %y\n}"));
   c.push_back(fixed("aten::index.Tensor", kFIB, "(%x: $T[4,5,3], %i5: i64[2,3]) -> ($T[4,2,3,3]) {\n  %y: $T[4,2,3,3] = aten::index.Tensor(%x, none, %i5)\n  return %y\n}"));
   c.push_back(fixed("aten::index.Tensor", kF, "(%x: $T[4,3], %i4: i64[6]) -> ($T[6,3]) {\n  %y: $T[6,3] = aten::index.Tensor(%x, %i4)\n  return %y\n}"));
+  for (const char *how : {"sum", "prod", "mean", "amax", "amin"})
+    for (const char *self : {"true", "false"})
+      c.push_back(fixed("aten::scatter_reduce.two", kF,
+                        std::string("(%x: $T[3,5], %i5: i64[3,4], %s: $T[3,4]) -> ($T[3,5]) {\n  %y: $T[3,5] = "
+                                    "aten::scatter_reduce.two(%x, %i5, %s) {dim=1, reduce=\"") +
+                            how + "\", include_self=" + self + "}\n  return %y\n}"));
+  c.push_back(fixed("aten::scatter_reduce.two", {"i32", "i64"},
+                    "(%x: $T[4,3], %i4: i64[2,3], %s: $T[2,3]) -> ($T[4,3]) {\n  %y: $T[4,3] = aten::scatter_reduce.two(%x, %i4, %s) "
+                    "{dim=0, reduce=\"prod\", include_self=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_scatter", kFIB,
+                    "(%x: $T[3,4], %m: bool[3,4], %s: $T[3,5]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_scatter", kF,
+                    "(%x: $T[3,4], %m: bool[4], %s: $T[12]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_scatter", kF,
+                    "(%x: $T[3,4], %m: bool[3,4], %s: $T[5]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::nonzero", kFIB, "(%z5: $T[3,4]) -> (i64[5,2]) {\n  %y: i64[5,2] = aten::nonzero(%z5)\n  return %y\n}"));
+  c.push_back(fixed("aten::nonzero", kF, "(%z3: $T[2,1,3]) -> (i64[3,3]) {\n  %y: i64[3,3] = aten::nonzero(%z3)\n  return %y\n}"));
+  c.push_back(fixed("aten::nonzero", {"f32"}, "(%z0: $T[4]) -> (i64[0,1]) {\n  %y: i64[0,1] = aten::nonzero(%z0)\n  return %y\n}"));
   c.push_back(fixed("aten::scatter_add", kFI, "(%x: $T[3,5], %i5: i64[2,4], %s: $T[2,4]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter_add(%x, %i5, %s) {dim=1}\n  return %y\n}"));
   c.push_back(fixed("aten::copy", kFIB, "(%x: $T[3,4], %s: $T[4]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s) {non_blocking=false}\n  return %y\n}"));
   c.push_back(fixed("aten::copy", kF, "(%x: $T[3,4], %s: i64[3,1]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::copy(%x, %s) {non_blocking=false}\n  return %y\n}"));

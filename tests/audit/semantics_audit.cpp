@@ -177,7 +177,7 @@ std::vector<double> specialValues(DType d) {
   return v;
 }
 
-// An input's elements: `%iN` is an index in [0, N), `%m...` a bool mask.
+// An input's elements: `%iN` is an index in [0, N), `%m...` a bool mask, `%zK` holds K nonzero elements.
 std::vector<double> drawValues(const Value &in, size_t n, DrawKind kind, std::mt19937_64 &rng) {
   DType d = in.type.dtype;
   std::vector<double> out(n);
@@ -185,6 +185,17 @@ std::vector<double> drawValues(const Value &in, size_t n, DrawKind kind, std::mt
   if (name.size() > 1 && name[0] == 'i' && std::isdigit(static_cast<unsigned char>(name[1]))) {
     std::uniform_int_distribution<int64_t> u(0, std::stoll(name.substr(1)) - 1);
     for (double &x : out) x = static_cast<double>(u(rng));
+    return out;
+  }
+  // `%zK...`: exactly K nonzero elements at random positions (nonzero's result has K rows).
+  if (name.size() > 1 && name[0] == 'z' && std::isdigit(static_cast<unsigned char>(name[1]))) {
+    std::vector<size_t> order(n);
+    for (size_t k = 0; k < n; ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    size_t hot = std::min<size_t>(n, std::stoull(name.substr(1)));
+    std::vector<double> pool = kind == DrawKind::Special && isFloating(d) ? std::vector<double>{NAN, INFINITY, -1, 0.5}
+                                                                          : std::vector<double>{1, -2, 3};
+    for (size_t k = 0; k < n; ++k) out[order[k]] = k < hot ? (d == DType::Bool ? 1 : pool[k % pool.size()]) : (k % 2 && isFloating(d) ? -0.0 : 0.0);
     return out;
   }
   std::normal_distribution<double> normal(0.0, 3.0);

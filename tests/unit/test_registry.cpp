@@ -9,6 +9,8 @@
 #include "ir/op_registry.h"
 #include "src/import/capture_json.h"
 #include "src/import/pt2.h"
+#include "ir/text_format.h"
+#include "src/eval/concrete.h"
 
 using namespace torchtv;
 
@@ -56,7 +58,8 @@ TEST_CASE("registry: every functional aten/prims overload of LibTorch 1.13 is kn
   for (const OpInfo &op : allOps()) {
     generated += op.generated;
     prims += op.schema->name.rfind("prims::", 0) == 0;
-    CHECK(!op.schema->mutatesInput());
+    // The one exception: the .pt2 reader rewrites it (Note [Batch norm's running statistics]).
+    CHECK((!op.schema->mutatesInput() || op.schema->name == "aten::_native_batch_norm_legit"));
     if (op.generated) CHECK(!op.hasShapeRule());
   }
   CHECK(generated > 1400);
@@ -210,4 +213,73 @@ TEST_CASE("shape rules: var_mean (built by normalization without declared types)
   CHECK(buildNode(g, ops, four)->outputs.size() == 2);  // ceil(4 / 3) = 2: pieces 2, 2
   NodeSpec bad{"aten::split_with_sizes", {x}, {{"split_sizes", std::vector<int64_t>{1, 2}}}, {}, {}, {}};
   CHECK_THROWS_AS(buildNode(g, ops, bad), InputError);
+}
+
+TEST_CASE("torch 2.x size ops read as 0-dim results and evaluate to the sizes; item() to the element") {
+  // LibTorch 1.13 has none of them, so the semantics audit cannot run them: checked here.
+  Module m = parseModule(R"(graph @g(%x: f32[4,3], %s: f64[1,1]) -> (i64[], i64[], f64[], i64[]) {
+  %a: i64[] = aten::sym_size.int(%x) {dim=-1}
+  %n: i64[] = aten::sym_numel(%x)
+  %v: f64[] = aten::_local_scalar_dense(%s)
+  %t: i64[] = aten::sym_stride.int(%x) {dim=0}
+  return %a, %n, %v, %t
+}
+)",
+                         "test");
+  const Graph &g = *m.find("g");
+  std::vector<eval::EvalTensor> in = {{g.inputs()[0]->type, std::vector<long double>(12, 1.0L)},
+                                      {g.inputs()[1]->type, {2.5L}}};
+  // sym_stride has no semantics (strides are not in the IR): the graph does not evaluate...
+  CHECK_THROWS_AS(eval::evaluateGraph(g, in, eval::Precision::Native), eval::EvalError);
+  // ...but every value that does not read it does.
+  auto values = eval::evaluateWhatCan(g, in, eval::Precision::Native);
+  CHECK(values.at(g.outputs()[0]).values == std::vector<long double>{3});
+  CHECK(values.at(g.outputs()[1]).values == std::vector<long double>{12});
+  CHECK(values.at(g.outputs()[2]).values == std::vector<long double>{2.5L});
+  CHECK(!values.count(g.outputs()[3]));
+}
+
+TEST_CASE(".pt2: _native_batch_norm_legit reads as its _functional form; later reads of the statistics see the update") {
+  // Note [Batch norm's running statistics] (src/import/pt2.cpp).
+  auto mean = [](const std::string &name) {
+    return R"({"target": "torch.ops.aten.mean.dim", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}},
+       {"name": "dim", "arg": {"as_ints": [0]}}], "outputs": [{"as_tensor": {"name": ")" + name + R"("}}]})";
+  };
+  std::string rm = mean("rm"), rv = mean("rv");
+  std::string nodes = rm + "," + rv + R"(,
+    {"target": "torch.ops.aten._native_batch_norm_legit.default", "inputs": [{"name": "input", "arg": {"as_tensor": {"name": "x"}}},
+       {"name": "weight", "arg": {"as_none": true}}, {"name": "bias", "arg": {"as_none": true}},
+       {"name": "running_mean", "arg": {"as_tensor": {"name": "rm"}}}, {"name": "running_var", "arg": {"as_tensor": {"name": "rv"}}},
+       {"name": "training", "arg": {"as_bool": true}}, {"name": "momentum", "arg": {"as_float": 0.1}},
+       {"name": "eps", "arg": {"as_float": 1e-05}}],
+     "outputs": [{"as_tensor": {"name": "y"}}, {"as_tensor": {"name": "sm"}}, {"as_tensor": {"name": "sr"}}]},
+    {"target": "torch.ops.aten.add.Tensor", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "rm"}}},
+       {"name": "other", "arg": {"as_tensor": {"name": "rv"}}}], "outputs": [{"as_tensor": {"name": "s"}}]})";
+  std::string values = R"(, "rm": {"dtype": 7, "sizes": [{"as_int": 3}]}, "rv": {"dtype": 7, "sizes": [{"as_int": 3}]},
+    "y": {"dtype": 7, "sizes": [{"as_int": 4}, {"as_int": 3}]}, "sm": {"dtype": 7, "sizes": [{"as_int": 3}]},
+    "sr": {"dtype": 7, "sizes": [{"as_int": 3}]}, "s": {"dtype": 7, "sizes": [{"as_int": 3}]})";
+  auto m = readProgram(program(nodes, values, "s"));
+  const Graph &g = *m->graphs.at(0);
+  CHECK(!nodeOf(g, "aten::_native_batch_norm_legit"));
+  const Node *bn = nodeOf(g, "aten::_native_batch_norm_legit_functional");
+  REQUIRE(bn);
+  REQUIRE(bn->outputs.size() == 5);
+  CHECK(bn->outputs[3]->type.str() == "f32[3]");
+  const Node *add = nodeOf(g, "aten::add.Tensor");
+  REQUIRE(add);
+  CHECK(add->inputs[0] == bn->outputs[3]);  // rm after the call: its updated value
+  CHECK(add->inputs[1] == bn->outputs[4]);
+}
+
+TEST_CASE("nonzero: an input whose count of nonzero elements is not the declared one is outside the graph's types") {
+  Module m = parseModule(R"(graph @g(%x: f32[4]) -> (i64[2,1]) {
+  %y: i64[2,1] = aten::nonzero(%x)
+  return %y
+}
+)",
+                         "test");
+  const Graph &g = *m.find("g");
+  auto run = [&](std::vector<long double> x) { return eval::evaluateGraph(g, {{g.inputs()[0]->type, x}}, eval::Precision::Native); };
+  CHECK(run({0, 5, 0, -1})[0].values == std::vector<long double>{1, 3});
+  CHECK_THROWS_AS(run({1, 5, 0, -1}), eval::EvalError);  // three nonzero elements: ATen's result is [3, 1]
 }

@@ -63,7 +63,8 @@ TEST_CASE("every registry schema parses and is found by name") {
   CHECK(allOps().size() > 100);
   for (const OpInfo &op : allOps()) {
     CHECK(lookupOp(op.schema->name) == &op);
-    CHECK(!op.schema->mutatesInput());
+    // The one exception: the .pt2 reader rewrites it (Note [Batch norm's running statistics]).
+    CHECK((!op.schema->mutatesInput() || op.schema->name == "aten::_native_batch_norm_legit"));
   }
   CHECK(lookupOp("aten::nonexistent") == nullptr);
 }
