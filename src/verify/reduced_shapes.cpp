@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "ir/rewrite.h"
 #include "src/normalize/normalize.h"
@@ -24,6 +26,25 @@ std::string reducedShapes(std::string runsInputs) {
   return runsInputs;
 }
 
+// Whether the value named `upstream` feeds the value named `downstream` in g (or is it).
+bool feeds(const Graph &g, const std::string &upstream, const std::string &downstream) {
+  const Value *start = nullptr;
+  for (const auto &n : g.nodes())
+    for (const Value *v : n->outputs)
+      if (v->name == downstream) start = v;
+  std::vector<const Value *> work = {start};
+  std::unordered_set<const Value *> seen;
+  while (!work.empty()) {
+    const Value *v = work.back();
+    work.pop_back();
+    if (!v || !seen.insert(v).second) continue;
+    if (v->name == upstream) return true;
+    if (v->producer)
+      for (const Value *in : v->producer->inputs) work.push_back(in);
+  }
+  return false;
+}
+
 }  // namespace
 
 void refineReducedShapeCounterexample(CheckResult &result, const std::optional<EagerEvidence> &runs,
@@ -37,13 +58,13 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
   if (origRef->outputNames() != origProd->outputNames() || origRef->inputs().size() != origProd->inputs().size() ||
       origRef->outputs().size() != result.outputs.size())
     return keepRunsCounterexample(cex, reasons::kReducedOtherInterface);
-  // The outputs the runs refute, the counterexample's first (the one it names).
+  // The outputs the runs refute.
   std::vector<size_t> refuted;
   for (size_t i = 0; i < result.outputs.size(); ++i) {
     const EagerOutputCheck *c = runs->find(result.outputs[i].name);
     if (result.outputs[i].verdict != Verdict::NotEquivalent || !c || !c->beyondRounding) continue;
     if (origRef->outputNames()[i] != result.outputs[i].name) return keepRunsCounterexample(cex, reasons::kReducedOtherInterface);
-    refuted.insert(result.outputs[i].name == cex.output ? refuted.begin() : refuted.end(), i);
+    refuted.push_back(i);
   }
   if (refuted.empty()) return;
   try {
@@ -57,8 +78,9 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     auto confirmer = makeEvaluatorConfirmer();
     std::vector<Refutation> found = refuteByRandomInputs(*ref, *prod, refuted, *confirmer);
     if (found.empty()) return keepRunsCounterexample(cex, reasons::kReducedNotConfirmed);
-    auto pick = std::find_if(found.begin(), found.end(), [&](const Refutation &r) { return r.difference.output == refuted[0]; });
-    Refutation r = pick != found.end() ? *pick : found.front();
+    // The first found: by the earliest input distribution (normal values before small integers,
+    // whose large values saturate what localization compares).
+    Refutation r = found.front();
     const size_t i = r.difference.output;
     // recordRefutation shrinks, replays and localizes into a scratch result: the verdicts are
     // the runs' and stay so.
@@ -71,7 +93,10 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     refined.note = where + reasons::kReducedCapturedAgain + refined.note;
     OutputResult &out = result.outputs[i];
     out.reason += "; " + where + reasons::kReducedCapturedAgain + scratch.outputs[i].reason;
-    if (refined.firstDifference) {
+    // The localized value becomes where the output diverges, unless the site value numbering
+    // named feeds it: there the two sides differ below what localization sees (a small eps).
+    if (refined.firstDifference &&
+        !(out.productionSite && feeds(*prod, out.productionSite->value, refined.firstDifference->production.value))) {
       out.referenceSite = refined.firstDifference->reference;
       out.productionSite = refined.firstDifference->production;
     }

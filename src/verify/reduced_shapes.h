@@ -21,10 +21,14 @@ namespace torchtv {
 // refuted by the machinery the real-shape graphs get: seeded random inputs
 // confirmed by the evaluator (refute.h), shrinking (shrink.h), replay through
 // LibTorch on the reduced originals (counterexample_replay.h) and localization
-// (localize.h). Only outputs the runs refuted are tried; the one the runs'
-// counterexample names first. What is found replaces the runs' counterexample,
+// (localize.h). Only outputs the runs refuted are tried, and the first
+// refutation found is kept. What is found replaces the runs' counterexample,
 // its note stating the reduced shapes, and the refuted output's "diverges at"
-// becomes the localized first differing intermediate. Nothing here decides a
+// becomes the localized first differing intermediate, unless the site value
+// numbering found in the real-shape graphs (same names: the same code traced)
+// feeds it: the sides then differ upstream by less than localization's nine
+// digits see (eps + 1e-6 against a variance of 50), and the structural site
+// is the better pointer. Nothing here decides a
 // verdict: outputs the runs did not refute are never touched, and graphs at
 // other shapes never serve a proof. When nothing is confirmed there (graphs
 // past the evaluation budget, ops the evaluator lacks), the runs'
