@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_set>
-#include <vector>
 
 #include "ir/rewrite.h"
 #include "src/normalize/normalize.h"
@@ -24,25 +22,6 @@ std::string reducedShapes(std::string runsInputs) {
   size_t draws = runsInputs.rfind(" and ");
   if (draws != std::string::npos && runsInputs.find("random draws", draws) != std::string::npos) runsInputs.resize(draws);
   return runsInputs;
-}
-
-// Whether the value named `upstream` feeds the value named `downstream` in g (or is it).
-bool feeds(const Graph &g, const std::string &upstream, const std::string &downstream) {
-  const Value *start = nullptr;
-  for (const auto &n : g.nodes())
-    for (const Value *v : n->outputs)
-      if (v->name == downstream) start = v;
-  std::vector<const Value *> work = {start};
-  std::unordered_set<const Value *> seen;
-  while (!work.empty()) {
-    const Value *v = work.back();
-    work.pop_back();
-    if (!v || !seen.insert(v).second) continue;
-    if (v->name == upstream) return true;
-    if (v->producer)
-      for (const Value *in : v->producer->inputs) work.push_back(in);
-  }
-  return false;
 }
 
 }  // namespace
@@ -93,10 +72,9 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     refined.note = where + reasons::kReducedCapturedAgain + refined.note;
     OutputResult &out = result.outputs[i];
     out.reason += "; " + where + reasons::kReducedCapturedAgain + scratch.outputs[i].reason;
-    // The localized value becomes where the output diverges, unless the site value numbering
-    // named feeds it: there the two sides differ below what localization sees (a small eps).
-    if (refined.firstDifference &&
-        !(out.productionSite && feeds(*prod, out.productionSite->value, refined.firstDifference->production.value))) {
+    // The localized value becomes where the output diverges: value numbering's site is where
+    // matching lost track (often the loss, upstream of a hand-written backward).
+    if (refined.firstDifference) {
       out.referenceSite = refined.firstDifference->reference;
       out.productionSite = refined.firstDifference->production;
     }

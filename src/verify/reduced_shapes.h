@@ -24,11 +24,11 @@ namespace torchtv {
 // (localize.h). Only outputs the runs refuted are tried, and the first
 // refutation found is kept. What is found replaces the runs' counterexample,
 // its note stating the reduced shapes, and the refuted output's "diverges at"
-// becomes the localized first differing intermediate, unless the site value
-// numbering found in the real-shape graphs (same names: the same code traced)
-// feeds it: the sides then differ upstream by less than localization's nine
-// digits see (eps + 1e-6 against a variance of 50), and the structural site
-// is the better pointer. Nothing here decides a
+// becomes the localized first differing intermediate (value numbering's site
+// is where matching lost track, often the loss upstream of a hand-written
+// backward). Localization sees nine digits: a bug below that where it is
+// planted (eps + 1e-6 against a variance of 50) is located where it grows past
+// them, downstream. Nothing here decides a
 // verdict: outputs the runs did not refute are never touched, and graphs at
 // other shapes never serve a proof. When nothing is confirmed there (graphs
 // past the evaluation budget, ops the evaluator lacks), the runs'
