@@ -14,6 +14,7 @@
 #include "src/cli/usage.h"
 #include "src/cli/progress_line.h"
 #include "src/cli/watchdog.h"
+#include "src/import/capture_json.h"
 #include "src/import/input_mutations.h"
 #include "src/import/load.h"
 #include "src/normalize/normalize.h"
@@ -166,6 +167,10 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.fusions = &fusions;
     checkOptions.timeoutSeconds = left;
     if (pair.evidence) checkOptions.capture = &*pair.evidence;
+    if (!pair.prodModule) {  // one capture holds both sides (Note [Reduced-shape graphs] in capture.py)
+      checkOptions.reducedReference = pair.refModule->find(kReducedReference);
+      checkOptions.reducedProduction = pair.refModule->find(kReducedProduction);
+    }
     checkOptions.progress = [&progress](const char *stage, size_t decided, size_t total) {
       progress.update(stage, decided, total);
     };

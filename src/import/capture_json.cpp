@@ -396,6 +396,19 @@ std::unique_ptr<Module> readCaptureBundle(const json &bundle, const std::string 
   if (graphs.contains("fusions"))
     for (const auto &[op, graph] : graphs["fusions"].items())
       m->templates.push_back(fusionTemplate(*readCaptureGraph(graph, path, ops), graph, path, ops));
+  // Note [Reduced-shape graphs] in src/capture/torchtv_capture/capture.py: two more graphs, and
+  // the fusions they call (captured at their own call signatures, so no other call matches them).
+  if (graphs.contains("reduced")) {
+    const json &reduced = graphs["reduced"];
+    Where w{path, "reduced"};
+    m->graphs.push_back(readCaptureGraph(field(reduced, "reference", w), path, ops));
+    m->graphs.back()->setName(kReducedReference);
+    m->graphs.push_back(readCaptureGraph(field(reduced, "production", w), path, ops));
+    m->graphs.back()->setName(kReducedProduction);
+    if (reduced.contains("fusions"))
+      for (const auto &[op, graph] : reduced["fusions"].items())
+        m->templates.push_back(fusionTemplate(*readCaptureGraph(graph, path, ops), graph, path, ops));
+  }
   m->customOps = ops.custom();
   if (bundle.contains("capture")) m->capture = readCaptureEvidence(bundle["capture"], path);
   return m;
@@ -414,11 +427,23 @@ std::unique_ptr<Module> readCaptureDir(const std::string &dir) {
     std::string p = (fs::path(dir) / stringField(index, role, top)).string();
     bundle["graphs"][role] = parseJsonText(readFile(p), p);
   }
-  if (index.contains("fusions"))
-    for (const auto &[op, file] : index["fusions"].items()) {
+  auto readFusions = [&](const json &files, json &into) {
+    for (const auto &[op, file] : files.items()) {
       std::string p = (fs::path(dir) / file.get<std::string>()).string();
-      bundle["graphs"]["fusions"][op] = parseJsonText(readFile(p), p);
+      into[op] = parseJsonText(readFile(p), p);
     }
+  };
+  if (index.contains("fusions")) readFusions(index["fusions"], bundle["graphs"]["fusions"]);
+  if (index.contains("reduced")) {  // Note [Reduced-shape graphs] in src/capture/torchtv_capture/capture.py
+    const json &reduced = index["reduced"];
+    Where w{indexPath, "reduced"};
+    json &graphs = bundle["graphs"]["reduced"] = json::object();
+    for (const char *role : {"reference", "production"}) {
+      std::string p = (fs::path(dir) / stringField(reduced, role, w)).string();
+      graphs[role] = parseJsonText(readFile(p), p);
+    }
+    if (reduced.contains("fusions")) readFusions(reduced["fusions"], graphs["fusions"]);
+  }
   return readCaptureBundle(bundle, indexPath);
 }
 

@@ -18,6 +18,11 @@ std::unique_ptr<Graph> readCaptureGraph(const nlohmann::json &j, const std::stri
 // A whole capture: the "torchtv-capture" index in DIR/capture.json with the
 // files it names, or the single object `--emit-stdout` prints. The module holds
 // @reference, @production, and one graph per fusion named after its op.
+// A shape-only pair's capture may also hold its graphs captured again at the
+// shapes of small_inputs() (Note [Reduced-shape graphs] in
+// src/capture/torchtv_capture/capture.py): the module names them so.
+inline constexpr const char *kReducedReference = "reduced_reference";
+inline constexpr const char *kReducedProduction = "reduced_production";
 std::unique_ptr<Module> readCaptureDir(const std::string &dir);
 std::unique_ptr<Module> readCaptureBundle(const nlohmann::json &bundle, const std::string &path);
 

@@ -17,6 +17,7 @@
 #include "src/verify/localize.h"
 #include "src/verify/monolithic.h"
 #include "src/verify/prover.h"
+#include "src/verify/reduced_shapes.h"
 #include "src/verify/refute.h"
 #include "src/verify/result_cache.h"
 #include "src/verify/self_check.h"
@@ -36,7 +37,9 @@
 //                    replay through LibTorch (Note [Deciding a differing output]);
 //                    monolithicStage instead for --monolithic
 //   levelStage       the levels of equivalent outputs (Note [Levels of rewrites])
-//   concludeStage    capture evidence, verdict, assumptions, --self-check, --require
+//   concludeStage    capture evidence (and its counterexample refined at reduced
+//                    shapes, Note [Refuting at reduced shapes]), verdict,
+//                    assumptions, --self-check, --require
 // The stages share `Compared` (the graphs) and `Progress`; what one stage
 // learns reaches the next through its result struct, except the per-output
 // results that classifyStage makes, which proveStage and levelStage refine in
@@ -480,7 +483,11 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
 CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptions &options,
                           const Progress &progress) {
   CheckResult result = std::move(decision.result);
-  if (options.capture) applyCaptureEvidence(result, *options.capture);
+  if (options.capture) {
+    applyCaptureEvidence(result, *options.capture);
+    refineReducedShapeCounterexample(result, options.capture->eager, options.reducedReference,
+                                     options.reducedProduction, options.fusions ? *options.fusions : bundledFusions());
+  }
   summarize(result);
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);

@@ -43,6 +43,10 @@ struct CheckOptions {
   // What the capture learnt by running the user's functions (verify; Note [Cross-checks]);
   // null: a graph file, nothing ran.
   const CaptureEvidence *capture = nullptr;
+  // A shape-only pair's graphs captured again at its small_inputs() shapes, only to
+  // refine the counterexample its runs there found (Note [Refuting at reduced
+  // shapes]); null: none.
+  const Graph *reducedReference = nullptr, *reducedProduction = nullptr;
   // Called as the check moves on (the CLI's progress line on a terminal): the
   // stage, and how many of the outputs are decided so far. Null: none.
   std::function<void(const char *stage, size_t decided, size_t total)> progress;

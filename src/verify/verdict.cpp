@@ -67,6 +67,16 @@ const char *const kInternalInconsistency = "internal inconsistency";
 const char *const kRunsDifferInBits = "the captured graph differs from the code that runs";
 const char *const kKernelsDifferInBits = "not bit for bit when the graphs are run";
 const char *const kRefutedByRunning = "refuted by running the code: the outputs differ beyond rounding";
+// Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
+const char *const kReducedShapes = "at the reduced shapes of ";
+const char *const kReducedCapturedAgain = ", where the pair was captured again: ";
+const char *const kReducedNotShrunk = "not shrunk nor localized: ";
+const char *const kReducedNotCaptured = "the capture holds no graphs at the reduced shapes";
+const char *const kReducedOtherInterface = "the graphs captured at the reduced shapes have other inputs or outputs";
+const char *const kReducedPastBudget = "the graphs captured at the reduced shapes are past the evaluation budget";
+const char *const kReducedNotConfirmed =
+    "torchtv's random inputs found no difference on the graphs captured at the reduced shapes";
+const char *const kReducedNotReplayed = "the counterexample on the graphs captured at the reduced shapes did not hold: ";
 }  // namespace reasons
 
 std::string_view verdictName(Verdict v) {

@@ -196,6 +196,15 @@ extern const char *const kModifiesInput;
 extern const char *const kRunsDifferInBits;
 extern const char *const kKernelsDifferInBits;
 extern const char *const kRefutedByRunning;
+// Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
+extern const char *const kReducedShapes;
+extern const char *const kReducedCapturedAgain;
+extern const char *const kReducedNotShrunk;
+extern const char *const kReducedNotCaptured;
+extern const char *const kReducedOtherInterface;
+extern const char *const kReducedPastBudget;
+extern const char *const kReducedNotConfirmed;
+extern const char *const kReducedNotReplayed;
 }  // namespace reasons
 
 }  // namespace torchtv

@@ -116,6 +116,27 @@ class RefutedAtReducedShapes(CaptureTestCase):
         self.assertIn("at the reduced shapes of small_inputs() (x [4, 8] for [4096, 4096])",
                       res["outputs"][0]["reason"])
 
+    @unittest.skipUnless(os.path.exists(TORCHTV), "no torchtv binary at %s" % TORCHTV)
+    def test_counterexample_is_shrunk_and_localized_at_reduced_shapes(self):
+        """Note [Refuting at reduced shapes]: the runs' counterexample is replaced by one found on
+        the pair captured again at small_inputs()' shapes: shrunk, with its inputs at those
+        shapes, and localized at the planted line (also the output's "diverges at")."""
+        pair = os.path.join(PAIRS, "tanh_mlp__scale.py")
+        env = dict(os.environ, PYTHONPATH=CAPTURE_SRC)
+        proc = subprocess.run([TORCHTV, "verify", pair, "--format", "json", "--no-cache"],
+                              capture_output=True, text=True, env=env, cwd=REPO)
+        res = json.loads(proc.stdout)
+        self.assertEqual(res["verdict"], "not_equivalent", proc.stdout)
+        cex = res["counterexample"]
+        self.assertIn("at the reduced shapes of small_inputs() (x [4, 8] for [4096, 4096]", cex["note"])
+        self.assertTrue(cex["shrunk"].startswith("shrunk:"), cex)
+        self.assertEqual([t["type"] for t in cex["inputs"]], ["f32[4,8]", "f32[8,8]"])
+        with open(pair) as f:
+            planted = next(i for i, line in enumerate(f, 1) if "the planted bug" in line)
+        where = cex["first_difference"]["production"]["loc"]
+        self.assertTrue(where.endswith("tanh_mlp__scale.py:%d" % planted), cex["first_difference"])
+        self.assertEqual(res["outputs"][0]["production_site"], cex["first_difference"]["production"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -70,8 +70,44 @@ def capture_loaded_pair(pair):
     capture["eager_check"] = eager_check(pair, out_names)
     if not capture["eager_check"]["ran"]:
         capture["warnings"].append("eager cross-check not run: " + capture["eager_check"]["why"])
+    elif capture["eager_check"].get("reduced_shapes") and _runs_refute(capture["eager_check"]):
+        _capture_reduced(pair, out_names, result)
     capture["code_files"] = code_files(pair.path)
     return result
+
+
+def _runs_refute(record):
+    return any(o.get("beyond_rounding") for o in record.get("outputs", []))
+
+
+def _capture_reduced(pair, out_names, result):
+    """Note [Reduced-shape graphs]
+    A shape-only pair whose eager runs at small_inputs() differ beyond rounding is refuted by
+    running the code, but that counterexample is the runs': neither shrunk nor localized. So the
+    pair is captured a second time at the shapes of small_inputs() (real tensors, the same capture
+    code) and the graphs go into the capture as "reduced"; the checker refutes them with its own
+    machinery (random refutation, shrinking, LibTorch replay, localization: Note [Refuting at
+    reduced shapes] in src/verify/reduced_shapes.h) to report a minimal, localized
+    counterexample at those shapes. They never serve a proof: the proof is about the captured
+    shapes. Captured only when the runs refute, so that a pair that is equivalent pays nothing;
+    a reduced capture that fails is a warning, the verdict stands on the runs."""
+    import copy
+    small = copy.copy(pair)
+    small.example_inputs, small.fake = pair.small_inputs, False
+    capture = result["capture"]
+    try:
+        reduced, names = _capture(small)
+    except CaptureError as e:
+        capture["warnings"].append("the pair could not be captured again at the shapes of small_inputs(), so "
+                                   "the counterexample found by running it is not shrunk nor localized: %s"
+                                   % e.message)
+        return
+    if names != out_names:
+        return  # a different interface at other sizes: nothing to compare it with
+    graphs = reduced["graphs"]
+    capture["reduced"] = {"reference": "reduced/reference.json", "production": "reduced/production.json",
+                          "fusions": {k: "reduced/" + fusion_file_name(k) for k in graphs["fusions"]}}
+    result["graphs"]["reduced"] = graphs
 
 
 def _capture(pair):

@@ -56,6 +56,18 @@ def check_out_dir(out_dir, force):
                                % out_dir)
 
 
+def _write_graphs(tmp, index, graphs):
+    """The graph files an index (capture.json, or its "reduced" entry) names, under tmp."""
+    with open(os.path.join(tmp, index["reference"]), "w") as f:
+        _dump_graph(graphs["reference"], f)
+    with open(os.path.join(tmp, index["production"]), "w") as f:
+        _dump_graph(graphs["production"], f)
+    for name, rel in index["fusions"].items():
+        os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+        with open(os.path.join(tmp, rel), "w") as f:
+            _dump_graph(graphs["fusions"][name], f)
+
+
 def write_dir(result, out_dir, force):
     """Writes the capture into out_dir atomically: everything goes into a temporary directory
     next to it, which is renamed into place at the end."""
@@ -68,15 +80,10 @@ def write_dir(result, out_dir, force):
     try:
         cap = result["capture"]
         graphs = result["graphs"]
-        with open(os.path.join(tmp, cap["reference"]), "w") as f:
-            _dump_graph(graphs["reference"], f)
-        with open(os.path.join(tmp, cap["production"]), "w") as f:
-            _dump_graph(graphs["production"], f)
-        if cap["fusions"]:
-            os.makedirs(os.path.join(tmp, "fusions"))
-        for name, rel in cap["fusions"].items():
-            with open(os.path.join(tmp, rel), "w") as f:
-                _dump_graph(graphs["fusions"][name], f)
+        _write_graphs(tmp, cap, graphs)
+        if "reduced" in cap:  # Note [Reduced-shape graphs] in capture.py
+            os.makedirs(os.path.join(tmp, "reduced"))
+            _write_graphs(tmp, cap["reduced"], graphs["reduced"])
         with open(os.path.join(tmp, "capture.json"), "w") as f:
             _dump(cap, f)
         if os.path.exists(out_dir):
