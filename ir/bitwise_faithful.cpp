@@ -118,7 +118,7 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::digamma", kLibm}, {"aten::i0", kLibm}, {"aten::special_i0e", kLibm}, {"aten::special_i1", kLibm},
       {"aten::special_i1e", kLibm}, {"aten::special_bessel_j0", kLibm}, {"aten::special_bessel_j1", kLibm},
       {"aten::special_spherical_bessel_j0", kLibm}, {"aten::hypot", kLibm}, {"aten::igamma", kLibm},
-      {"aten::igammac", kLibm},
+      {"aten::igammac", kLibm}, {"aten::special_zeta", kLibm},
       {"aten::fmax", "signed zeros: a +0/-0 tie is not measured bit for bit", floatingResult},
       {"aten::fmin", "signed zeros: a +0/-0 tie is not measured bit for bit", floatingResult},
       {"aten::signbit", "the sign bit of a NaN is not modelled (x86 makes negative NaNs)", floatingOperand},

@@ -219,7 +219,21 @@ private:
     case TOp::Atan2: return fin(p_ == Precision::Wide ? atan2l(a, b) : std::atan2(static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::PowT: return fin(p_ == Precision::Wide ? powl(a, b) : std::pow(static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::Fmod: return fin(p_ == Precision::Wide ? fmodl(a, b) : std::fmod(static_cast<double>(a), static_cast<double>(b)), d);
-    case TOp::Hypot: case TOp::Igamma: case TOp::Igammac: case TOp::Fmax: case TOp::Fmin:
+    case TOp::Gcd: {
+      // ATen's Euclid on |a|, |b| in the dtype: |min| stays negative (two's complement).
+      auto absIn = [d](Real v) {
+        uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
+        return sem::wrapToDType(static_cast<int64_t>(v < 0 ? 0 - u : u), d);
+      };
+      int64_t x = absIn(a), y = absIn(b);
+      while (x != 0) {
+        int64_t r = y % x;
+        y = x;
+        x = r;
+      }
+      return static_cast<Real>(y);
+    }
+    case TOp::Hypot: case TOp::Igamma: case TOp::Igammac: case TOp::Fmax: case TOp::Fmin: case TOp::Zeta:
       return fin(special::binary(t->op, static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::Nextafter:
       if (d == DType::F32) return std::nextafterf(static_cast<float>(a), static_cast<float>(b));

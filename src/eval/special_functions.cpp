@@ -56,6 +56,47 @@ double besselJ(int order, double x) {
   return order == 1 && x < 0 ? -v : v;
 }
 
+// Hurwitz zeta(x, q) = sum over k >= 0 of (k + q)^-x, by Euler-Maclaurin summation: the
+// terms up to a = q + N (N >= 9 and a > 9) summed, the tail as an integral plus Bernoulli
+// corrections B_2j / (2j)! of the derivatives. ATen's special cases, in its order: x = 1 is
+// inf, x < 1 NaN, q a non-positive integer (or -inf) inf, q < 0 with x not an integer NaN.
+double hurwitzZeta(double x, double q) {
+  if (x == 1) return kInf;
+  if (x < 1) return kNaN;  // a NaN x or q falls through to NaN arithmetic, as in ATen
+  if (q <= 0) {
+    if (q == std::floor(q)) return kInf;
+    if (x != std::floor(x)) return kNaN;
+  }
+  // (2j)! / B_2j for j = 1..12.
+  static const double kFactorOverBernoulli[] = {
+      12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+      -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17,
+      -7.1661652561756670113e18};
+  const double eps = std::numeric_limits<double>::epsilon();
+  double s = std::pow(q, -x), a = q, b = 0;
+  for (int i = 0; i < 9 || a <= 9; ++i) {
+    a += 1;
+    b = std::pow(a, -x);
+    s += b;
+    if (std::fabs(b / s) < eps) return s;
+  }
+  double w = a;
+  s += b * w / (x - 1) - 0.5 * b;
+  double f = 1, k = 0;
+  for (double c : kFactorOverBernoulli) {
+    f *= x + k;
+    b /= w;
+    double t = f * b / c;
+    s += t;
+    if (std::fabs(t / s) < eps) break;
+    k += 1;
+    f *= x + k;
+    b /= w;
+    k += 1;
+  }
+  return s;
+}
+
 }  // namespace
 
 double unary(sem::TOp op, double x) {
@@ -83,6 +124,7 @@ double binary(sem::TOp op, double a, double b) {
   case TOp::Hypot: return std::hypot(a, b);
   case TOp::Fmax: return std::fmax(a, b);
   case TOp::Fmin: return std::fmin(a, b);
+  case TOp::Zeta: return hurwitzZeta(a, b);
   // Regularized lower and upper incomplete gamma P(a, x), Q(a, x), with ATen's
   // special cases in ATen's order (a NaN that reaches none of them is NaN).
   case TOp::Igamma:

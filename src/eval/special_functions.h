@@ -1,6 +1,6 @@
 // The special functions of torch.special and the prims torch._refs uses
 // (erfc, lgamma, digamma, erfinv, modified and ordinary Bessel functions,
-// regularized incomplete gamma, fmax/fmin, hypot), evaluated in double.
+// regularized incomplete gamma, Hurwitz zeta, fmax/fmin, hypot), evaluated in double.
 //
 // Note [Special functions]
 // These are uninterpreted in proofs (term_ops.def: Unint) and real-only at

@@ -311,6 +311,11 @@ void addElementwise(HandlerTable &t) {
   t["aten::hypot"] = [](OpEnv &e) { return binaryArith(e, TOp::Hypot, false); };
   t["aten::igamma"] = [](OpEnv &e) { return binaryArith(e, TOp::Igamma, false); };
   t["aten::igammac"] = [](OpEnv &e) { return binaryArith(e, TOp::Igammac, false); };
+  t["aten::special_zeta"] = [](OpEnv &e) { return binaryArith(e, TOp::Zeta, false); };
+  t["aten::gcd"] = [](OpEnv &e) {
+    if (!isIntegral(outDType(e))) e.unsupported("gcd of a non-integral dtype");
+    return binaryArith(e, TOp::Gcd, false);
+  };
   // fmax/fmin ignore a NaN operand (IEEE maxNum); on integers they are maximum/minimum.
   t["aten::fmax"] = [](OpEnv &e) {
     return binaryArith(e, isFloating(outDType(e)) ? TOp::Fmax : TOp::Maximum, false);

@@ -123,7 +123,8 @@ std::vector<AuditCase> build() {
     c.push_back(broadcast(op, kFI));
   }
   c.push_back(binary("aten::mul.Tensor", {"bool"}));
-  for (const char *op : {"aten::hypot", "aten::igamma", "aten::igammac"}) c.push_back(binary(op, kF));
+  for (const char *op : {"aten::hypot", "aten::igamma", "aten::igammac", "aten::special_zeta"}) c.push_back(binary(op, kF));
+  c.push_back(binary("aten::gcd", {"i32", "i64"}));
   for (const char *op : {"aten::fmax", "aten::fmin"}) {
     c.push_back(binary(op, kFI));
     c.push_back(broadcast(op, kFI));

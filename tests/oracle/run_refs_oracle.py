@@ -50,6 +50,8 @@ CASES = {
                                                "nextafter", "remainder"]},
     **{f: (f"torch.{f}(p, q)", "pq") for f in ["pow", "igamma", "igammac"]},
     **{f: (f"torch.{f}(i, j)", "ij") for f in ["bitwise_and", "bitwise_or", "bitwise_xor"]},
+    "gcd": ("torch.gcd(i, j)", "ij"),
+    "special_zeta": ("torch.special.zeta(p + 1, q)", "pq"),
     "div_trunc_int": ("torch.div(i, j + 10, rounding_mode='trunc')", "ij"),
     "add_number": ("torch.add(x, 2.5)", "x"),
     "where": ("torch.where(b, x, y)", "bxy"),
