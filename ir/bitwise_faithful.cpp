@@ -10,6 +10,7 @@ namespace {
 // alpha * b never overflows or underflows on its own (a = inf, b = -max f32,
 // alpha = 2: ATen inf, the unfused formula NaN). Exact only for alpha = +-1.
 bool floatingResult(const Node &n) { return !n.outputs.empty() && isFloating(n.outputs[0]->type.dtype); }
+bool floatingOperand(const Node &n) { return !n.inputs.empty() && n.inputs[0] && isFloating(n.inputs[0]->type.dtype); }
 
 bool alphaNotUnit(const Node &n) {
   if (!floatingResult(n)) return false;  // integers wrap: a + alpha * b is exact
@@ -116,6 +117,15 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::sinh", kLibm}, {"aten::cosh", kLibm}, {"aten::asinh", kLibm}, {"aten::acosh", kLibm},
       {"aten::atanh", kLibm}, {"aten::log2", kLibm}, {"aten::log10", kLibm},
       {"aten::fmod.Tensor", kLibm}, {"aten::fmod.Scalar", kLibm},
+      // Note [Special functions] (src/eval/special_functions.h): ATen's own approximations.
+      {"aten::erfc", kLibm}, {"aten::exp2", kLibm}, {"aten::erfinv", kLibm}, {"aten::lgamma", kLibm},
+      {"aten::digamma", kLibm}, {"aten::i0", kLibm}, {"aten::special_i0e", kLibm}, {"aten::special_i1", kLibm},
+      {"aten::special_i1e", kLibm}, {"aten::special_bessel_j0", kLibm}, {"aten::special_bessel_j1", kLibm},
+      {"aten::special_spherical_bessel_j0", kLibm}, {"aten::hypot", kLibm}, {"aten::igamma", kLibm},
+      {"aten::igammac", kLibm}, {"aten::special_zeta", kLibm},
+      {"aten::fmax", "signed zeros: a +0/-0 tie is not measured bit for bit", floatingResult},
+      {"aten::fmin", "signed zeros: a +0/-0 tie is not measured bit for bit", floatingResult},
+      {"aten::signbit", "the sign bit of a NaN is not modelled (x86 makes negative NaNs)", floatingOperand},
   };
   return ops;
 }

@@ -230,6 +230,57 @@ const OpEntry kOps[] = {
     {R"(aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a))", ShapeRule::ExpandAs},
     {R"(aten::type_as(Tensor self, Tensor other) -> Tensor)", ShapeRule::TypeAs},
     {R"(aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor)", ShapeRule::ConstantPadNd},
+    // ---- Elementwise ops that fusions/prims.tvir expands prims into (each prim's
+    // torch 1.13 kernel is this op: Note [prims] in fusions/prims.tvir). Schemas as above.
+    {R"(aten::tan(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::asin(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::acos(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::atan(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::sinh(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::cosh(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::asinh(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::acosh(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::atanh(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::log2(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::log10(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::exp2(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::erfc(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::erfinv(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::lgamma(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::digamma(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::i0(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::special_i0e(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::special_i1(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::special_i1e(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::special_bessel_j0(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::special_bessel_j1(Tensor self) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::special_spherical_bessel_j0(Tensor x) -> Tensor)", ShapeRule::SameFloat},
+    {R"(aten::trunc(Tensor self) -> Tensor)", ShapeRule::Same},
+    {R"(aten::isfinite(Tensor self) -> Tensor)", ShapeRule::SameBool},
+    {R"(aten::isinf(Tensor self) -> Tensor)", ShapeRule::SameBool},
+    {R"(aten::signbit(Tensor self) -> Tensor)", ShapeRule::SameBool},
+    {R"(aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::fmax(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::fmin(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::gcd(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::nextafter(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::hypot(Tensor self, Tensor other) -> Tensor)", ShapeRule::BroadcastFloat},
+    {R"(aten::igamma(Tensor self, Tensor other) -> Tensor)", ShapeRule::BroadcastFloat},
+    {R"(aten::igammac(Tensor self, Tensor other) -> Tensor)", ShapeRule::BroadcastFloat},
+    {R"(aten::special_zeta(Tensor self, Tensor other) -> Tensor)", ShapeRule::BroadcastFloat},
+    // ---- prims whose results torch.fx graphs give (shape rule Declared); their
+    // semantics are views (src/sem/layout.cpp), the other prims expand through
+    // fusions/prims.tvir.
+    {R"(prims::broadcast_in_dim(Tensor(a) a, SymInt[] shape, int[] broadcast_dimensions) -> Tensor(a))", ShapeRule::Declared},
+    {R"(prims::collapse_view(Tensor(a) a, int start, int end) -> Tensor(a))", ShapeRule::Declared},
+    {R"(prims::split_dim(Tensor(a) a, int dim, SymInt outer_length) -> Tensor(a))", ShapeRule::Declared},
+    {R"(prims::cat(Tensor[] tensors, int dim) -> Tensor)", ShapeRule::Cat},
+    {R"(prims::arange(Scalar start, Scalar end, Scalar step, *, ScalarType? dtype, Device? device, bool requires_grad) -> Tensor)", ShapeRule::Declared},
 };
 // clang-format on
 
@@ -266,6 +317,8 @@ const std::map<std::string, ElementMap, std::less<>> kElementMaps = {
     {"aten::select.int", ElementMap::Reorder},    {"aten::flip", ElementMap::Reorder},
     {"aten::split.Tensor", ElementMap::Reorder},  {"aten::split_with_sizes", ElementMap::Reorder},
     {"aten::chunk", ElementMap::Reorder},         {"aten::unbind.int", ElementMap::Reorder},
+    {"prims::broadcast_in_dim", ElementMap::Reshape}, {"prims::collapse_view", ElementMap::Reshape},
+    {"prims::split_dim", ElementMap::Reshape},
 };
 
 // Bitwise-commutative ops (Note [Commutative ops] in src/match/value_numbering.h).

@@ -53,11 +53,23 @@ def normalized_ops():
     return ops
 
 
-def fusion_ops():
-    ops = set()
+def fusion_definitions():
+    """{op: [set of ops one definition's body calls, ...]} for the bundled definitions."""
+    defs = {}
     for path in sorted(glob.glob(os.path.join(ROOT, "fusions/*.tvir"))):
-        ops |= set(re.findall(r"^graph @((?:aten|prim)::[\w.]+)\(", read(path), re.M))
-    return ops
+        for m in re.finditer(r"^graph @((?:aten|prims?)::[\w.]+)\(.*?\n(.*?)^}", read(path), re.M | re.S):
+            defs.setdefault(m.group(1), []).append(set(re.findall(r"= ((?:aten|prims?)::[\w.]+)\(", m.group(2))))
+    return defs
+
+
+def fusion_ops():
+    return set(fusion_definitions())
+
+
+def defined_with_semantics(smt):
+    """Ops without semantics of their own that a bundled definition expands into ops that have them."""
+    return {op for op, bodies in fusion_definitions().items()
+            if op not in smt and any(body and body <= smt for body in bodies)}
 
 
 def coverage(torchtv):
@@ -80,13 +92,16 @@ def render(torchtv):
     reg, norm, fus = registry_ops(), normalized_ops(), fusion_ops()
     known, smt, replay, by_props = coverage(torchtv)
     norm |= by_props
+    by_def = defined_with_semantics(smt)
+    refs_prims = [l.strip() for l in read("third_party/core_aten/refs_prims.txt").splitlines() if l.strip()]
     mark = lambda b: "yes" if b else ""
 
     def rows(ops):
         out = ["| op | read | shape | normalize | fusion | smt | replay |", "|---|---|---|---|---|---|---|"]
         for op in ops:
+            sem = "yes" if op in smt else "by definition" if op in by_def else ""
             out.append(f"| `{op}` | {mark(op in known)} | {mark(op in reg)} | {mark(op in norm)} | "
-                       f"{mark(op in fus)} | {mark(op in smt)} | {mark(op in replay)} |")
+                       f"{mark(op in fus)} | {sem} | {mark(op in replay)} |")
         return out
 
     others = sorted(reg - set(core) - {op for op in reg if op.startswith("prims::")})
@@ -104,14 +119,19 @@ def render(torchtv):
         "bundled definition expands it; `smt` — per-element semantics in `src/sem/` (the prover and",
         "the evaluator; some attribute values may still be unsupported, e.g. `div` rounding modes);",
         "`replay` — LibTorch's dispatcher calls it with the IR's arguments (counterexample replay).",
+        "`smt` says `by definition` for an op without semantics of its own that a bundled definition",
+        "expands into ops that have them (the prims: `fusions/prims.tvir`).",
         "",
         f"Core ATen opset ({len(core)} ops, vendored list: `third_party/core_aten/`): "
         f"{sum(op in known for op in core)} read, {sum(op in reg for op in core)} with a shape rule, {sum(op in norm for op in core)} normalized, "
         f"{sum(op in fus for op in core)} with a fusion definition, {sum(op in smt for op in core)} with "
         f"semantics, {sum(op in replay for op in core)} replayable.",
         "",
-        f"prims ({len(prims)} ops known to LibTorch 1.13): {sum(op in smt for op in prims)} with semantics, "
-        f"{sum(op in reg for op in prims)} with a shape rule.",
+        f"prims ({len(prims)} ops known to LibTorch 1.13): {sum(op in smt or op in by_def for op in prims)} with "
+        f"semantics ({sum(op in smt for op in prims)} of their own, {sum(op in by_def for op in prims)} by definition), "
+        f"{sum(op in reg for op in prims)} with a shape rule. Of the {len(refs_prims)} prims torch._refs calls "
+        f"(`third_party/core_aten/refs_prims.txt`), {sum(op in smt or op in by_def for op in refs_prims)} "
+        f"({100 * sum(op in smt or op in by_def for op in refs_prims) // len(refs_prims)}%) have semantics.",
         "",
         f"All known ops: {len(known)} ({len(known - reg)} of them generated only: schema, no shape rule).",
         "",

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "src/eval/special_functions.h"
 #include "src/sem/derived.h"
 #include "src/sem/semantics.h"
 
@@ -132,6 +133,9 @@ private:
     case TOp::Atanh: return wide ? atanhl(x) : std::atanh(static_cast<double>(x));
     case TOp::Log2: return wide ? log2l(x) : std::log2(static_cast<double>(x));
     case TOp::Log10: return wide ? log10l(x) : std::log10(static_cast<double>(x));
+    case TOp::Erfc: case TOp::Exp2: case TOp::Erfinv: case TOp::Lgamma: case TOp::Digamma: case TOp::I0:
+    case TOp::I0e: case TOp::I1: case TOp::I1e: case TOp::BesselJ0: case TOp::BesselJ1: case TOp::SphJ0:
+      return special::unary(op, static_cast<double>(x));
     default: (void)num; return NAN;
     }
   }
@@ -219,6 +223,26 @@ private:
     case TOp::Atan2: return fin(p_ == Precision::Wide ? atan2l(a, b) : std::atan2(static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::PowT: return fin(p_ == Precision::Wide ? powl(a, b) : std::pow(static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::Fmod: return fin(p_ == Precision::Wide ? fmodl(a, b) : std::fmod(static_cast<double>(a), static_cast<double>(b)), d);
+    case TOp::Gcd: {
+      // ATen's Euclid on |a|, |b| in the dtype: |min| stays negative (two's complement).
+      auto absIn = [d](Real v) {
+        uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
+        return sem::wrapToDType(static_cast<int64_t>(v < 0 ? 0 - u : u), d);
+      };
+      int64_t x = absIn(a), y = absIn(b);
+      while (x != 0) {
+        int64_t r = y % x;
+        y = x;
+        x = r;
+      }
+      return static_cast<Real>(y);
+    }
+    case TOp::Hypot: case TOp::Igamma: case TOp::Igammac: case TOp::Fmax: case TOp::Fmin: case TOp::Zeta:
+      return fin(special::binary(t->op, static_cast<double>(a), static_cast<double>(b)), d);
+    case TOp::Nextafter:
+      if (d == DType::F32) return std::nextafterf(static_cast<float>(a), static_cast<float>(b));
+      if (d == DType::F64) return std::nextafter(static_cast<double>(a), static_cast<double>(b));
+      throw EvalError("nextafter in " + std::string(dtypeName(d)));
     case TOp::Lt: return a < b;
     case TOp::Le: return a <= b;
     case TOp::Gt: return a > b;

@@ -15,7 +15,7 @@ namespace {
 // equal element order. So are these casts to the same dtype and a cat of one
 // tensor.
 const std::set<std::string> kNoOpWhenSameType = {
-    "aten::to.dtype", "aten::type_as", "aten::cat", "prims::convert_element_type",
+    "aten::to.dtype", "aten::to.device", "aten::type_as", "aten::cat", "prims::convert_element_type",
 };
 
 bool isStrided(const Node &n) {
@@ -45,7 +45,8 @@ bool isNoOp(const Node &n) {
   if (n.op == "aten::cat") return n.inputs.size() == 1;
   if (n.op == "aten::t") return in->type.rank() < 2;
   if (kNoOpWhenSameType.count(n.op)) return true;
-  if (n.op == "aten::_to_copy") return isStrided(n);
+  // torch.export writes `.to(dtype)` as to.dtype_layout (a device or layout too).
+  if (n.op == "aten::_to_copy" || n.op == "aten::to.dtype_layout") return isStrided(n);
   if (n.op == "aten::permute") return identityPermutation(n);
   if (n.op == "aten::transpose.int") {
     int64_t r = in->type.rank();

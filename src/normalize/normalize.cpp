@@ -36,6 +36,7 @@ NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const Nor
     run("drop-no-ops", [&] { return dropNoOps(rw); });
     run("fold-constants", [&] { return foldConstants(rw); });
     run("unify-scalar-overloads", [&] { return unifyScalarOverloads(rw); });
+    run("canonical-layout", [&] { return canonicalizeLayout(rw); });
     if (opts.rules) run("rules", [&] { return applyRules(rw, *opts.rules); });
     run("explicit-promotion", [&] { return makePromotionExplicit(rw); });
     run("cse", [&] { return eliminateCommonSubexpressions(rw); });

@@ -21,6 +21,9 @@ bool foldConstants(Rewriter &rw);                          // fold_constants.cpp
 // Tensor overloads with a 0-d constant operand become Scalar overloads; int
 // Scalar arguments of ops on floating tensors become floats.
 bool unifyScalarOverloads(Rewriter &rw);                   // unify_overloads.cpp
+// One spelling of each layout op: view sizes, transposes, splits (Note
+// [Canonical layout ops]).
+bool canonicalizeLayout(Rewriter &rw);                     // canonical_layout.cpp
 // Mixed-dtype operands of promoting ops get an explicit _to_copy.
 bool makePromotionExplicit(Rewriter &rw);                  // explicit_promotion.cpp
 // Inlines the definition of every op the library defines.

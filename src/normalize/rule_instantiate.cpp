@@ -1,5 +1,6 @@
 // A rule's two sides as small graphs, for the test that proves every rule.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <unordered_set>
 
@@ -50,8 +51,8 @@ void fillAny(Pattern &p, DType dtype) {
 }
 
 // Values tried for attribute variables: ones that satisfy and ones that fail
-// typical preconditions, of both signs.
-const double kCandidates[] = {2.0, 0.5, -4.0, 3.0, 0.1};
+// typical preconditions, of both signs (-1: the last dim, for dim arguments).
+const double kCandidates[] = {2.0, 0.5, -4.0, 3.0, 0.1, -1.0, 0.0};
 
 }  // namespace
 
@@ -63,10 +64,17 @@ std::vector<RuleInstance> instantiateRule(const Rule &r, DType dtype) {
   std::vector<RuleInstance> out;
   for (double c : kCandidates) {
     RuleBindings b;
+    bool fits = true;
     for (const auto &[a, kind] : avars) {
       if (kind == ArgKind::ScalarType) b.attrs[a] = dtype == DType::F64 ? DType::F32 : DType::F64;
-      else b.attrs[a] = isFloating(dtype) ? Attribute(c) : Attribute(static_cast<int64_t>(c));
+      // An int variable is a dim in every rule so far: only candidates that index the
+      // [2, 3] test tensors (0 and -1) make an instance.
+      else if (kind == ArgKind::Int) {
+        b.attrs[a] = static_cast<int64_t>(c);
+        fits = fits && c == std::trunc(c) && c >= -2 && c <= 1;
+      } else b.attrs[a] = isFloating(dtype) ? Attribute(c) : Attribute(static_cast<int64_t>(c));
     }
+    if (!fits) continue;
     if (r.precondition) {
       auto ok = evalAttr(*r.precondition, b);
       if (!ok || !ok->asBool()) continue;

@@ -155,7 +155,12 @@ void addElementwise(HandlerTable &t) {
            {"aten::trunc", TOp::Trunc}, {"aten::tan", TOp::Tan}, {"aten::asin", TOp::Asin},
            {"aten::acos", TOp::Acos}, {"aten::atan", TOp::Atan}, {"aten::sinh", TOp::Sinh},
            {"aten::cosh", TOp::Cosh}, {"aten::asinh", TOp::Asinh}, {"aten::acosh", TOp::Acosh},
-           {"aten::atanh", TOp::Atanh}, {"aten::log2", TOp::Log2}, {"aten::log10", TOp::Log10}}) {
+           {"aten::atanh", TOp::Atanh}, {"aten::log2", TOp::Log2}, {"aten::log10", TOp::Log10},
+           {"aten::erfc", TOp::Erfc}, {"aten::exp2", TOp::Exp2}, {"aten::erfinv", TOp::Erfinv},
+           {"aten::lgamma", TOp::Lgamma}, {"aten::digamma", TOp::Digamma}, {"aten::i0", TOp::I0},
+           {"aten::special_i0e", TOp::I0e}, {"aten::special_i1", TOp::I1}, {"aten::special_i1e", TOp::I1e},
+           {"aten::special_bessel_j0", TOp::BesselJ0}, {"aten::special_bessel_j1", TOp::BesselJ1},
+           {"aten::special_spherical_bessel_j0", TOp::SphJ0}}) {
     TOp o = op;
     t[name] = [o](OpEnv &e) {
       bool rounding = o == TOp::Floor || o == TOp::Ceil || o == TOp::Round || o == TOp::Trunc;
@@ -304,6 +309,26 @@ void addElementwise(HandlerTable &t) {
   };
   t["aten::minimum"] = [](OpEnv &e) { return binaryArith(e, TOp::Minimum, false); };
   t["aten::atan2"] = [](OpEnv &e) { return binaryArith(e, TOp::Atan2, false); };
+  t["aten::hypot"] = [](OpEnv &e) { return binaryArith(e, TOp::Hypot, false); };
+  t["aten::igamma"] = [](OpEnv &e) { return binaryArith(e, TOp::Igamma, false); };
+  t["aten::igammac"] = [](OpEnv &e) { return binaryArith(e, TOp::Igammac, false); };
+  t["aten::special_zeta"] = [](OpEnv &e) { return binaryArith(e, TOp::Zeta, false); };
+  t["aten::gcd"] = [](OpEnv &e) {
+    if (!isIntegral(outDType(e))) e.unsupported("gcd of a non-integral dtype");
+    return binaryArith(e, TOp::Gcd, false);
+  };
+  // fmax/fmin ignore a NaN operand (IEEE maxNum); on integers they are maximum/minimum.
+  t["aten::fmax"] = [](OpEnv &e) {
+    return binaryArith(e, isFloating(outDType(e)) ? TOp::Fmax : TOp::Maximum, false);
+  };
+  t["aten::fmin"] = [](OpEnv &e) {
+    return binaryArith(e, isFloating(outDType(e)) ? TOp::Fmin : TOp::Minimum, false);
+  };
+  t["aten::nextafter"] = [](OpEnv &e) {
+    DType d = outDType(e);
+    if (d != DType::F32 && d != DType::F64) e.unsupported("nextafter in " + std::string(dtypeName(d)));
+    return binaryArith(e, TOp::Nextafter, false);
+  };
   // pow(Scalar self, Tensor exponent): ATen makes self a wrapped number and
   // runs pow.Tensor_Tensor (self == 1 gives ones).
   t["aten::pow.Scalar"] = [](OpEnv &e) {
@@ -357,6 +382,25 @@ void addElementwise(HandlerTable &t) {
     DType d = e.inType(0).dtype;
     if (!isFloating(d)) return e.tc.boolConstant(false);
     return e.tc.make(TOp::IsInf, {e.operand(0, d)}, d);
+  };
+  t["aten::isfinite"] = [](OpEnv &e) {
+    DType d = e.inType(0).dtype;
+    if (!isFloating(d)) return e.tc.boolConstant(true);
+    TermPtr x = e.operand(0, d);
+    TermPtr nonFinite = e.tc.make(TOp::Or, {e.tc.make(TOp::IsNan, {x}, d), e.tc.make(TOp::IsInf, {x}, d)}, DType::Bool);
+    return e.tc.make(TOp::Not, {nonFinite}, DType::Bool);
+  };
+  // signbit(x) = x < 0, or x is -0 (1 / -0 = -inf). A NaN's sign bit is not
+  // modelled (the term says false): ir/bitwise_faithful.cpp holds it real-only.
+  t["aten::signbit"] = [](OpEnv &e) {
+    DType d = e.inType(0).dtype;
+    TermPtr x = e.operand(0, d), zero = e.tc.constant(0, d);
+    TermPtr negative = e.tc.make(TOp::Lt, {x, zero}, d);
+    if (!isFloating(d)) return negative;
+    TermPtr negZero = e.tc.make(TOp::And, {e.tc.make(TOp::Eq, {x, zero}, d),
+                                           e.tc.make(TOp::Lt, {e.tc.make(TOp::Div, {e.tc.constant(1, d), x}, d), zero}, d)},
+                                DType::Bool);
+    return e.tc.make(TOp::Or, {negative, negZero}, DType::Bool);
   };
   // &, |, ^ on bool tensors (masks); integer bit operations have no term yet.
   for (auto [name, op] : std::vector<std::pair<const char *, TOp>>{

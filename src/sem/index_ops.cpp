@@ -550,7 +550,7 @@ void addIndex(HandlerTable &t) {
     if (v != static_cast<double>(static_cast<int64_t>(v))) e.unsupported(std::string("a non-integral ") + name);
     return static_cast<int64_t>(v);
   };
-  for (const char *name : {"aten::arange", "aten::arange.start", "aten::arange.start_step"})
+  for (const char *name : {"aten::arange", "aten::arange.start", "aten::arange.start_step", "prims::arange"})
     t[name] = [iota, integerAttr](OpEnv &e) { return iota(e, integerAttr(e, "start", 0), integerAttr(e, "step", 1)); };
   t["aten::one_hot"] = [](OpEnv &e) {
     const TensorType &x = e.inType(0);

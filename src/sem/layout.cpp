@@ -273,6 +273,26 @@ void addLayout(HandlerTable &t) {
     return e.tc.select(in, e.operandAt(0, g, dt), e.tc.constant(0, dt));
   };
   t["aten::reshape"] = view;
+  // The prims' views (torch._refs): collapse_view and split_dim merge or split
+  // dims in row-major order, and the result's type gives the new shape.
+  t["prims::collapse_view"] = view;
+  t["prims::split_dim"] = view;
+  // broadcast_in_dim(a, shape, broadcast_dimensions): input dim j becomes
+  // output dim broadcast_dimensions[j] (an input dim of size 1 is broadcast);
+  // the output's other dims are new.
+  t["prims::broadcast_in_dim"] = [](OpEnv &e) {
+    const std::vector<int64_t> &dims = e.node.attr("broadcast_dimensions").asInts();
+    const Shape &in = e.inType(0).shape;
+    if (dims.size() != in.size()) e.unsupported("broadcast_dimensions of another rank than the input");
+    std::vector<IndexExpr> idx;
+    for (size_t j = 0; j < dims.size(); ++j) {
+      int64_t d = wrapped(e, dims[j], e.outType().rank());
+      bool one = in[j].isConcrete() && in[j].size() == 1;
+      if (!one && !(in[j] == e.outType().shape[d])) e.unsupported("an input dim that is neither 1 nor the output's");
+      idx.push_back(one ? IndexExpr::constant(0) : e.index[d]);
+    }
+    return passThrough(e, idx);
+  };
   t["aten::_unsafe_view"] = view;
   t["aten::_reshape_alias"] = reshapeAlias;
   t["aten::expand"] = [](OpEnv &e) { return e.operand(0, e.outType().dtype); };
@@ -393,6 +413,8 @@ void addLayout(HandlerTable &t) {
     }
     return result;
   };
+  t["prims::cat"] = t.at("aten::cat");  // the same arguments (tensors, dim)
+
   t["aten::stack"] = [](OpEnv &e) {
     int64_t r = e.outType().rank();
     int64_t d = wrapped(e, e.node.attr("dim").asInt(), r);

@@ -291,6 +291,33 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     }
     if (lastRung) break;
   }
+  // Note [Widening at level bitwise]
+  // The bitwise query runs on the smallest region, whose frontier values are
+  // free: a shared |x| read by `|x| != inf` loses that it is |x|, which
+  // isfinite(x) on the other side needs. Where no real proof exists either
+  // (an infinity constant has no real value), the bitwise query is asked
+  // once more with the frontier widened, bounded (Note [Bounded widening]),
+  // so it costs only outputs that would otherwise stay unknown.
+  if (limits_.solver && secondsLeft(limits_) > 0) {
+    sem::TermContext wide;
+    try {
+      Region matched = buildRegion(wide, in_, a, b, Frontier::Matched, RegionMode::Bitwise, limits_.maxRegionTerms);
+      Region r = buildRegion(wide, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms,
+                             kWideningBound);
+      if (r.key != matched.key && (r.reference == r.production ||
+                                   query(wide, r, smt::Arith::Ieee).answer == smt::Answer::Equal)) {
+        out.proven = true;
+        out.level = Level::Bitwise;
+        out.reason = reasons::kProvenBitwise;
+        out.provenAt = Frontier::Inputs;
+        out.provenExpansions = kWideningBound;
+        out.widenedKey = regionGraphKey(in_, a, b, Frontier::Inputs, RegionMode::Real, kWideningBound);
+        return out;
+      }
+    } catch (const sem::Unsupported &) {
+      // the widened region has no bitwise terms: the notes above stand
+    }
+  }
   out.reason = reasons::kNotProven;
   for (const std::string &n : notes) out.reason += "; " + n;
   return out;

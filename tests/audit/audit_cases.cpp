@@ -52,6 +52,13 @@ std::vector<AuditCase> build() {
                          "aten::asinh", "aten::acosh", "aten::atanh", "aten::log2", "aten::log10"})
     c.push_back(unary(op, kF));
   c.push_back(unary("aten::isinf", kFI, "", "bool"));
+  // Note [Special functions] (src/eval/special_functions.h): the prims torch._refs uses.
+  for (const char *op : {"aten::erfc", "aten::exp2", "aten::erfinv", "aten::lgamma", "aten::digamma", "aten::i0",
+                         "aten::special_i0e", "aten::special_i1", "aten::special_i1e", "aten::special_bessel_j0",
+                         "aten::special_bessel_j1", "aten::special_spherical_bessel_j0"})
+    c.push_back(unary(op, kF));
+  c.push_back(unary("aten::isfinite", kFI, "", "bool"));
+  c.push_back(unary("aten::signbit", kFI, "", "bool"));
   c.push_back(unary("aten::pow.Scalar", kF, "self=2.5"));
   c.push_back(unary("aten::pow.Scalar", kF, "self=-0.5"));
   c.push_back(unary("aten::fmod.Scalar", kF, "other=1.5"));
@@ -124,6 +131,13 @@ std::vector<AuditCase> build() {
     c.push_back(broadcast(op, kFI));
   }
   c.push_back(binary("aten::mul.Tensor", {"bool"}));
+  for (const char *op : {"aten::hypot", "aten::igamma", "aten::igammac", "aten::special_zeta"}) c.push_back(binary(op, kF));
+  c.push_back(binary("aten::gcd", {"i32", "i64"}));
+  for (const char *op : {"aten::fmax", "aten::fmin"}) {
+    c.push_back(binary(op, kFI));
+    c.push_back(broadcast(op, kFI));
+  }
+  c.push_back(binary("aten::nextafter", kF32));
   c.push_back(binary("aten::add.Tensor", kF, "alpha=2"));
   c.push_back(binary("aten::sub.Tensor", kFI, "alpha=-1"));
   c.push_back(binary("aten::div.Tensor", kF));
@@ -189,6 +203,13 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::new_zeros", kFI, "(%x: $T[2]) -> ($T[3]) {\n  %y: $T[3] = aten::new_zeros(%x) {size=[3]}\n  return %y\n}"));
   c.push_back(fixed("aten::scalar_tensor", kF, "() -> ($T[]) {\n  %y: $T[] = aten::scalar_tensor() {s=0.1, dtype=$T}\n  return %y\n}"));
   c.push_back(fixed("prim::constant", kF, "() -> ($T[3]) {\n  %y: $T[3] = prim::constant() {data=[0.1, -0.0, inf]}\n  return %y\n}"));
+  // LibTorch has no prims (they are Python ops): listed, not run; tests/oracle/run_refs_oracle.py
+  // checks them against torch._refs.
+  c.push_back(fixed("prims::broadcast_in_dim", kFIB, "(%x: $T[5,1]) -> ($T[3,5,4]) {\n  %y: $T[3,5,4] = prims::broadcast_in_dim(%x) {shape=[3,5,4], broadcast_dimensions=[1,2]}\n  return %y\n}"));
+  c.push_back(fixed("prims::collapse_view", kFIB, "(%x: $T[2,3,4]) -> ($T[6,4]) {\n  %y: $T[6,4] = prims::collapse_view(%x) {start=0, end=2}\n  return %y\n}"));
+  c.push_back(fixed("prims::split_dim", kFIB, "(%x: $T[6,4]) -> ($T[2,3,4]) {\n  %y: $T[2,3,4] = prims::split_dim(%x) {dim=0, outer_length=2}\n  return %y\n}"));
+  c.push_back(fixed("prims::cat", kFIB, "(%a: $T[2,3], %b: $T[2,4]) -> ($T[2,7]) {\n  %y: $T[2,7] = prims::cat(%a, %b) {dim=1}\n  return %y\n}"));
+  c.push_back(fixed("prims::arange", {"i64"}, "() -> ($T[4]) {\n  %y: $T[4] = prims::arange() {start=1, end=9, step=2, dtype=$T, device=\"cpu\", requires_grad=false}\n  return %y\n}"));
   c.push_back(fixed("prims::iota", {"i64", "i32"}, "() -> ($T[4]) {\n  %y: $T[4] = prims::iota() {length=4, start=3, step=-2, dtype=$T, device=\"cpu\", requires_grad=false}\n  return %y\n}"));
   // torch >= 2.0 ops LibTorch 1.13 lacks ("not run"; tests/unit/test_registry.cpp evaluates them).
   c.push_back(fixed("aten::sym_size.int", kF, "(%x: $T[4,3]) -> (i64[]) {\n  %y: i64[] = aten::sym_size.int(%x) {dim=1}\n  return %y\n}"));

@@ -1,0 +1,103 @@
+// Note [Canonical layout ops]
+// Eager code, torch.export and its decompositions spell one layout operation
+// several ways, and value numbering keys on the op and its attributes, so a
+// model and its own decomposition diverge at the first spelling that differs
+// (a transformer's attention: transpose(1, 2) against permute([0, 2, 1, 3]),
+// view([-1, 16, 8]) against view([4, 16, 8]), reshape against view, split
+// against split_with_sizes). One spelling each, all bitwise (the IR is
+// logical: a value is its elements in row-major order, Note [_reshape_alias
+// is a reshape] in src/sem/layout.cpp):
+//  - view, reshape, _unsafe_view of a concrete result: view with the result's
+//    sizes (no -1);
+//  - permute that swaps two dims: transpose.int(i, j) with 0 <= i < j, and a
+//    transpose's dims likewise ordered and non-negative;
+//  - split.Tensor: split_with_sizes with each piece's size.
+#include "src/normalize/passes.h"
+
+#include "ir/op_registry.h"
+
+namespace torchtv {
+
+namespace {
+
+std::optional<std::vector<int64_t>> concreteSizes(const Shape &s) {
+  std::vector<int64_t> out;
+  for (const Dim &d : s) {
+    if (!d.isConcrete()) return std::nullopt;
+    out.push_back(d.size());
+  }
+  return out;
+}
+
+// Builds `spec` and replaces n's outputs with it, if every result type is unchanged.
+bool replaceWith(Rewriter &rw, Node *n, NodeSpec spec) {
+  spec.loc = n->loc;
+  Node *s = rw.build(std::move(spec), rw.anyOutputReal(*n));
+  if (s->outputs.size() != n->outputs.size()) return false;
+  for (size_t i = 0; i < s->outputs.size(); ++i)
+    if (s->outputs[i]->type != n->outputs[i]->type) return false;
+  for (size_t i = 0; i < s->outputs.size(); ++i) rw.replace(n->outputs[i], s->outputs[i]);
+  return true;
+}
+
+bool canonicalView(Rewriter &rw, Node *n) {
+  if (n->op != "aten::view" && n->op != "aten::reshape" && n->op != "aten::_unsafe_view") return false;
+  auto sizes = concreteSizes(n->outputs[0]->type.shape);
+  if (!sizes) return false;
+  const char *arg = n->op == "aten::reshape" ? "shape" : "size";
+  if (n->op == "aten::view" && n->attr(arg).asInts() == *sizes) return false;
+  return replaceWith(rw, n, NodeSpec{"aten::view", {n->inputs[0]}, {{"size", *sizes}}, {}, {}, {}});
+}
+
+bool canonicalTranspose(Rewriter &rw, Node *n) {
+  int64_t rank = n->inputs.empty() || !n->inputs[0] ? 0 : n->inputs[0]->type.rank();
+  std::optional<int64_t> i, j;
+  if (n->op == "aten::permute") {
+    const std::vector<int64_t> &dims = n->attr("dims").asInts();
+    if (static_cast<int64_t>(dims.size()) != rank) return false;
+    std::vector<int64_t> moved;
+    for (int64_t k = 0; k < rank; ++k) {
+      auto d = wrapDim(dims[k], rank);
+      if (!d) return false;
+      if (*d != k) moved.push_back(k);
+    }
+    if (moved.size() != 2) return false;
+    i = moved[0];
+    j = moved[1];
+  } else if (n->op == "aten::transpose.int") {
+    i = wrapDim(n->attr("dim0").asInt(), rank);
+    j = wrapDim(n->attr("dim1").asInt(), rank);
+    if (!i || !j || *i == *j) return false;
+    if (*i > *j) std::swap(i, j);
+    if (n->attr("dim0").asInt() == *i && n->attr("dim1").asInt() == *j) return false;
+  } else {
+    return false;
+  }
+  return replaceWith(rw, n, NodeSpec{"aten::transpose.int", {n->inputs[0]}, {{"dim0", *i}, {"dim1", *j}}, {}, {}, {}});
+}
+
+bool canonicalSplit(Rewriter &rw, Node *n) {
+  if (n->op != "aten::split.Tensor") return false;
+  int64_t rank = n->inputs[0]->type.rank();
+  auto dim = wrapDim(n->attr("dim").asInt(), rank);
+  if (!dim) return false;
+  std::vector<int64_t> sizes;
+  for (const Value *piece : n->outputs) {
+    const Dim &d = piece->type.shape[*dim];
+    if (!d.isConcrete()) return false;
+    sizes.push_back(d.size());
+  }
+  return replaceWith(rw, n,
+                     NodeSpec{"aten::split_with_sizes", {n->inputs[0]}, {{"split_sizes", sizes}, {"dim", *dim}}, {}, {}, {}});
+}
+
+}  // namespace
+
+bool canonicalizeLayout(Rewriter &rw) {
+  return rw.rewriteEach([&](Node *n) {
+    if (n->inputs.empty() || !n->inputs[0] || n->outputs.empty()) return false;
+    return canonicalView(rw, n) || canonicalTranspose(rw, n) || canonicalSplit(rw, n);
+  });
+}
+
+}  // namespace torchtv
