@@ -278,45 +278,43 @@ std::vector<long long> unflatten(const Shape &shape, size_t flat) {
 
 namespace {
 
-// Evaluates every output of `node` into `values`, its operands' values already there.
-void evaluateNode(const Node &n, Precision precision, std::map<const Value *, EvalTensor> &values) {
+// Output o of `node`, its operands' values already in `values`.
+EvalTensor evaluateOutput(const Node &n, size_t o, Precision precision, const std::map<const Value *, EvalTensor> &values) {
   const Node *node = &n;
   std::vector<const EvalTensor *> operands;
   for (const Value *v : node->inputs) operands.push_back(v ? &values.at(v) : nullptr);
-  for (size_t o = 0; o < node->outputs.size(); ++o) {
-    const Value *out = node->outputs[o];
-    EvalTensor result{out->type, {}};
-    std::vector<int64_t> shape = dims(out->type.shape);
-    sem::TermContext tc;
-    std::vector<IndexExpr> idx;
-    std::vector<int> vars;
-    for (const Dim &d : out->type.shape) {
-      vars.push_back(tc.vars.fresh(d, "i"));
-      idx.push_back(IndexExpr::var(vars.back()));
-    }
-    TermPtr term;
-    try {
-      term = sem::opTerm(tc, *node, static_cast<int>(o), idx, [&](int k, const std::vector<IndexExpr> &at) {
-        const Value *v = node->inputs.at(k);
-        return tc.read(k, at, v->type.dtype);
-      });
-    } catch (const sem::Unsupported &e) {
-      throw EvalError(e.what());
-    }
-    NodeEvaluator ev(tc, precision, operands);
-    auto total = numel(out->type.shape).value_or(0);
-    result.values.resize(static_cast<size_t>(total));
-    for (int64_t flat = 0; flat < total; ++flat) {
-      int64_t rest = flat;
-      for (size_t d = shape.size(); d-- > 0;) {
-        ev.setVar(vars[d], rest % shape[d]);
-        rest /= shape[d];
-      }
-      ev.newElement();
-      result.values[static_cast<size_t>(flat)] = ev.eval(term);
-    }
-    values[out] = std::move(result);
+  const Value *out = node->outputs[o];
+  EvalTensor result{out->type, {}};
+  std::vector<int64_t> shape = dims(out->type.shape);
+  sem::TermContext tc;
+  std::vector<IndexExpr> idx;
+  std::vector<int> vars;
+  for (const Dim &d : out->type.shape) {
+    vars.push_back(tc.vars.fresh(d, "i"));
+    idx.push_back(IndexExpr::var(vars.back()));
   }
+  TermPtr term;
+  try {
+    term = sem::opTerm(tc, *node, static_cast<int>(o), idx, [&](int k, const std::vector<IndexExpr> &at) {
+      const Value *v = node->inputs.at(k);
+      return tc.read(k, at, v->type.dtype);
+    });
+  } catch (const sem::Unsupported &e) {
+    throw EvalError(e.what());
+  }
+  NodeEvaluator ev(tc, precision, operands);
+  auto total = numel(out->type.shape).value_or(0);
+  result.values.resize(static_cast<size_t>(total));
+  for (int64_t flat = 0; flat < total; ++flat) {
+    int64_t rest = flat;
+    for (size_t d = shape.size(); d-- > 0;) {
+      ev.setVar(vars[d], rest % shape[d]);
+      rest /= shape[d];
+    }
+    ev.newElement();
+    result.values[static_cast<size_t>(flat)] = ev.eval(term);
+  }
+  return result;
 }
 
 }  // namespace
@@ -326,9 +324,29 @@ std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTens
   std::map<const Value *, EvalTensor> values;
   if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
-  for (const auto &node : g.nodes()) evaluateNode(*node, precision, values);
+  // An output that cannot be evaluated fails the graph only where it is read
+  // (max.dim's indices, argmax, have no semantics; its values do).
+  std::map<const Value *, std::string> failed;
+  auto need = [&](const Value *v) {
+    if (auto it = failed.find(v); it != failed.end()) throw EvalError(it->second);
+  };
+  for (const auto &node : g.nodes()) {
+    for (const Value *v : node->inputs)
+      if (v) need(v);
+    for (size_t o = 0; o < node->outputs.size(); ++o) {
+      try {
+        values[node->outputs[o]] = evaluateOutput(*node, o, precision, values);
+      } catch (const EvalError &e) {
+        if (node->outputs.size() == 1) throw;
+        failed.emplace(node->outputs[o], e.what());
+      }
+    }
+  }
   std::vector<EvalTensor> outs;
-  for (const Value *v : g.outputs()) outs.push_back(values.at(v));
+  for (const Value *v : g.outputs()) {
+    need(v);
+    outs.push_back(values.at(v));
+  }
   if (trace) *trace = std::move(values);
   return outs;
 }
@@ -342,10 +360,13 @@ std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::v
     bool operandsKnown = std::all_of(node->inputs.begin(), node->inputs.end(),
                                      [&](const Value *v) { return !v || values.count(v); });
     if (!operandsKnown) continue;
-    try {
-      evaluateNode(*node, precision, values);
-    } catch (const std::exception &) {  // EvalError, or sem::Unsupported from an element
-      for (const Value *out : node->outputs) values.erase(out);  // none half-evaluated
+    // Each output whole or not at all: max.dim's values are known where its
+    // indices (argmax) have no semantics.
+    for (size_t o = 0; o < node->outputs.size(); ++o) {
+      try {
+        values[node->outputs[o]] = evaluateOutput(*node, o, precision, values);
+      } catch (const std::exception &) {  // EvalError, or sem::Unsupported from an element
+      }
     }
   }
   return values;
