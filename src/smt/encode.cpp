@@ -10,7 +10,8 @@ namespace torchtv::smt {
 using sem::TermPtr;
 using sem::TOp;
 
-Encoder::Encoder(z3::context &c, const sem::TermContext &tc, Arith arith) : c_(c), tc_(tc), arith_(arith) {}
+Encoder::Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, std::map<int, int64_t> indexBounds)
+    : c_(c), tc_(tc), arith_(arith), indexBounds_(std::move(indexBounds)) {}
 
 z3::sort Encoder::sortOf(DType d) {
   if (d == DType::Bool) return c_.bool_sort();
@@ -201,6 +202,10 @@ z3::expr Encoder::compute(TermPtr t) {
     for (const sem::IndexExpr &e : t->index) idx.push_back(index(e));
     z3::expr v = uf("t" + std::to_string(t->slot), idx, sortOf(d));
     reads_.push_back({t->slot, idx, v});
+    // Note [Index inputs in range] (signed comparisons of the bit-vector).
+    auto bound = indexBounds_.find(t->slot);
+    if (bound != indexBounds_.end() && isIntegral(d) && d != DType::U8 && d != DType::U64)
+      constraints_.push_back(v >= c_.bv_val(0, dtypeBits(d)) && v < c_.bv_val(bound->second, dtypeBits(d)));
     return v;
   }
   case TOp::IndexCmp: {
@@ -286,7 +291,13 @@ z3::expr Encoder::compute(TermPtr t) {
     switch (t->op) {
     case TOp::Add: return A(0) + A(1);
     case TOp::Sub: return A(0) - A(1);
-    case TOp::Mul: return A(0) * A(1);
+    case TOp::Mul:
+      // A mask as a factor (x * float(c)): ite(c, x, 0), linear where Z3 reads a product of two
+      // unknowns as nonlinear (a one-hot picking a row's target timed out).
+      for (int i : {0, 1})
+        if (t->args[i]->op == TOp::Cast && t->args[i]->args[0]->dtype == DType::Bool)
+          return z3::ite(encode(t->args[i]->args[0]), A(1 - i), c_.real_val(0));
+      return A(0) * A(1);
     case TOp::Div: return A(0) / A(1);
     case TOp::Neg: return -A(0);
     case TOp::Abs: return z3::ite(A(0) < 0, -A(0), A(0));

@@ -13,13 +13,14 @@ namespace torchtv::smt {
 
 class Encoder {
 public:
-  Encoder(z3::context &c, const sem::TermContext &tc, Arith arith);
+  Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, std::map<int, int64_t> indexBounds = {});
 
   z3::expr encode(sem::TermPtr t);
   // "Equal" as the verdicts define it: IEEE values equal bit for bit except
   // that every NaN equals every NaN (SMT-LIB's = on FP sorts does exactly that).
   z3::expr same(const z3::expr &a, const z3::expr &b) { return a == b; }
-  // Range constraints of every free index variable met so far.
+  // Range constraints of every free index variable met so far, and of the
+  // reads of bounded index tensors (QueryOptions::indexBounds).
   const std::vector<z3::expr> &constraints() const { return constraints_; }
   struct ReadSite {
     int slot;
@@ -54,6 +55,7 @@ private:
   std::vector<z3::expr> constraints_;
   std::vector<ReadSite> reads_;
   std::map<std::string, z3::expr> dimSymbols_;
+  std::map<int, int64_t> indexBounds_;  // QueryOptions::indexBounds
 };
 
 }  // namespace torchtv::smt

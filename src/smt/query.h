@@ -2,6 +2,7 @@
 // z3++.h; only src/smt/*.cpp do (Note [Solver isolation]).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct QueryOptions {
   unsigned seed = 0;
   double deadlineSeconds = kDefaultQuerySeconds;  // wall clock for this query, a guard only
   unsigned memoryMB = kDefaultSolverMemoryMB;  // Note [Solver memory cap]
+  // Every element of these integer tensors (by slot) lies in [0, bound)
+  // (Note [Index inputs in range] in src/verify/input_domains.h).
+  std::map<int, int64_t> indexBounds;
 };
 
 // One element of a tensor read in a model.

@@ -72,7 +72,7 @@ double parseDouble(const std::string &s) {
 std::string solve(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Arith arith, const QueryOptions &o) {
   try {
     z3::context c;
-    Encoder enc(c, tc, arith);
+    Encoder enc(c, tc, arith, o.indexBounds);
     z3::expr ea = enc.encode(a), eb = enc.encode(b);
     z3::solver s(c);
     z3::params p(c);

@@ -344,7 +344,8 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
   std::unordered_set<const Value *> constants;
   addConstantValues(g.ref, constants);
   addConstantValues(g.prod, constants);
-  RegionInputs regionInputs{g.ref, g.prod, m.vn, shared, matrixProducts, constants};
+  const IndexDomains indexDomains = indexDomainsByNumber(g.ref, g.prod, m.vn);
+  RegionInputs regionInputs{g.ref, g.prod, m.vn, shared, matrixProducts, constants, &indexDomains};
   Prover prover(regionInputs, limits);
 
   size_t decided = result.outputs.size() - pending.size();

@@ -119,6 +119,10 @@ public:
     for (const auto &n : ref.nodes())
       for (const Value *v : n->outputs) byNumber_[vn.number(v)].push_back(v);
     for (const Value *v : ref.inputs()) byNumber_[vn.number(v)].push_back(v);
+    // Note [Index inputs in range]: the reference's values and the inputs (production's own values are
+    // not numbered yet: a cut between them is proven without their ranges).
+    indexDomains_ = indexDomainsByNumber(ref, prod, vn);
+    regionInputs_.indexDomains = &indexDomains_;
     ProverLimits cutLimits = limits;
     cutLimits.maxRegionTerms = kMaxRegionTerms;
     cutLimits.querySeconds = std::min(limits.querySeconds, kQuerySeconds);
@@ -261,6 +265,7 @@ private:
   std::unordered_set<int> refNumbers_, shared_, matrixProducts_;
   std::unordered_set<const Value *> constants_;
   std::unordered_map<int, std::vector<const Value *>> byNumber_;    // reference values by number
+  IndexDomains indexDomains_;
   RegionInputs regionInputs_;
   std::optional<Prover> normalFormProver_, solverProver_;
   bool evaluated_ = false;

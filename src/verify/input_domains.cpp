@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "ir/op_registry.h"
+#include "src/verify/verdict.h"
 
 namespace torchtv {
 
@@ -89,14 +90,22 @@ std::vector<InputDomain> inputDomains(const Graph &g) {
   std::vector<InputDomain> domains;
   for (const Value *input : g.inputs()) {
     InputDomain d;
+    d.inputName = input->name;
     bool floating = isFloating(input->type.dtype);
     forEachUse(input, uses, [&](const Node &node, size_t pos) {
       OpProps props = opProps(node.op);
       const std::string *arg = argName(node, pos);
       if (!arg) return;
       if (props.indexes && *arg == props.indexes->index)
-        if (auto size = indexedDimSize(node, *props.indexes); size && *size > 0)
-          d.indexBound = std::min(d.indexBound.value_or(*size), *size);
+        if (auto size = indexedDimSize(node, *props.indexes); size && *size > 0 && (!d.indexBound || *size < *d.indexBound)) {
+          d.indexBound = *size;
+          d.indexedBy = node.op;
+          d.ignoredIndex.reset();
+          auto ignore = node.attrs.find("ignore_index");
+          if (ignore != node.attrs.end() && ignore->second.isInt() &&
+              (ignore->second.asInt() < 0 || ignore->second.asInt() >= *size))
+            d.ignoredIndex = ignore->second.asInt();
+        }
       if (!props.positiveArg.empty() && *arg == props.positiveArg) d.positive = true;
       if (!floating) return;
       if (props.masks && !props.masks->summand && *arg == props.masks->arg) d.additiveMask = true;
@@ -113,6 +122,60 @@ std::vector<InputDomain> inputDomains(const Graph &g) {
     domains.push_back(d);
   }
   return domains;
+}
+
+namespace {
+
+// Whether every value of [0, bound) fits an integer dtype (the conversions on
+// the way from an index input keep its value then).
+bool holdsIndices(DType d, int64_t bound) {
+  if (!isIntegral(d) || d == DType::U64) return false;
+  int bits = dtypeBits(d) - (d == DType::U8 ? 0 : 1);
+  return bits >= 63 || bound - 1 <= (int64_t(1) << bits) - 1;
+}
+
+// The graph input whose elements `v` holds, moved but unchanged, with every
+// value on the way able to hold indices below `bound`; null when none.
+const Value *indexSource(const Value *v, const Graph &g, const std::vector<std::optional<int64_t>> &bounds) {
+  for (const Value *at = v;; at = at->producer->inputs[0]) {
+    if (!at->producer) {
+      const auto &inputs = g.inputs();
+      auto it = std::find(inputs.begin(), inputs.end(), at);
+      size_t i = static_cast<size_t>(it - inputs.begin());
+      if (it == inputs.end() || !bounds[i]) return nullptr;
+      for (const Value *w = v; w != at; w = w->producer->inputs[0])
+        if (!holdsIndices(w->type.dtype, *bounds[i])) return nullptr;
+      return holdsIndices(at->type.dtype, *bounds[i]) ? at : nullptr;
+    }
+    if (!movesElements(*at->producer) || at->producer->inputs.empty() || !at->producer->inputs[0]) return nullptr;
+  }
+}
+
+}  // namespace
+
+// Note [Index inputs in range]
+IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const ValueNumbering &vn) {
+  std::vector<std::optional<int64_t>> bounds;
+  std::vector<std::string> texts;
+  for (const InputDomain &d : inputDomains(ref)) {
+    bounds.push_back(d.indexBound);
+    texts.push_back(d.indexBound ? indexAssumption(d.inputName, *d.indexBound, d.indexedBy, d.ignoredIndex) : "");
+  }
+  IndexDomains out;
+  for (const Graph *g : {&ref, &prod}) {
+    auto consider = [&](const Value *v) {
+      if (!vn.has(v)) return;
+      const Value *source = indexSource(v, *g, bounds);
+      if (!source) return;
+      size_t i = static_cast<size_t>(std::find(g->inputs().begin(), g->inputs().end(), source) - g->inputs().begin());
+      auto [it, fresh] = out.emplace(vn.number(v), IndexAssumption{*bounds[i], texts[i]});
+      if (!fresh && *bounds[i] < it->second.bound) it->second = IndexAssumption{*bounds[i], texts[i]};
+    };
+    for (const Value *v : g->inputs()) consider(v);
+    for (const auto &n : g->nodes())
+      for (const Value *v : n->outputs) consider(v);
+  }
+  return out;
 }
 
 bool anyDomain(const std::vector<InputDomain> &domains) {

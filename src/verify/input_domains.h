@@ -3,9 +3,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/graph.h"
+#include "src/match/value_numbering.h"
 
 namespace torchtv {
 
@@ -47,9 +50,44 @@ namespace torchtv {
 // x - logsumexp(x) came out refuted on a row near f32's largest).
 struct InputDomain {
   std::optional<int64_t> indexBound;  // indices into a dim of this size
+  std::string inputName;
+  std::string indexedBy;              // the op whose use gave indexBound
+  std::optional<int64_t> ignoredIndex;  // that op's ignore_index, when outside [0, indexBound)
   bool positive = false;              // read by an op real-valued only for positive values
   bool additiveMask = false;          // a float added into a softmax's input, or attention's attn_mask
 };
+
+// Note [Index inputs in range]
+// An op that indexes a dim with an integer tensor (the `indexes` column:
+// gather, index_select, embedding, scatter, one_hot, nll_loss's target)
+// raises for an index outside [0, size) (Note [Data-dependent indices] in
+// src/sem/index_ops.cpp), so a program that indexes with a graph input is
+// only ever run with that input in range. The same program written without
+// the op need not raise there: a one-hot by `eq`/`arange` is all zeros where a
+// scatter raises, and a hand-written cross-entropy differs from nll_loss at a
+// target out of range and at nll_loss's ignore_index (-100). Such a pair is
+// equal exactly on the in-range inputs, which Z3 over all integers does not
+// see. So the prover (Prover::query, src/verify/prover.cpp) asks a Z3 query
+// that failed once more, with every element of such an input in [0, size):
+// of the input itself and of the values that only move its elements (views,
+// slices, permutations, integer conversions that keep the value), by value
+// number. A proof that needed it reports it, once per kind with a count
+// ("assumes %y is an index in [0, 8) (aten::nll_loss_forward raises outside
+// it; its ignore_index -100 is assumed absent)"), in every format; a proof
+// that holds without it reports nothing. Only the reference's uses count (the
+// smallest dim that the reference indexes with the input): the reference's
+// domain is the contract (docs/architecture.md, "The reference's domain"),
+// and a production that raises where the reference computes a value is never
+// equivalent (golden prover/index/index_put_negative_index_wraps). A bound
+// never reaches a computed index (`arange(N) * C + target` is no input): such
+// an index is constrained only through the input it is computed from.
+struct IndexAssumption {
+  int64_t bound = 0;
+  std::string text;  // "%y is an index in [0, 8) (...)"
+};
+// By value number (Note [Index inputs in range]).
+using IndexDomains = std::unordered_map<int, IndexAssumption>;
+IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const ValueNumbering &vn);
 
 // One domain per graph input, in order.
 std::vector<InputDomain> inputDomains(const Graph &g);

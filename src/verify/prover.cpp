@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "src/sem/index_ranges.h"
 #include "src/sem/normal_form.h"
 #include "src/verify/verdict.h"
 #include "src/verify/persistent_proofs.h"
@@ -62,8 +63,36 @@ std::function<std::string(int)> Prover::slotNamer() const {
   };
 }
 
-smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt::Arith arith) {
+// Note [Index inputs in range]: the query as it is; when Z3 finds the outputs
+// differ at an index out of range, once more with the indices in range. (A
+// query that ran out of resources is not asked again: that doubled the time of
+// outputs the ranges do not decide.)
+smt::QueryResult Prover::query(sem::TermContext &tc, const Region &r, smt::Arith arith,
+                               std::set<std::string> &assumed) {
+  smt::QueryResult q = queryOnce(tc, r, arith, false);
+  if (q.answer != smt::Answer::Differ || r.indexDomains.empty()) return q;
+  bool inRange = std::all_of(q.reads.begin(), q.reads.end(), [&](const smt::ModelRead &m) {
+    auto d = r.indexDomains.find(m.slot);
+    return d == r.indexDomains.end() || (m.value >= 0 && m.value < static_cast<double>(d->second.bound));
+  });
+  if (inRange) return q;
+  smt::QueryResult inDomain = queryOnce(tc, r, arith, true);
+  if (inDomain.answer == smt::Answer::Equal)
+    for (const auto &[slot, d] : r.indexDomains) assumed.insert(d.text);
+  if (inDomain.answer == smt::Answer::Equal || inDomain.answer == smt::Answer::Differ) return inDomain;
+  return q;
+}
+
+smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::Arith arith, bool inRange) {
   smt::QueryOptions o;
+  sem::TermPtr reference = r.reference, production = r.production;
+  if (inRange) {  // Note [Terms with indices in range] in src/sem/index_ranges.h
+    for (const auto &[slot, d] : r.indexDomains) o.indexBounds[slot] = d.bound;
+    bool reals = arith == smt::Arith::Real;
+    reference = sem::assumeIndexRanges(tc, reference, o.indexBounds, reals);
+    production = sem::assumeIndexRanges(tc, production, o.indexBounds, reals);
+    if (reference == production) return {smt::Answer::Equal, "", {}, 0, 0};
+  }
   o.rlimit = limits_.rlimit;
   o.memoryMB = limits_.memoryMB;
   o.deadlineSeconds = std::min(limits_.querySeconds, secondsLeft(limits_));
@@ -74,14 +103,22 @@ smt::QueryResult Prover::query(const sem::TermContext &tc, const Region &r, smt:
   if (!limits_.solver) return {smt::Answer::Unknown, "no solver query in this search", {}, 0, 0};
   // A query the deadline shortened, or one that crashed, ran under no known budget.
   if (o.deadlineSeconds < limits_.querySeconds) budgetCut_ = true;
+  // Note [Sums compared by their summands] in src/sem/index_ranges.h: with indices in range, a sum's
+  // rows select by data; their combinations are what Z3 cannot enumerate.
+  if (inRange && arith == smt::Arith::Real)
+    if (auto summands = sem::summandsToCompare(tc, reference, production)) {
+      ++queries_;
+      smt::QueryResult q = smt::proveEqual(tc, summands->first, summands->second, arith, o);
+      if (q.answer == smt::Answer::Equal) return q;
+    }
   ++queries_;
-  smt::QueryResult q = smt::proveEqual(tc, r.reference, r.production, arith, o);
+  smt::QueryResult q = smt::proveEqual(tc, reference, production, arith, o);
   if (q.answer == smt::Answer::Crash) budgetCut_ = true;
   return q;
 }
 
 // nullopt: proven bitwise; else why not.
-std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b) {
+std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed) {
   sem::TermContext tc;
   Region r;
   try {
@@ -90,7 +127,7 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
     return std::string("bitwise: ") + e.what();
   }
   if (r.reference == r.production) return std::nullopt;
-  smt::QueryResult q = query(tc, r, smt::Arith::Ieee);
+  smt::QueryResult q = query(tc, r, smt::Arith::Ieee, assumed);
   switch (q.answer) {
   case smt::Answer::Equal: return std::nullopt;
   case smt::Answer::Differ: {
@@ -178,7 +215,7 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
 ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                                    Widening widening) {
   ProofOutcome out;
-  auto bitwise = bitwiseFailure(a, b);
+  auto bitwise = bitwiseFailure(a, b, out.assumptions);
   if (!bitwise) {
     out.proven = true;
     out.level = Level::Bitwise;
@@ -197,6 +234,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     size_t expansions;
   };
   std::vector<Rung> ladder = {{Frontier::Matched, 0},
+                              {Frontier::ThroughIndices, 0},  // Note [Frontier through index values]
                               {Frontier::MatmulOutputs, kWideningBound},
                               {Frontier::MatmulOutputs, 0},
                               {Frontier::Inputs, 0}};
@@ -252,8 +290,10 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());
     }
-    smt::QueryResult q = query(ctx, r, smt::Arith::Real);
+    std::set<std::string> assumed;
+    smt::QueryResult q = query(ctx, r, smt::Arith::Real, assumed);
     if (q.answer == smt::Answer::Equal) {
+      out.assumptions = assumed;
       out.proven = true;
       out.level = Level::Real;
       out.reason = std::string(reasons::kRealZ3) + "; " + *bitwise;

@@ -85,11 +85,13 @@ public:
 private:
   ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                              Widening widening);
-  std::optional<std::string> bitwiseFailure(const Value *a, const Value *b);
+  std::optional<std::string> bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed);
   bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::optional<ProofOutcome> memoized(const std::string &key, const Value *a, const Value *b);
-  smt::QueryResult query(const sem::TermContext &tc, const Region &r, smt::Arith arith);
+  // Note [Index inputs in range]: adds to `assumed` the ranges an Equal answer needed.
+  smt::QueryResult query(sem::TermContext &tc, const Region &r, smt::Arith arith, std::set<std::string> &assumed);
+  smt::QueryResult queryOnce(sem::TermContext &tc, const Region &r, smt::Arith arith, bool inRange);
 
   const Value *slotValue(int slot) const;
   std::function<std::string(int)> slotNamer() const;

@@ -83,7 +83,7 @@ public:
 
   sem::TermPtr termOf(const Value *v, const std::vector<sem::IndexExpr> &idx, bool top) {
     int number = in_.vn.number(v);
-    if (isFrontier(v, top)) return tc_.read(number, idx, v->type.dtype);
+    if (isFrontier(v, top)) return frontierRead(number, idx, v->type.dtype);
     std::string key = std::to_string(v->id) + "@" + std::to_string(reinterpret_cast<uintptr_t>(v)) + ":";
     for (const auto &e : idx) key += e.key() + ",";
     auto it = memo_.find(key);
@@ -96,7 +96,7 @@ public:
     });
     // Note [Bitwise regions]; Note [Bitwise-faithful semantics] in ir/bitwise_faithful.h.
     if (m_ == RegionMode::Bitwise && (t->height > 0 || !bitwiseFaithful(n)))
-      t = tc_.read(number, idx, v->type.dtype);
+      t = frontierRead(number, idx, v->type.dtype);
     // A widened region of a deep model can grow past what the normal form and
     // memory bear (Note [Widening the frontier]): give up on it, saying so.
     if (maxTerms_ && tc_.size() > maxTerms_)
@@ -106,7 +106,16 @@ public:
     return t;
   }
 
+  // The frontier tensors read that hold indices (Note [Index inputs in range]).
+  const std::map<int, IndexAssumption> &indexDomains() const { return indexReads_; }
+
 private:
+  sem::TermPtr frontierRead(int number, const std::vector<sem::IndexExpr> &idx, DType dtype) {
+    if (in_.indexDomains)
+      if (auto it = in_.indexDomains->find(number); it != in_.indexDomains->end()) indexReads_.emplace(*it);
+    return tc_.read(number, idx, dtype);
+  }
+
   // A frontier by the kind of frontier alone: a graph input, or a shared value
   // that this kind stops at.
   bool byRule(const Value *v, bool top) const {
@@ -120,8 +129,24 @@ private:
     case Frontier::ThroughProducts: return !product;
     case Frontier::ThroughViews: return !product && !isIndexMap(v->producer->op);
     case Frontier::Inputs: return false;
+    case Frontier::ThroughIndices: return !readsOnlyIndices(v);
     }
     return true;
+  }
+
+  // Note [Frontier through index values]: v's cone reads no floating graph input.
+  bool readsOnlyIndices(const Value *v) const {
+    auto it = indexOnly_.find(v);
+    if (it != indexOnly_.end()) return it->second;
+    bool only = v->producer ? true : !isFloating(v->type.dtype);
+    if (v->producer)
+      for (const Value *operand : v->producer->inputs)
+        if (operand && !readsOnlyIndices(operand)) {
+          only = false;
+          break;
+        }
+    indexOnly_.emplace(v, only);
+    return only;
   }
 
   sem::TermContext &tc_;
@@ -136,6 +161,8 @@ private:
   // that number is a view of a product or a cut point (Note [Cut points]).
   const std::unordered_set<int> &matrixProducts_;
   std::map<std::string, sem::TermPtr> memo_;
+  std::map<int, IndexAssumption> indexReads_;
+  mutable std::unordered_map<const Value *, bool> indexOnly_;
 };
 
 // A linear, canonical serialization of a term DAG.
@@ -168,6 +195,15 @@ public:
     return id;
   }
   const std::string &text() const { return out_; }
+  // The frontier slots' ranges (Note [Index inputs in range]), by the slots' renumbered ids:
+  // a proof under them is another obligation than one without.
+  std::string domainsText(const std::map<int, IndexAssumption> &domains) const {
+    std::string s;
+    for (const auto &[slot, d] : domains)
+      if (auto it = slots_.find(slot); it != slots_.end())
+        s += "index s" + std::to_string(it->second) + " < " + std::to_string(d.bound) + "\n";
+    return s;
+  }
 
 private:
   const sem::TermContext &tc_;
@@ -181,7 +217,8 @@ private:
 // numbers renumbered by first use.
 class GraphKeyWriter {
 public:
-  explicit GraphKeyWriter(const Builder &b, const ValueNumbering &vn) : b_(b), vn_(vn) {}
+  GraphKeyWriter(const Builder &b, const ValueNumbering &vn, const IndexDomains *domains)
+      : b_(b), vn_(vn), domains_(domains) {}
   int visit(const Value *v, bool top) {
     auto it = ids_.find(v);
     if (it != ids_.end()) return it->second;
@@ -189,6 +226,8 @@ public:
     if (b_.isFrontier(v, top)) {
       auto slot = slots_.emplace(vn_.number(v), static_cast<int>(slots_.size())).first;
       line = "read s" + std::to_string(slot->second) + ":" + v->type.str();
+      if (domains_)  // Note [Index inputs in range]
+        if (auto it = domains_->find(vn_.number(v)); it != domains_->end()) line += " < " + std::to_string(it->second.bound);
     } else {
       const Node &n = *v->producer;
       std::vector<int> operands;
@@ -212,6 +251,7 @@ public:
 private:
   const Builder &b_;
   const ValueNumbering &vn_;
+  const IndexDomains *domains_;
   std::unordered_map<const Value *, int> ids_;
   std::map<int, int> slots_;
   std::string out_;
@@ -249,8 +289,9 @@ Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a,
   r.production = builder.termOf(b, idx, true);
   KeyWriter w(tc);
   int x = w.visit(r.reference), y = w.visit(r.production);
+  r.indexDomains = builder.indexDomains();
   r.key = std::string(mode == RegionMode::Bitwise ? "B" : "R") + std::to_string(x) + "/" + std::to_string(y) + "\n" +
-          w.text();
+          w.text() + w.domainsText(r.indexDomains);
   return r;
 }
 
@@ -259,7 +300,7 @@ std::string regionGraphKey(const RegionInputs &in, const Value *a, const Value *
   sem::TermContext unused;  // the builder's plan reads no terms
   Builder builder(unused, in, frontier, mode, 0, maxExpansions);
   builder.planExpansions(a, b);
-  GraphKeyWriter w(builder, in.vn);
+  GraphKeyWriter w(builder, in.vn, in.indexDomains);
   int x = w.visit(a, true), y = w.visit(b, true);
   return std::string("graph ") + (mode == RegionMode::Bitwise ? "B" : "R") + std::to_string(static_cast<int>(frontier)) +
          "/" + std::to_string(maxExpansions) + " " + std::to_string(x) + "/" + std::to_string(y) + "\n" + w.text();

@@ -1,12 +1,14 @@
 // Residual regions: the terms of two differing outputs over a frontier.
 #pragma once
 
+#include <map>
 #include <string>
 #include <unordered_set>
 
 #include "ir/graph.h"
 #include "src/match/value_numbering.h"
 #include "src/sem/term.h"
+#include "src/verify/input_domains.h"
 
 namespace torchtv {
 
@@ -17,7 +19,22 @@ namespace torchtv {
 // ThroughProducts: at shared values except those a matrix product computes,
 // which are expanded; ThroughViews: also expanding what an index map (view,
 // permute, slice, ...) computes (both for Note [Cut points]).
-enum class Frontier { Matched, MatmulOutputs, ThroughProducts, ThroughViews, Inputs };
+// ThroughIndices: at shared values, except those computed from integer graph
+// inputs and constants alone (Note [Frontier through index values]).
+enum class Frontier { Matched, MatmulOutputs, ThroughProducts, ThroughViews, Inputs, ThroughIndices };
+
+// Note [Frontier through index values]
+// A one-hot mask, a target compared against an arange, a causal mask: values
+// computed from integer inputs and constants only. Read as frontier tensors
+// they are any bools or reals, and what makes a proof hold is lost: a one-hot
+// of a target in range has exactly one 1 per row, and nll_loss reads the same
+// target directly (Note [Index inputs in range] in input_domains.h). Widening
+// to the graph inputs shows it, but expands the float computation too (a
+// log-softmax and its max, unrolled), and Z3 over the reals then timed out on
+// a cross-entropy of 8 classes that it proves in a second when only the
+// index values are expanded. So the first widening of a region keeps the
+// smallest frontier for every float computation and expands only the shared
+// values whose cone reads no floating graph input.
 
 // Note [Widening the frontier]
 // A shared value read as a frontier symbol loses what its definition implies:
@@ -69,6 +86,9 @@ struct Region {
   // Canonical structure of both terms with frontier tensors renumbered by first
   // use: equal keys mean the same proof obligation (memoization).
   std::string key;
+  // The frontier tensors (by slot) that hold indices into a dim, with their
+  // range (Note [Index inputs in range] in src/verify/input_domains.h).
+  std::map<int, IndexAssumption> indexDomains;
 };
 
 struct RegionInputs {
@@ -83,6 +103,9 @@ struct RegionInputs {
   // one is no accumulation (Note [Bounded widening]); addConstantValues()
   // makes the set.
   const std::unordered_set<const Value *> &constants;
+  // Values that hold a graph input's indices, by number (Note [Index inputs
+  // in range]); null: none known.
+  const IndexDomains *indexDomains = nullptr;
 };
 
 bool isMatrixProduct(const std::string &op);

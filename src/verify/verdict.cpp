@@ -50,6 +50,7 @@ const char *const kReplayDied = "the replay process ended abnormally";
 const char *const kMonolithicPrefix = "monolithic baseline: ";
 const char *const kTimeLimit = "the time limit (--timeout) was reached";
 const char *const kRealAssumptionPrefix = "level real assumes ";
+const char *const kIsIndexIn = " is an index in [0, ";
 const char *const kRealDifferOnInputs = "Z3 finds the outputs differ over the reals for some values of the inputs";
 const char *const kRealDifferOnAbstracted =
     "Z3 finds the outputs differ over the reals for some values of the abstracted inputs ";
@@ -98,37 +99,50 @@ std::string_view levelName(Level l) {
   return "";
 }
 
+std::string indexAssumption(const std::string &input, int64_t bound, const std::string &op,
+                            std::optional<int64_t> ignoredIndex) {
+  std::string text = "%" + input + reasons::kIsIndexIn + std::to_string(bound) + ") (" + op + " raises outside it";
+  if (ignoredIndex) text += "; its ignore_index " + std::to_string(*ignoredIndex) + " is assumed absent";
+  return text + ")";
+}
+
 std::vector<std::string> summarizeRealAssumptions(const std::vector<std::string> &assumptions) {
-  // The normal form writes "<value> > 0", "<value> != 0" and "some element of <value> is not masked to -inf".
+  // The normal form writes "<value> > 0", "<value> != 0" and "some element of <value> is not masked to -inf";
+  // the prover "%<input> is an index in [0, <size>) (...)" (Note [Index inputs in range]), an assumption of
+  // every level.
   struct Kind {
-    const char *prefix, *suffix, *many;
+    const char *prefix, *infix, *suffix, *many, *lead;
   };
   static const Kind kinds[] = {
-      {"", " > 0", " values are positive (arguments of a square root or another fractional power)"},
-      {"", " != 0", " divisors are nonzero"},
-      {"some element of ", " is not masked to -inf", " masked reductions keep some element (not masked to -inf)"},
+      {"", "", " > 0", " values are positive (arguments of a square root or another fractional power)",
+       reasons::kRealAssumptionPrefix},
+      {"", "", " != 0", " divisors are nonzero", reasons::kRealAssumptionPrefix},
+      {"some element of ", "", " is not masked to -inf", " masked reductions keep some element (not masked to -inf)",
+       reasons::kRealAssumptionPrefix},
+      {"%", reasons::kIsIndexIn, ")", " index inputs lie in the range of the dim they index (the ops raise outside it)",
+       ""},
   };
+  constexpr int kKinds = sizeof kinds / sizeof kinds[0];
   auto kindOf = [](const std::string &a) -> int {
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < kKinds; ++k) {
       std::string_view p = kinds[k].prefix, s = kinds[k].suffix;
       if (a.size() > p.size() + s.size() && a.compare(0, p.size(), p) == 0 &&
-          a.compare(a.size() - s.size(), s.size(), s) == 0)
+          a.compare(a.size() - s.size(), s.size(), s) == 0 && a.find(kinds[k].infix) != std::string::npos)
         return k;
     }
     return -1;
   };
-  std::vector<std::vector<std::string>> byKind(3);
+  std::vector<std::vector<std::string>> byKind(kKinds);
   std::vector<std::string> out;
   for (const std::string &a : assumptions) {
     int k = kindOf(a);
     if (k < 0) out.push_back(reasons::kRealAssumptionPrefix + a);
     else byKind[k].push_back(a);
   }
-  for (int k = 0; k < 3; ++k) {
-    if (byKind[k].size() == 1) out.push_back(reasons::kRealAssumptionPrefix + byKind[k][0]);
+  for (int k = 0; k < kKinds; ++k) {
+    if (byKind[k].size() == 1) out.push_back(kinds[k].lead + byKind[k][0]);
     if (byKind[k].size() > 1)
-      out.push_back(reasons::kRealAssumptionPrefix + std::to_string(byKind[k].size()) + kinds[k].many +
-                    ", e.g. " + byKind[k][0]);
+      out.push_back(kinds[k].lead + std::to_string(byKind[k].size()) + kinds[k].many + ", e.g. " + byKind[k][0]);
   }
   return out;
 }

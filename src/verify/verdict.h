@@ -2,6 +2,7 @@
 // matches on is defined in verdict.cpp (Note [Verdict strings]).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,7 +26,12 @@ int exitCode(Verdict v);                  // 0, 1, 2, 3 as in README.md's verdic
 // positive" once, not once per layer. Kinds: a value that a fractional power (sqrt, rsqrt) takes
 // is positive; a divisor is nonzero; a masked reduction keeps some element. A line of no known
 // kind is kept as it is.
+// An index input's range (Note [Index inputs in range] in src/verify/input_domains.h) is an assumption of
+// every level, reported as "assumes %y is an index in [0, 8) (...)".
 std::vector<std::string> summarizeRealAssumptions(const std::vector<std::string> &assumptions);
+// "%y is an index in [0, 8) (aten::nll_loss_forward raises outside it; its ignore_index -100 is assumed absent)".
+std::string indexAssumption(const std::string &input, int64_t bound, const std::string &op,
+                            std::optional<int64_t> ignoredIndex);
 
 // How bad a verdict is for a gate: Equivalent < Unknown < NotEquivalent < Error.
 int severity(Verdict v);
@@ -180,6 +186,7 @@ extern const char *const kReplayDied;
 extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;
+extern const char *const kIsIndexIn;
 // Note [Widening the frontier]: a real-level model over the graph inputs, and one over a frontier
 // (abstracted values, which the graphs' inputs may never produce: no counterexample).
 extern const char *const kRealDifferOnInputs;

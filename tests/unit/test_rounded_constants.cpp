@@ -46,3 +46,19 @@ TEST_CASE("assumptions: one line per kind with the count of places") {
   CHECK(lines[2] == std::string(reasons::kRealAssumptionPrefix) + "b != 0");
   CHECK(lines[3] == std::string(reasons::kRealAssumptionPrefix) + "some element of m is not masked to -inf");
 }
+
+TEST_CASE("assumptions: index inputs in range are one kind of every level") {
+  // Note [Index inputs in range]: not "level real assumes", and counted like the others.
+  std::string y = indexAssumption("y", 8, "aten::nll_loss_forward", -100);
+  CHECK(y == "%y is an index in [0, 8) (aten::nll_loss_forward raises outside it; its ignore_index -100 is "
+             "assumed absent)");
+  std::vector<std::string> one = summarizeRealAssumptions({y});
+  REQUIRE(one.size() == 1);
+  CHECK(one[0] == y);
+  std::string ids = indexAssumption("ids", 50, "aten::embedding", std::nullopt);
+  CHECK(ids == "%ids is an index in [0, 50) (aten::embedding raises outside it)");
+  std::vector<std::string> two = summarizeRealAssumptions({y, ids, "(a0) > 0"});
+  REQUIRE(two.size() == 2);
+  CHECK(two[0] == std::string(reasons::kRealAssumptionPrefix) + "(a0) > 0");
+  CHECK(two[1].rfind("2 index inputs lie in the range of the dim they index", 0) == 0);
+}

@@ -144,7 +144,7 @@ def generate_case(seed_name, seed_text, rng, kind, mode):
         for _ in range(count):
             options = []
             for r in rewrites.CATALOG:
-                if level_filter(r.level):
+                if level_filter(r.level) and not (r.narrows and mode == "self"):
                     n = sum(len(r.sites(c, ctx)) for c in copies)
                     if n:
                         options.append((r, n))

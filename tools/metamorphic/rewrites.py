@@ -349,8 +349,15 @@ def _invert_mask(n, ctx):
 
 
 class Rewrite:
-    def __init__(self, name, level, sites, apply, what):
+    """`narrows`: the rewritten code raises on inputs where the original computes a value (a scatter
+    raises for an index out of range where a comparison with an arange gives zeros). It preserves the
+    values only on the domain of a reference that raises there too, so the generator applies it
+    only against the seed's autograd reference (train mode: F.cross_entropy raises), never against
+    the seed's own production (self mode), where no such pair is equivalent."""
+
+    def __init__(self, name, level, sites, apply, what, narrows=False):
         self.name, self.level, self.sites, self.apply, self.what = name, level, sites, apply, what
+        self.narrows = narrows
 
 
 CATALOG = [
@@ -362,7 +369,8 @@ CATALOG = [
             "a value through a permutation and its inverse"),
     Rewrite("detach", BITWISE, lambda f, c: _loaded_names(f), _wrap("_mm_detach"), "detach() on a value"),
     Rewrite("duplicate", BITWISE, lambda f, c: _loaded_names(f), _wrap("_mm_clone"), "a value copied (clone)"),
-    Rewrite("one_hot_scatter", BITWISE, _eq_arange_sites, _eq_to_scatter, "one-hot by eq/arange as scatter"),
+    Rewrite("one_hot_scatter", BITWISE, _eq_arange_sites, _eq_to_scatter, "one-hot by eq/arange as scatter",
+            narrows=True),
     # real
     Rewrite("div_as_mul_recip", REAL, lambda f, c: [n for n in _nodes(f, _is_binop(ast.Div)) if _const_divisor(n, c)],
             _div_to_recip, "x / c as x * (1 / c)"),

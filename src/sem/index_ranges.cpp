@@ -1,0 +1,155 @@
+#include "src/sem/index_ranges.h"
+
+#include <cmath>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace torchtv::sem {
+
+namespace {
+
+class InRange {
+public:
+  InRange(TermContext &tc, const std::map<int, int64_t> &bounds, bool reals) : tc_(tc), bounds_(bounds), reals_(reals) {}
+
+  TermPtr rewrite(TermPtr t) {
+    auto hit = memo_.find(t->id);
+    if (hit != memo_.end()) return hit->second;
+    TermPtr r = rewriteUncached(t);
+    memo_.emplace(t->id, r);
+    return r;
+  }
+
+private:
+  // The bound of v: a read of a bounded tensor, maybe widened to another integer dtype.
+  std::optional<int64_t> boundOf(TermPtr v) const {
+    while (v->op == TOp::Cast && isIntegral(v->dtype) && isIntegral(v->args[0]->dtype) &&
+           dtypeBits(v->dtype) >= dtypeBits(v->args[0]->dtype))
+      v = v->args[0];
+    if (v->op != TOp::Read || !isIntegral(v->dtype)) return std::nullopt;
+    auto it = bounds_.find(v->slot);
+    if (it == bounds_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  // cond as (v, c) when it is v == c for a bounded v and an integer constant c.
+  std::optional<std::pair<TermPtr, int64_t>> test(TermPtr cond) const {
+    if (cond->op != TOp::Eq) return std::nullopt;
+    for (int i : {0, 1}) {
+      TermPtr v = cond->args[i], c = cond->args[1 - i];
+      if (c->op == TOp::Const && isIntegral(c->dtype) && boundOf(v)) return std::make_pair(v, c->inum);
+    }
+    return std::nullopt;
+  }
+
+  // Note [Terms with indices in range]: a chain of tests of one v whose constants cover [0, bound)
+  // ends in the last arm.
+  TermPtr collapse(TermPtr s) {
+    auto first = test(s->args[0]);
+    if (!first) return s;
+    TermPtr v = first->first;
+    std::vector<TermPtr> arms{s};
+    std::set<int64_t> covered{first->second};
+    for (TermPtr at = s->args[2]; at->op == TOp::Select;) {
+      auto t = test(at->args[0]);
+      if (!t || t->first != v) break;
+      arms.push_back(at);
+      covered.insert(t->second);
+      at = at->args[2];
+    }
+    int64_t bound = *boundOf(v);
+    for (int64_t j = 0; j < bound; ++j)
+      if (!covered.count(j)) return s;
+    TermPtr r = arms.back()->args[1];
+    for (size_t i = arms.size() - 1; i-- > 0;) r = tc_.select(arms[i]->args[0], arms[i]->args[1], r);
+    return r;
+  }
+
+  TermPtr rewriteUncached(TermPtr t) {
+    if (t->args.empty()) return t;
+    std::vector<TermPtr> args;
+    for (TermPtr a : t->args) args.push_back(rewrite(a));
+    switch (t->op) {
+    case TOp::Eq: case TOp::Ne: {
+      TermPtr cond = tc_.make(TOp::Eq, {args[0], args[1]}, args[0]->dtype);
+      if (auto vc = test(cond); vc && (vc->second < 0 || vc->second >= *boundOf(vc->first)))
+        return tc_.boolConstant(t->op == TOp::Ne);
+      return tc_.make(t->op, std::move(args), t->dtype, t->num);
+    }
+    case TOp::Select: {
+      TermPtr s = tc_.select(args[0], args[1], args[2]);
+      return s->op == TOp::Select ? collapse(s) : s;
+    }
+    case TOp::Cast: return tc_.cast(args[0], t->dtype);
+    case TOp::And: case TOp::Or:  // what the rules above decide, passed on
+      for (int i : {0, 1})
+        if (args[i]->op == TOp::Const)
+          return (args[i]->inum != 0) == (t->op == TOp::And) ? tc_.cast(args[1 - i], DType::Bool) : args[i];
+      break;
+    case TOp::Not:
+      if (args[0]->op == TOp::Const) return tc_.boolConstant(args[0]->inum == 0);
+      break;
+    case TOp::Sum:  // over the reals, a count of what the rules above made constant
+      if (reals_ && args[0]->op == TOp::Const && isFloating(t->dtype) && t->extent.isConcrete())
+        return tc_.constant(args[0]->num * static_cast<double>(t->extent.size()), t->dtype);
+      break;
+    default: break;
+    }
+    if (isReduction(t->op)) return tc_.reduce(t->op, t->binder, args[0], t->dtype, t->origin);
+    return tc_.make(t->op, std::move(args), t->dtype, t->num);
+  }
+
+  TermContext &tc_;
+  const std::map<int, int64_t> &bounds_;
+  bool reals_;
+  std::unordered_map<int, TermPtr> memo_;
+};
+
+}  // namespace
+
+namespace {
+
+// Peels neg, and mul or div by a constant, off t into `factor`, as long as the factor stays exact in
+// double arithmetic (so that equal factors are equal reals).
+TermPtr peelFactor(TermPtr t, double &factor) {
+  while (isFloating(t->dtype)) {
+    if (t->op == TOp::Neg) {
+      factor = -factor;
+      t = t->args[0];
+      continue;
+    }
+    if (t->op != TOp::Mul && t->op != TOp::Div) break;
+    int c = t->args[1]->op == TOp::Const ? 1 : t->op == TOp::Mul && t->args[0]->op == TOp::Const ? 0 : -1;
+    if (c < 0) break;
+    double k = t->args[c]->num, next = t->op == TOp::Mul ? factor * k : factor / k;
+    bool exact = t->op == TOp::Mul ? std::fma(factor, k, -next) == 0 : k != 0 && std::fma(next, k, -factor) == 0;
+    if (!exact || !std::isfinite(next) || next == 0) break;
+    factor = next;
+    t = t->args[1 - c];
+  }
+  return t;
+}
+
+}  // namespace
+
+// Note [Sums compared by their summands]
+std::optional<std::pair<TermPtr, TermPtr>> summandsToCompare(TermContext &tc, TermPtr a, TermPtr b) {
+  double fa = 1, fb = 1;
+  TermPtr sa = peelFactor(a, fa), sb = peelFactor(b, fb);
+  if (sa->op != TOp::Sum || sb->op != TOp::Sum || !(sa->extent == sb->extent) || sa->dtype != sb->dtype) return std::nullopt;
+  int k = tc.vars.fresh(sa->extent, "k");
+  TermPtr ka = peelFactor(tc.substitute(sa->args[0], sa->binder, IndexExpr::var(k)), fa);
+  TermPtr kb = peelFactor(tc.substitute(sb->args[0], sb->binder, IndexExpr::var(k)), fb);
+  if (fa != fb) return std::nullopt;
+  return std::make_pair(ka, kb);
+}
+
+TermPtr assumeIndexRanges(TermContext &tc, TermPtr t, const std::map<int, int64_t> &bounds, bool reals) {
+  if (bounds.empty()) return t;
+  return InRange(tc, bounds, reals).rewrite(t);
+}
+
+}  // namespace torchtv::sem

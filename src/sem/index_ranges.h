@@ -1,0 +1,46 @@
+// Terms read under the assumption that index tensors hold in-range indices
+// (Note [Index inputs in range] in src/verify/input_domains.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "src/sem/term.h"
+
+namespace torchtv::sem {
+
+// Note [Terms with indices in range]
+// Z3 is given the ranges as constraints on the reads of the bounded tensors,
+// but a query stays as hard as its terms: a cross-entropy's mean divides by
+// the count of targets other than ignore_index, a data-dependent read ends in
+// raise(v), and nonlinear real arithmetic over those selects timed out where
+// the in-range terms are easy. So the terms are first rewritten with what the
+// ranges imply, each step an identity for every in-range value:
+//   - v == c and v != c, for v an element of a bounded tensor (through
+//     integer conversions that keep its value) and c a constant outside
+//     [0, bound): false and true;
+//   - a chain select(v == c_0, a_0, select(v == c_1, a_1, ... e)) whose
+//     constants cover [0, bound): e is never reached, so the innermost select
+//     is its a_n (a dispatch's raise(v): Note [Data-dependent indices]);
+//   - what those make constant is folded: and/or/not of a constant, and
+//     (`reals` only: over the reals, where no sum rounds) a sum of a constant
+//     over a concrete extent, such as the count of targets kept, which Z3
+//     otherwise divides by as by an unknown (nonlinear arithmetic).
+// `bounds`: by slot, the tensors whose every element lies in [0, bound).
+TermPtr assumeIndexRanges(TermContext &tc, TermPtr t, const std::map<int, int64_t> &bounds, bool reals);
+
+// Note [Sums compared by their summands]
+// Over the reals, c * sum_k A(k) and c * sum_k B(k) are equal when A(k) = B(k)
+// for every k. Z3 given the sums unrolled must instead show that the whole
+// sums agree: with data-dependent selects in each summand (a row's target)
+// it case-splits on every combination of rows (8 classes, 4 rows: 4096
+// cases), which timed out where one row's 8 cases take a moment. So a query
+// over such terms is first asked of the summands at a free k. Both terms are
+// read as a constant factor (through neg, and mul or div by a constant) of a
+// sum over the same extent; nullopt when they are not. Failing pointwise
+// proves nothing (the sums may still agree); the caller then asks the whole.
+std::optional<std::pair<TermPtr, TermPtr>> summandsToCompare(TermContext &tc, TermPtr a, TermPtr b);
+
+}  // namespace torchtv::sem
