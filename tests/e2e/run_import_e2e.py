@@ -26,6 +26,13 @@ def cases(fx, tmp):
     yield "mlp: 1.13 script = 2.11 trace", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/t211/mlp.trace.pt", mlp], EQUIVALENT, ""
     yield "mlp: 1.13 script = 2.11 .pt2", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/t211/mlp.pt2", mlp], EQUIVALENT, ""
     yield "mlp: 1.13 script = older .pt2 layout", ["check", f"{fx}/t113/mlp.script.pt", f"{fx}/old_layout/mlp.pt2", mlp], EQUIVALENT, ""
+    # A .pt2 calling a user kernel (torch.library.custom_op) against the model written out:
+    # expanded through --fusions like a pair file's FUSIONS (tools/corpus/export_custom_op.py).
+    co = f"{fx}/custom_op"
+    pair = ["check", f"{co}/rmsnorm_custom_op.pt2", f"{co}/rmsnorm_plain.pt2"]
+    yield "custom op .pt2 = plain, with its definition", pair + [f"--fusions={co}/fusions"], EQUIVALENT, ""
+    yield "custom op .pt2: a definition with the wrong eps", pair + [f"--fusions={co}/fusions_wrong_eps"], NOT_EQUIVALENT, ""
+    yield "custom op .pt2 without a definition", pair, UNKNOWN, "tvx::rmsnorm"
     yield "mlp: dynamic .pt2 = itself", ["check", f"{fx}/t211/mlp.dynamic.pt2", f"{fx}/t211/mlp.dynamic.pt2"], EQUIVALENT, ""
     yield "softmax: 1.13 script = 2.11 .pt2 (lifted constant)", ["check", f"{fx}/t113/softmax.script.pt", f"{fx}/t211/softmax.pt2", soft], EQUIVALENT, ""
     yield "softmax: 1.13 script = 2.11 trace", ["check", f"{fx}/t113/softmax.script.pt", f"{fx}/t211/softmax.trace.pt", soft], EQUIVALENT, ""
