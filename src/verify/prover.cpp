@@ -344,8 +344,10 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       Region matched = buildRegion(wide, in_, a, b, Frontier::Matched, RegionMode::Bitwise, limits_.maxRegionTerms);
       Region r = buildRegion(wide, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms,
                              kWideningBound);
+      std::set<std::string> assumed;
       if (r.key != matched.key && (r.reference == r.production ||
-                                   query(wide, r, smt::Arith::Ieee).answer == smt::Answer::Equal)) {
+                                   query(wide, r, smt::Arith::Ieee, assumed).answer == smt::Answer::Equal)) {
+        out.assumptions.insert(assumed.begin(), assumed.end());
         out.proven = true;
         out.level = Level::Bitwise;
         out.reason = reasons::kProvenBitwise;

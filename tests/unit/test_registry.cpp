@@ -62,7 +62,7 @@ TEST_CASE("registry: every functional aten/prims overload of LibTorch 1.13 is kn
     CHECK((!op.schema->mutatesInput() || op.schema->name == "aten::_native_batch_norm_legit"));
     if (op.generated) CHECK(!op.hasShapeRule());
   }
-  CHECK(generated > 1400);
+  CHECK(generated > 1300);  // the rest of the 1634 have hand-written entries (shape rules)
   CHECK(prims > 100);
   const OpInfo *cumsum = lookupOp("aten::cumsum");
   REQUIRE(cumsum);
