@@ -20,15 +20,6 @@ namespace torchtv {
 
 namespace {
 
-std::optional<std::vector<int64_t>> concreteSizes(const Shape &s) {
-  std::vector<int64_t> out;
-  for (const Dim &d : s) {
-    if (!d.isConcrete()) return std::nullopt;
-    out.push_back(d.size());
-  }
-  return out;
-}
-
 // Builds `spec` and replaces n's outputs with it, if every result type is unchanged.
 bool replaceWith(Rewriter &rw, Node *n, NodeSpec spec) {
   spec.loc = n->loc;

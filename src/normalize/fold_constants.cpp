@@ -40,15 +40,6 @@ std::optional<double> fillValue(const Node &n) {
   return std::nullopt;
 }
 
-std::optional<std::vector<int64_t>> concreteSizes(const Shape &s) {
-  std::vector<int64_t> out;
-  for (const Dim &d : s) {
-    if (!d.isConcrete()) return std::nullopt;
-    out.push_back(d.size());
-  }
-  return out;
-}
-
 // The canonical `aten::full` for `out` filled with `v`, or nullopt when the
 // value is not exactly what the tensor holds (then folding could change it).
 std::optional<NodeSpec> fullSpec(const Value *out, double v) {

@@ -59,4 +59,13 @@ std::vector<Node *> Rewriter::snapshot() const {
   return out;
 }
 
+std::optional<std::vector<int64_t>> concreteSizes(const Shape &s) {
+  std::vector<int64_t> out;
+  for (const Dim &d : s) {
+    if (!d.isConcrete()) return std::nullopt;
+    out.push_back(d.size());
+  }
+  return out;
+}
+
 }  // namespace torchtv

@@ -2,6 +2,7 @@
 // ops it may build, and which values are only known equal at level real.
 #pragma once
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -80,5 +81,9 @@ private:
   bool usersBuilt_ = false;
   void addUses(Node *n);
 };
+
+// The sizes of a shape whose every dim is concrete (the sizes a pass writes
+// into a view or a constant); nullopt for a symbolic dim.
+std::optional<std::vector<int64_t>> concreteSizes(const Shape &s);
 
 }  // namespace torchtv
