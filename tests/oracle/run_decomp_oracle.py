@@ -26,33 +26,22 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import json_stream  # noqa: E402
 
 # Why these ops do not come out equivalent; each is a documented gap of torchtv
-# or a disagreement between torch._decomp and ATen, stated precisely. An op in
-# GAP_CASES has the gap only in the cases its predicate selects: every output
-# of its other cases must be proven.
+# or a disagreement between torch._decomp and ATen, stated precisely.
+# An op in GAP_CASES has the gap only in the cases its predicate selects: every
+# output of its other cases must be proven. (embedding_dense_backward, and
+# nll_loss_forward/backward with ignore_index < 0, differ from ATen only at
+# indices out of range, where the reference raises: they are proven under
+# Note [Index inputs in range], an assumption the verdict reports.)
 KNOWN_GAPS = {
-    "embedding_dense_backward": "not a semantics gap: torch._decomp accumulates with aten::index_put, which "
-                                "takes an index in [-V, 0) as row V + i (PyTorch indexing), where ATen's kernel "
-                                "drops it and torchtv's definition raises (embedding's domain); torchtv's prover "
-                                "does not yet restrict a proof to the reference's domain (raise is an opaque "
-                                "value), so Z3's models at negative indices keep it unknown. With negative "
-                                "indices excluded every case is proven (checked once with index_put's wrapping turned off)",
     "gelu_backward": "not a torchtv gap (approximate='tanh' only): torch._decomp multiplies x^2 by the Python "
                      "double 3 * 0.044715 = 0.134145, rounded once at trace time and then exact for torchtv's "
                      "real level, while ATen's kernel (3 * kKappa * x_sq) and torchtv's definition compute "
                      "3 * 0.044715 in the tensor's dtype, exactly 3 * 0.044715 over the reals: 5.2e-17 apart "
                      "(relative) in f64, and in f32 even different floats (0.134145007 vs 0.134144992), which "
                      "alone changes 15% of f32 results of x = 3 * randn",
-    "nll_loss_forward": "not a torchtv gap: for ignore_index < 0 torch 1.13's decomposition neither masks "
-                        "nor counts the ignored targets (it gathers at t = -100, which raises, and sets "
-                        "total_weight = N), while ATen's kernel skips them",
-    "nll_loss_backward": "not a torchtv gap: for ignore_index < 0 torch 1.13's decomposition does not mask "
-                         "the ignored targets (it scatters -1 at t = -100, which raises), while ATen's kernel "
-                         "gives them a zero gradient",
 }
 GAP_CASES = {
     "gelu_backward": lambda case: case["kwargs"]["kw"].get("approximate") == "tanh",
-    "nll_loss_forward": lambda case: case["kwargs"]["order"][4] < 0,
-    "nll_loss_backward": lambda case: case["kwargs"]["order"][5] < 0,
 }
 
 # fusions/ ops without a decomposition in torch 1.13's decomposition_table.
