@@ -123,7 +123,8 @@ def cases():
             c.setdefault("_softmax_backward_data", []).append(case([f([3, 5], d), f([3, 5], d)], ["t", "t", dim, getattr(__import__("torch"), d)]))
             c.setdefault("_log_softmax_backward_data", []).append(case([f([3, 5], d), f([3, 5], d)], ["t", "t", dim, getattr(__import__("torch"), d)]))
         c.setdefault("addmm", []).append(case([f([3, 4], d), f([3, 5], d), f([5, 4], d)], ["t", "t", "t"]))
-        for n, cl in ((4, 5), (3, 7)):
+        # f64 at one shape: the second shape adds no case the f32 ones do not (CI time).
+        for n, cl in ((4, 5), (3, 7)) if d == "float32" else ((4, 5),):
             for r in (0, 1, 2):
                 for ig in (-100, 1):
                     c.setdefault("nll_loss_forward", []).append(case([f([n, cl], d), i([n])], ["t", "t", None, r, ig], cl))
