@@ -337,16 +337,17 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
   // isfinite(x) on the other side needs. Where no real proof exists either
   // (an infinity constant has no real value), the bitwise query is asked
   // once more with the frontier widened, bounded (Note [Bounded widening]),
-  // so it costs only outputs that would otherwise stay unknown.
-  if (limits_.solver && secondsLeft(limits_) > 0) {
+  // so it costs only outputs that would otherwise stay unknown. A widened
+  // region whose graph key is the smallest one's was asked about already.
+  if (limits_.solver && secondsLeft(limits_) > 0 &&
+      regionGraphKey(in_, a, b, Frontier::Inputs, RegionMode::Bitwise, kWideningBound) !=
+          regionGraphKey(in_, a, b, Frontier::Matched, RegionMode::Bitwise)) {
     sem::TermContext wide;
     try {
-      Region matched = buildRegion(wide, in_, a, b, Frontier::Matched, RegionMode::Bitwise, limits_.maxRegionTerms);
       Region r = buildRegion(wide, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms,
                              kWideningBound);
       std::set<std::string> assumed;
-      if (r.key != matched.key && (r.reference == r.production ||
-                                   query(wide, r, smt::Arith::Ieee, assumed).answer == smt::Answer::Equal)) {
+      if (r.reference == r.production || query(wide, r, smt::Arith::Ieee, assumed).answer == smt::Answer::Equal) {
         out.assumptions.insert(assumed.begin(), assumed.end());
         out.proven = true;
         out.level = Level::Bitwise;
