@@ -129,6 +129,16 @@ TermPtr scatter(OpEnv &e) {
   return r;
 }
 
+// The dim an accumulating scatter (scatter_add, scatter_reduce) writes along,
+// and that dim's extent in self, which must be a non-bool tensor of rank >= 1.
+std::pair<int64_t, int64_t> scatterDim(OpEnv &e, const char *what) {
+  const TensorType &x = e.inType(0);
+  if (x.rank() == 0) e.unsupported(std::string(what) + " into a 0-dim tensor");
+  if (x.dtype == DType::Bool) e.unsupported(std::string(what) + " into a bool tensor");
+  int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
+  return {dim, extentOf(e, x.shape[dim], what)};
+}
+
 // scatter_add(self, dim, index, src): Note [Scatter semantics], every write
 // added: out[p] = self[p] + sum_j (index[q_j] == p[dim] ? src[q_j] : 0) with
 // q_j = p, dim := j, for the positions p inside index's shape (index may be
@@ -136,10 +146,7 @@ TermPtr scatter(OpEnv &e) {
 // reduction of scatter_add (its order of accumulation is the kernel's).
 TermPtr scatterAdd(OpEnv &e) {
   const TensorType &x = e.inType(0), &idx = e.inType(1);
-  if (x.rank() == 0) e.unsupported("scatter_add into a 0-dim tensor");
-  if (x.dtype == DType::Bool) e.unsupported("scatter_add into a bool tensor");
-  int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
-  int64_t k = extentOf(e, x.shape[dim], "scatter_add");
+  auto [dim, k] = scatterDim(e, "scatter_add");
   DType d = e.outType().dtype;
   TermPtr inside = nullptr;  // p lies inside index's shape in the other dims
   for (int64_t j = 0; j < x.rank(); ++j) {
@@ -165,10 +172,7 @@ TermPtr scatterAdd(OpEnv &e) {
 // with include_self). The folds are reductions (the kernel's order).
 TermPtr scatterReduce(OpEnv &e) {
   const TensorType &x = e.inType(0), &idx = e.inType(1);
-  if (x.rank() == 0) e.unsupported("scatter_reduce into a 0-dim tensor");
-  if (x.dtype == DType::Bool) e.unsupported("scatter_reduce into a bool tensor");
-  int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
-  int64_t k = extentOf(e, x.shape[dim], "scatter_reduce");
+  auto [dim, k] = scatterDim(e, "scatter_reduce");
   const std::string how = e.node.attr("reduce").asString();
   bool includeSelf = e.node.attr("include_self").asBool();
   DType d = e.outType().dtype;
