@@ -33,6 +33,12 @@ def cases(fx, tmp):
     yield "custom op .pt2 = plain, with its definition", pair + [f"--fusions={co}/fusions"], EQUIVALENT, ""
     yield "custom op .pt2: a definition with the wrong eps", pair + [f"--fusions={co}/fusions_wrong_eps"], NOT_EQUIVALENT, ""
     yield "custom op .pt2 without a definition", pair, UNKNOWN, "tvx::rmsnorm"
+    # CPU flash attention called with an additive mask (and its backward) against attention written
+    # out, through fusions/inductor's masked definitions (tools/corpus/export_masked_attention.py).
+    am, ind = f"{fx}/attention_mask", f"--fusions={os.path.dirname(os.path.dirname(os.path.abspath(fx)))}/fusions/inductor"
+    yield "masked flash attention .pt2 = plain", ["check", f"{am}/plain_addmask.pt2", f"{am}/flash_addmask.pt2", ind], EQUIVALENT, ""
+    yield "masked flash attention forward + backward .pt2 = plain", ["check", f"{am}/plain_addmask_train.pt2", f"{am}/flash_addmask_train.pt2", ind], EQUIVALENT, ""
+    yield "masked flash attention with a wrong scale", ["check", f"{am}/plain_addmask.pt2", f"{am}/flash_addmask__scale.pt2", ind], NOT_EQUIVALENT, ""
     yield "mlp: dynamic .pt2 = itself", ["check", f"{fx}/t211/mlp.dynamic.pt2", f"{fx}/t211/mlp.dynamic.pt2"], EQUIVALENT, ""
     yield "softmax: 1.13 script = 2.11 .pt2 (lifted constant)", ["check", f"{fx}/t113/softmax.script.pt", f"{fx}/t211/softmax.pt2", soft], EQUIVALENT, ""
     yield "softmax: 1.13 script = 2.11 trace", ["check", f"{fx}/t113/softmax.script.pt", f"{fx}/t211/softmax.trace.pt", soft], EQUIVALENT, ""

@@ -1,6 +1,8 @@
 """The models whose Inductor rewrites tools/inductor/grab.py captures: small random-init configs
 (nothing is downloaded), dropout off so that the graphs are deterministic. Each builder returns
 (module, example inputs, loss function for training)."""
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -25,11 +27,15 @@ class Block(nn.Module):
     def rmsnorm(x, w):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
 
-    def forward(self, x):
+    def forward(self, x, attn_mask=None):
         b, t, d = x.shape
         q, k, v = self.qkv(self.rmsnorm(x, self.n1)).split(d, dim=-1)
         q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
-        scores = torch.matmul(q, k.transpose(-2, -1)).div(float(d // self.heads) ** 0.5)
+        if attn_mask is not None:
+            # An additive mask: the form of Inductor's masked attention pattern.
+            scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1)) + attn_mask
+        else:
+            scores = torch.matmul(q, k.transpose(-2, -1)).div(float(d // self.heads) ** 0.5)
         if self.causal:
             mask = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
             scores = scores.masked_fill(~mask, float("-inf"))
@@ -47,6 +53,14 @@ def block_nomask():
     """Unmasked attention: the exact matmul-div-softmax-matmul form of Inductor's first
     attention pattern, which it replaces by a fused scaled_dot_product_attention."""
     return Block(causal=False), (torch.randn(2, 16, 64),), lambda out: out.pow(2).mean()
+
+
+def block_addmask():
+    """Attention with an additive float mask input (a random bias, -inf above the diagonal):
+    Inductor rewrites it into scaled_dot_product_attention with attn_mask (CPU: the flash kernel
+    with a mask)."""
+    mask = torch.randn(16, 16).masked_fill(torch.ones(16, 16, dtype=torch.bool).triu(1), float("-inf"))
+    return Block(causal=False), (torch.randn(2, 16, 64), mask), lambda out: out.pow(2).mean()
 
 
 def _hf(config_cls, model_cls, **cfg):
@@ -92,4 +106,4 @@ def resnet():
     return m, (torch.randn(2, 3, 32, 32),), lambda out: out.logsumexp(-1).mean()
 
 
-MODELS = {"block": block, "block_nomask": block_nomask, "gpt2": gpt2, "llama": llama, "bert": bert, "vit": vit, "resnet": resnet}
+MODELS = {"block": block, "block_nomask": block_nomask, "block_addmask": block_addmask, "gpt2": gpt2, "llama": llama, "bert": bert, "vit": vit, "resnet": resnet}
