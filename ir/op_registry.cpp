@@ -108,6 +108,7 @@ const OpEntry kOps[] = {
     {R"(aten::any(Tensor self) -> Tensor)", ShapeRule::ReduceAll},
     {R"(aten::all(Tensor self) -> Tensor)", ShapeRule::ReduceAll},
     {R"(aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::ReduceAll},
+    {R"(aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)", ShapeRule::Reduce},
     {R"(aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor)", ShapeRule::ReduceOneDim},
     {R"(aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor)", ShapeRule::ReduceOneDim},
     {R"(aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))", ShapeRule::MaxDim},
@@ -200,6 +201,10 @@ const OpEntry kOps[] = {
     {R"(aten::sym_stride.int(Tensor self, int dim) -> SymInt)", ShapeRule::Declared},
     {R"(aten::sym_storage_offset(Tensor self) -> SymInt)", ShapeRule::Declared},
     {R"(aten::_local_scalar_dense(Tensor self) -> Scalar)", ShapeRule::Declared},
+    // The prims torch._refs calls that return a Python number (registered from Python in
+    // torch/_prims, so not in the dispatcher's list): a 0-dim tensor too (src/sem/layout.cpp).
+    {R"(prims::item(Tensor a) -> Scalar)", ShapeRule::Declared},
+    {R"(prims::maximum_value(ScalarType dtype) -> Scalar)", ShapeRule::Declared},
     {R"(prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor)", ShapeRule::Broadcast},
     {R"(prims::iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor)", ShapeRule::Declared},
     {R"(prims::prepare_softmax_online(Tensor a, int dim) -> (Tensor, Tensor))", ShapeRule::Declared},

@@ -436,7 +436,7 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     }
     DType dtype = in.dtype;
     if (auto d = dtypeAttr(q)) dtype = *d;
-    else if ((op == "aten::sum" || op == "aten::sum.dim_IntList" || op == "aten::prod") &&
+    else if ((op == "aten::sum" || op == "aten::sum.dim_IntList" || op == "aten::prod" || op == "aten::prod.dim_int") &&
              !isFloating(in.dtype))
       dtype = DType::I64;  // integral sums accumulate in int64
     if (op == "aten::any" || op == "aten::all") dtype = DType::Bool;

@@ -237,6 +237,12 @@ private:
       }
       return static_cast<Real>(y);
     }
+    case TOp::ShiftLeft: case TOp::ShiftRight: {  // Note [Shifts] in src/sem/elementwise.cpp
+      auto x = static_cast<int64_t>(a), by = static_cast<int64_t>(b);
+      if (by < 0 || by >= dtypeBits(d)) throw EvalError("a shift by " + std::to_string(by) + " outside [0, bits)");
+      if (t->op == TOp::ShiftRight) return static_cast<Real>(x >> by);
+      return static_cast<Real>(sem::wrapToDType(static_cast<int64_t>(static_cast<uint64_t>(x) << by), d));
+    }
     case TOp::Hypot: case TOp::Igamma: case TOp::Igammac: case TOp::Fmax: case TOp::Fmin: case TOp::Zeta:
       return fin(special::binary(t->op, static_cast<double>(a), static_cast<double>(b)), d);
     case TOp::Nextafter:

@@ -317,6 +317,32 @@ void addElementwise(HandlerTable &t) {
     if (!isIntegral(outDType(e))) e.unsupported("gcd of a non-integral dtype");
     return binaryArith(e, TOp::Gcd, false);
   };
+  // Note [Shifts]
+  // bitwise_left_shift and bitwise_right_shift (and __lshift__, __rshift__; prims::shift_left
+  // and shift_right_arithmetic run them) on integers: ATen 1.13's CPU kernels compute
+  // (unsigned)a << b wrapped to the dtype, and a >> b arithmetic, which is exact for an amount
+  // b in [0, bits) (checked against LibTorch on u8, i8, i16, i32 and i64: the semantics audit
+  // runs it). Outside that range C++ leaves the result undefined, and ATen's gives different
+  // values in its vectorized loop and its scalar tail, so they depend on the element's
+  // position: only a constant amount in range has semantics. Uninterpreted in proofs (the
+  // same call on the same operands is the same value); the evaluator computes them.
+  for (auto [name, op] : std::vector<std::pair<std::string, TOp>>{
+           {"bitwise_left_shift", TOp::ShiftLeft}, {"bitwise_right_shift", TOp::ShiftRight},
+           {"__lshift__", TOp::ShiftLeft}, {"__rshift__", TOp::ShiftRight}}) {
+    TOp o = op;
+    auto shift = [o](OpEnv &e, bool scalarOther) {
+      DType d = outDType(e);
+      if (!isIntegral(d) || d == DType::Bool || d == DType::U64) e.unsupported("a shift of a non-integer dtype");
+      TermPtr amount = scalarOther ? e.scalar("other", d) : e.operand(1, d);
+      if (amount->op != TOp::Const || amount->inum < 0 || amount->inum >= dtypeBits(d))
+        e.unsupported("a shift amount not known to lie in [0, " + std::to_string(dtypeBits(d)) +
+                      ") (outside it ATen's result depends on the element's position: Note [Shifts])");
+      return e.tc.make(o, {e.operand(0, d), amount}, d);
+    };
+    bool dunder = name[0] == '_';
+    t["aten::" + name + ".Tensor"] = [shift](OpEnv &e) { return shift(e, false); };
+    t["aten::" + name + (dunder ? ".Scalar" : ".Tensor_Scalar")] = [shift](OpEnv &e) { return shift(e, true); };
+  }
   // fmax/fmin ignore a NaN operand (IEEE maxNum); on integers they are maximum/minimum.
   t["aten::fmax"] = [](OpEnv &e) {
     return binaryArith(e, isFloating(outDType(e)) ? TOp::Fmax : TOp::Maximum, false);

@@ -1,5 +1,6 @@
 // Layout ops as exact index maps (Note [Index expressions]).
 #include <algorithm>
+#include <limits>
 
 #include "src/sem/semantics.h"
 
@@ -109,7 +110,27 @@ void addLayout(HandlerTable &t) {
       if (!d.isConcrete() || d.size() != 1) e.unsupported("a tensor of more than one element (ATen raises)");
     return e.operandAt(0, std::vector<IndexExpr>(x.size(), IndexExpr::constant(0)), e.outType().dtype);
   };
-  // copy(self, src): src broadcast to self's shape, in self's dtype (self is
+  t["prims::item"] = t.at("aten::_local_scalar_dense");
+  // prims::maximum_value(dtype): the largest finite value of dtype, as a Python number (a
+  // 0-dim tensor of the dtype the artifact gives: dtype itself, or f64 / i64 as Python holds it).
+  t["prims::maximum_value"] = [](OpEnv &e) {
+    DType of = e.node.attr("dtype").asDType(), out = e.outType().dtype;
+    if (out != of && out != (isFloating(of) ? DType::F64 : DType::I64)) e.unsupported("a result of another dtype");
+    switch (of) {
+    case DType::Bool: return e.tc.intConstant(1, out);
+    case DType::U8: return e.tc.intConstant(std::numeric_limits<uint8_t>::max(), out);
+    case DType::I8: return e.tc.intConstant(std::numeric_limits<int8_t>::max(), out);
+    case DType::I16: return e.tc.intConstant(std::numeric_limits<int16_t>::max(), out);
+    case DType::I32: return e.tc.intConstant(std::numeric_limits<int32_t>::max(), out);
+    case DType::I64: return e.tc.intConstant(std::numeric_limits<int64_t>::max(), out);
+    case DType::F16: return e.tc.constant(65504.0, out);
+    case DType::BF16: return e.tc.constant(3.3895313892515355e38, out);
+    case DType::F32: return e.tc.constant(std::numeric_limits<float>::max(), out);
+    case DType::F64: return e.tc.constant(std::numeric_limits<double>::max(), out);
+    default: e.unsupported("dtype " + std::string(dtypeName(of)));
+    }
+  };
+    // copy(self, src): src broadcast to self's shape, in self's dtype (self is
   // not read); fill.Tensor(self, value) the same with a 0-dim value.
   t["aten::copy"] = [](OpEnv &e) { return e.operand(1, e.outType().dtype); };
   t["aten::fill.Tensor"] = t.at("aten::copy");

@@ -226,6 +226,22 @@ void addReductions(HandlerTable &t) {
   t["aten::argmin"] = [](OpEnv &e) { return argReduce(e, TOp::RMin); };
   t["aten::prod"] = [](OpEnv &e) { return prodOf(e, dimsOf(e, "none"), false); };
   t["aten::prod.dim_int"] = [](OpEnv &e) { return prodOf(e, dimsOf(e), keepdimOf(e)); };
+  // prims::prod(inp, dims): torch 1.13 runs aten::prod.dim_int once per dim, the last dim
+  // first (impl_aten in torch/_prims), which is the nesting reduceDims builds; dims=[] returns
+  // inp. Its meta keeps inp's dtype while aten::prod widens integers to int64: only results
+  // that the two agree on (floating, or int64) have semantics.
+  t["prims::prod"] = [](OpEnv &e) {
+    const Attribute &dims = e.node.attr("dims");
+    if (dims.isNone()) e.unsupported("dims=None");
+    if (!e.node.attr("output_dtype").isNone()) e.unsupported("an output_dtype argument");
+    DType d = e.outType().dtype;
+    if (d != e.inType(0).dtype || d == DType::Bool || (isIntegral(d) && d != DType::I64))
+      e.unsupported("a result dtype on which prims::prod's meta and kernel disagree");
+    bool none = dims.isInts() ? dims.asInts().empty() : dims.isFloats() && dims.asFloats().empty();
+    if (none) return e.operand(0, d);
+    return reduceDims(e, TOp::Prod, dimsOf(e, "dims"), false, d,
+                      [&](const std::vector<IndexExpr> &idx) { return e.operandAt(0, idx, d); });
+  };
 }
 
 }  // namespace torchtv::sem

@@ -11,6 +11,7 @@ const Dtypes kF = {"f32", "f64", "f16", "bf16"};
 const Dtypes kFI = {"f32", "f64", "f16", "bf16", "i32", "i64"};
 const Dtypes kFIB = {"f32", "f64", "f16", "bf16", "i32", "i64", "bool"};
 const Dtypes kF32 = {"f32", "f64"};
+const Dtypes kI = {"u8", "i8", "i16", "i32", "i64"};
 // [2,37]: ATen's vectorized loop and its scalar tail; [1], [0,3], []: size-1, empty, 0-dim.
 const std::vector<std::string> kShapes = {"[2,37]", "[1]", "[0,3]", "[]"};
 
@@ -67,6 +68,18 @@ std::vector<AuditCase> build() {
   c.push_back(unary("aten::div.Scalar_mode", kF, "other=-0.5, rounding_mode=\"floor\""));
   for (const char *op : {"aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"})
     c.push_back(unary(op, {"bool"}, "other=true"));
+  // Note [Shifts]: constant amounts in [0, bits), the edges included.
+  for (const char *op : {"aten::bitwise_left_shift.Tensor_Scalar", "aten::bitwise_right_shift.Tensor_Scalar"})
+    for (const char *amount : {"other=0", "other=1", "other=5", "other=7"})
+      c.push_back(unary(op, kI, amount));
+  for (const char *op : {"aten::bitwise_left_shift.Tensor_Scalar", "aten::bitwise_right_shift.Tensor_Scalar"})
+    c.push_back(unary(op, {"i64"}, "other=63"));
+  for (const char *op : {"aten::__lshift__.Scalar", "aten::__rshift__.Scalar"}) c.push_back(unary(op, kI, "other=3"));
+  for (const char *op : {"aten::bitwise_left_shift.Tensor", "aten::bitwise_right_shift.Tensor", "aten::__lshift__.Tensor",
+                         "aten::__rshift__.Tensor"})
+    c.push_back(fixed(op, kI,
+                      "(%x: $T[2,9]) -> ($T[2,9]) {\n  %b: $T[] = aten::full() {size=[], fill_value=6, dtype=$T, layout=none, "
+                      "device=none, pin_memory=none}\n  %y: $T[2,9] = " + std::string(op) + "(%x, %b)\n  return %y\n}"));
   c.push_back(unary("aten::gelu", kF, "approximate=\"none\""));
   c.push_back(unary("aten::gelu", kF, "approximate=\"tanh\""));
   for (const char *op : {"aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy", "aten::contiguous"})
@@ -214,6 +227,9 @@ std::vector<AuditCase> build() {
   // torch >= 2.0 ops LibTorch 1.13 lacks ("not run"; tests/unit/test_registry.cpp evaluates them).
   c.push_back(fixed("aten::sym_size.int", kF, "(%x: $T[4,3]) -> (i64[]) {\n  %y: i64[] = aten::sym_size.int(%x) {dim=1}\n  return %y\n}"));
   c.push_back(fixed("aten::sym_numel", kF, "(%x: $T[4,3]) -> (i64[]) {\n  %y: i64[] = aten::sym_numel(%x)\n  return %y\n}"));
+  c.push_back(fixed("prims::item", kF, "(%x: $T[1]) -> ($T[]) {\n  %y: $T[] = prims::item(%x)\n  return %y\n}"));
+  c.push_back(fixed("prims::maximum_value", kFI, "() -> ($T[]) {\n  %y: $T[] = prims::maximum_value() {dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("prims::prod", kF, "(%x: $T[4,6]) -> ($T[4]) {\n  %y: $T[4] = prims::prod(%x) {dims=[1], output_dtype=none}\n  return %y\n}"));
   c.push_back(fixed("aten::_local_scalar_dense", kF, "(%x: $T[1]) -> ($T[]) {\n  %y: $T[] = aten::_local_scalar_dense(%x)\n  return %y\n}"));
   // ---- reductions
   const std::string red = "(%x: $T[4,6]) -> ($T[4]) {\n  %y: $T[4] = OP(%x) {dim=[1], keepdim=false}\n  return %y\n}";

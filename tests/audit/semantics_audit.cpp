@@ -167,7 +167,14 @@ const char *drawName(DrawKind k) { return k == DrawKind::Random ? "random" : k =
 std::vector<double> specialValues(DType d) {
   if (d == DType::Bool) return {0, 1};
   if (d == DType::I32) return {0, 1, -1, 2, -7, 100, 2147483647.0, -2147483648.0};
-  if (isIntegral(d)) return {0, 1, -1, 2, -7, 100, 9007199254740991.0, -9007199254740992.0};
+  if (d == DType::I64) return {0, 1, -1, 2, -7, 100, 9007199254740991.0, -9007199254740992.0};
+  if (isIntegral(d)) {  // u8, i8, i16: their own extremes; -1 and -7 in u8 wrap as a cast does
+    std::vector<double> v;
+    for (int64_t x : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{2}, int64_t{-7}, int64_t{100},
+                      (int64_t{1} << (dtypeBits(d) - 1)) - 1, -(int64_t{1} << (dtypeBits(d) - 1))})
+      v.push_back(static_cast<double>(sem::wrapToDType(x, d)));
+    return v;
+  }
   double denorm = std::ldexp(1.0, minExponent(d) - mantissaBits(d));
   double minNormal = std::ldexp(1.0, minExponent(d));
   std::vector<double> v = {0.0, -0.0, INFINITY, -INFINITY, NAN, denorm, -denorm, minNormal, -minNormal,
@@ -209,6 +216,8 @@ std::vector<double> drawValues(const Value &in, size_t n, DrawKind kind, std::mt
       x = special[std::uniform_int_distribution<size_t>(0, special.size() - 1)(rng)];
     else if (isFloating(d)) x = sem::roundToDType(normal(rng), d);
     else x = small(rng);
+    // A value the dtype holds (u8 gets no negative one), wrapped as a cast does.
+    if (isIntegral(d) && d != DType::Bool) x = static_cast<double>(sem::wrapToDType(static_cast<int64_t>(x), d));
   }
   return out;
 }

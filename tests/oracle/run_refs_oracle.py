@@ -51,6 +51,8 @@ CASES = {
     **{f: (f"torch.{f}(p, q)", "pq") for f in ["pow", "igamma", "igammac"]},
     **{f: (f"torch.{f}(i, j)", "ij") for f in ["bitwise_and", "bitwise_or", "bitwise_xor"]},
     "gcd": ("torch.gcd(i, j)", "ij"),
+    "shift_left": ("torch.bitwise_left_shift(i, 3)", "i"),
+    "shift_right": ("torch.bitwise_right_shift(i, 2)", "i"),
     "special_zeta": ("torch.special.zeta(p + 1, q)", "pq"),
     "div_trunc_int": ("torch.div(i, j + 10, rounding_mode='trunc')", "ij"),
     "add_number": ("torch.add(x, 2.5)", "x"),
@@ -64,6 +66,8 @@ CASES = {
     "amin": ("torch.amin(x, 0)", "x"),
     "mean": ("torch.mean(x, 1)", "x"),
     "var": ("torch.var(x, 1)", "x"),
+    "prod": ("torch.prod(x, 1)", "x"),
+    "prod_all": ("torch.prod(x)", "x"),
     # views and copies
     "permute": ("torch.permute(x, (1, 0))", "x"),
     "flip": ("torch.flip(x, (0,))", "x"),

@@ -3,6 +3,8 @@
 // with the result types the artifact gives.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "ir/diagnostic.h"
@@ -237,6 +239,28 @@ TEST_CASE("torch 2.x size ops read as 0-dim results and evaluate to the sizes; i
   CHECK(values.at(g.outputs()[1]).values == std::vector<long double>{12});
   CHECK(values.at(g.outputs()[2]).values == std::vector<long double>{2.5L});
   CHECK(!values.count(g.outputs()[3]));
+}
+
+TEST_CASE("the prims returning a Python number read as 0-dim results: item, maximum_value") {
+  // Registered from Python (torch/_prims), so neither LibTorch nor the semantics audit has them.
+  Module m = parseModule(R"(graph @g(%s: f32[1,1]) -> (f32[], f32[], f64[], i64[], f16[]) {
+  %v: f32[] = prims::item(%s)
+  %m: f32[] = prims::maximum_value() {dtype=f32}
+  %h: f64[] = prims::maximum_value() {dtype=f16}
+  %i: i64[] = prims::maximum_value() {dtype=i32}
+  %w: f16[] = prims::maximum_value() {dtype=f64}
+  return %v, %m, %h, %i, %w
+}
+)",
+                         "test");
+  const Graph &g = *m.find("g");
+  auto values = eval::evaluateWhatCan(g, {{g.inputs()[0]->type, {-1.5L}}}, eval::Precision::Native);
+  CHECK(values.at(g.outputs()[0]).values == std::vector<long double>{-1.5L});
+  CHECK(values.at(g.outputs()[1]).values == std::vector<long double>{std::numeric_limits<float>::max()});
+  CHECK(values.at(g.outputs()[2]).values == std::vector<long double>{65504});
+  CHECK(values.at(g.outputs()[3]).values == std::vector<long double>{2147483647});
+  // f64's maximum is not an f16 (it would round to inf): no semantics, no value.
+  CHECK(!values.count(g.outputs()[4]));
 }
 
 TEST_CASE(".pt2: _native_batch_norm_legit reads as its _functional form; later reads of the statistics see the update") {
