@@ -432,7 +432,10 @@ struct Registry {
       for (const char *a : kUnannotatedAliases) p.mayAlias = p.mayAlias || name.rfind(a, 0) == 0;
       auto t = tags.find(name);
       unsigned flags = t == tags.end() ? 0 : t->second;
-      p.random = (flags & kSeeded) != 0 || (t == tags.end() && randomByName(name));
+      // torch 1.13's random prims (uniform, normal) carry no tags at all: by name, as for an op
+      // the tag table does not list (golden soundness/random_prims_never_equal).
+      bool untagged = t == tags.end() || name.rfind("prims::", 0) == 0;
+      p.random = (flags & kSeeded) != 0 || (untagged && randomByName(name));
       for (const char *u : kUninitialized) p.uninitialized = p.uninitialized || name == u;
       p.random = p.random || p.uninitialized;
       p.bitwiseNondeterministic = (flags & kBitwiseNondeterministic) != 0;

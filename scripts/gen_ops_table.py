@@ -74,34 +74,39 @@ def defined_with_semantics(smt):
 
 def coverage(torchtv):
     out = subprocess.run([torchtv, "show", "--op-coverage"], capture_output=True, text=True, check=True).stdout
-    known, smt, replay, norm, uninit = set(), set(), set(), set(), set()
+    known, smt, replay, norm, unspecified = set(), set(), set(), set(), {}
     for line in out.splitlines():
         op, s, r, n = line.split("\t")
         known.add(op)
         if n == "normalize":
             norm.add(op)
-        if s in ("smt", "uninit"):
+        if s in ("smt", "uninit", "random"):
             smt.add(op)
-        if s == "uninit":
-            uninit.add(op)
+        if s in ("uninit", "random"):
+            unspecified[op] = "uninitialized" if s == "uninit" else "random"
         if r == "replay":
             replay.add(op)
-    return known, smt, replay, norm, uninit
+    return known, smt, replay, norm, unspecified
 
 
 def render(torchtv):
     core = [l.strip() for l in read("third_party/core_aten/core_aten_ops.txt").splitlines() if l.strip()]
     reg, norm, fus = registry_ops(), normalized_ops(), fusion_ops()
-    known, smt, replay, by_props, uninit = coverage(torchtv)
+    known, smt, replay, by_props, unspecified = coverage(torchtv)
     norm |= by_props
     by_def = defined_with_semantics(smt)
     refs_prims = [l.strip() for l in read("third_party/core_aten/refs_prims.txt").splitlines() if l.strip()]
     mark = lambda b: "yes" if b else ""
 
+    def kinds(ops):
+        """How many of `ops` have semantics only as unspecified values."""
+        n = {k: sum(unspecified.get(op) == k for op in ops) for k in ("random", "uninitialized")}
+        return f"{n['random']} of them random, {n['uninitialized']} uninitialized memory"
+
     def rows(ops):
         out = ["| op | read | shape | normalize | fusion | smt | replay |", "|---|---|---|---|---|---|---|"]
         for op in ops:
-            sem = "uninitialized" if op in uninit else "yes" if op in smt else "by definition" if op in by_def else ""
+            sem = unspecified.get(op) or ("yes" if op in smt else "by definition" if op in by_def else "")
             out.append(f"| `{op}` | {mark(op in known)} | {mark(op in reg)} | {mark(op in norm)} | "
                        f"{mark(op in fus)} | {sem} | {mark(op in replay)} |")
         return out
@@ -122,21 +127,24 @@ def render(torchtv):
         "the evaluator; some attribute values may still be unsupported, e.g. `div` rounding modes);",
         "`replay` — LibTorch's dispatcher calls it with the IR's arguments (counterexample replay).",
         "`smt` says `by definition` for an op without semantics of its own that a bundled definition",
-        "expands into ops that have them (the prims: `fusions/prims.tvir`), and `uninitialized` for",
-        "memory nobody wrote (`empty`, `empty_strided`, ...), whose semantics is exactly that its values",
-        "are unspecified: never equal to anything, and a result that reads them is never evaluated",
-        "(Note [Uninitialized memory] in `src/eval/concrete.cpp`).",
+        "expands into ops that have them (the prims: `fusions/prims.tvir`); `uninitialized` for memory",
+        "nobody wrote (`empty`, `empty_strided`, ...), whose semantics is exactly that its values are",
+        "unspecified: never equal to anything, and a result that reads them is never evaluated (Note",
+        "[Uninitialized memory] in `src/eval/concrete.cpp`); `random` for a random op (PyTorch's",
+        "`nondeterministic_seeded` tag): each call is a fresh sample, equal to no other call (Note",
+        "[Random calls]); nothing is proven about the values of either, and the counts below say how many",
+        "of the ops with semantics are of these two kinds.",
         "",
         f"Core ATen opset ({len(core)} ops, vendored list: `third_party/core_aten/`): "
         f"{sum(op in known for op in core)} read, {sum(op in reg for op in core)} with a shape rule, {sum(op in norm for op in core)} normalized, "
         f"{sum(op in fus for op in core)} with a fusion definition, {sum(op in smt for op in core)} with "
-        f"semantics, {sum(op in replay for op in core)} replayable.",
+        f"semantics ({kinds(core)}), {sum(op in replay for op in core)} replayable.",
         "",
         f"prims ({len(prims)} ops: LibTorch 1.13's, and the ones torch/_prims registers from Python that return a number): {sum(op in smt or op in by_def for op in prims)} with "
         f"semantics ({sum(op in smt for op in prims)} of their own, {sum(op in by_def for op in prims)} by definition), "
         f"{sum(op in reg for op in prims)} with a shape rule. Of the {len(refs_prims)} prims torch._refs calls "
         f"(`third_party/core_aten/refs_prims.txt`), {sum(op in smt or op in by_def for op in refs_prims)} "
-        f"({100 * sum(op in smt or op in by_def for op in refs_prims) // len(refs_prims)}%) have semantics; "
+        f"({100 * sum(op in smt or op in by_def for op in refs_prims) // len(refs_prims)}%) have semantics ({kinds(refs_prims)}); "
         f"the rest: {', '.join(p.split('::')[1] for p in refs_prims if p not in smt and p not in by_def)} "
         "(complex-only ones raise on every dtype torchtv has).",
         "",

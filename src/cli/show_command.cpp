@@ -37,13 +37,18 @@ bool normalizedByProperties(const OpInfo &op) {
 
 // One line per registry op: name, whether src/sem gives it semantics (the
 // prover and the evaluator read them; `uninit` for memory nobody wrote, whose
-// semantics is exactly "unspecified values": Note [Uninitialized memory]),
+// semantics is exactly "unspecified values": Note [Uninitialized memory];
+// `random` for a fresh sample per call: Note [Random calls]),
 // whether LibTorch can replay it, whether normalization acts on it through its
 // registry properties. Read by scripts/gen_ops_table.py to fill docs/ops.md.
 int printOpCoverage() {
   for (const OpInfo &op : allOps())
     std::cout << op.schema->name << "\t"
-              << (sem::hasSemantics(op.schema->name) ? "smt" : op.props.uninitialized ? "uninit" : "-") << "\t"
+              << (sem::hasSemantics(op.schema->name) ? "smt"
+                  : op.props.uninitialized           ? "uninit"
+                  : op.props.random                  ? "random"
+                                                     : "-")
+              << "\t"
               << (canReplay(*op.schema) ? "replay" : "-") << "\t" << (normalizedByProperties(op) ? "normalize" : "-")
               << "\n";
   return 0;
