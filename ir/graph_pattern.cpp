@@ -239,6 +239,10 @@ void PatternBuilder::statement(const StatementPattern &s) {
                          " but the op computes " + n->outputs[i]->type.str());
     for (Value *out : n->outputs) scope_[out->name] = out;
   } catch (const InputError &e) {
+    // Instantiated for a call, a body whose ops reject the call's operands (a definition whose
+    // header leaves an operand's shape open, `%lse: _`, given one of another shape) does not
+    // fit that call: it stays uninterpreted, with this reason, rather than failing the run.
+    if (definition_) throw TemplateMisfit(InputError(SourcePos{p_.path, s.op.line, s.op.col}, e.message()).what());
     fail(s.op, e.message());
   }
 }
