@@ -1,6 +1,7 @@
 // Note [Graph structure]: the only translation unit that includes Boost.Graph.
 #include "src/match/graph_structure.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -23,14 +24,15 @@ struct LimitReached {};
 
 template <class Graph>
 struct ExpandOnly {
-  const std::vector<char> *isStart = nullptr;
+  const std::vector<Vertex> *starts = nullptr;  // a few: a linear scan beats a set
   const std::vector<const Value *> *values = nullptr;
   const std::function<bool(const Value *)> *expand = nullptr;
   const Graph *g = nullptr;
   template <class Edge>
   bool operator()(const Edge &e) const {
     Vertex u = boost::source(e, *g);
-    return (*values)[u] && ((*isStart)[u] || (*expand)((*values)[u]));  // never on from the sink
+    if (!(*values)[u]) return false;  // never on from the sink
+    return std::find(starts->begin(), starts->end(), u) != starts->end() || (*expand)((*values)[u]);
   }
 };
 
@@ -72,17 +74,16 @@ struct GraphStructure::Impl {
     // Colours of the values seen, in a map: one search reaches a few hundred
     // values of tens of thousands, and a colour per vertex would cost every
     // search the whole graph.
+    // (A flag per vertex for the starts cost every search the whole graph too.)
     std::unordered_map<Vertex, boost::default_color_type> colours;
     boost::associative_property_map<decltype(colours)> colour(colours);
-    std::vector<char> isStart(values.size(), 0);
     std::vector<Vertex> sources;
     for (const Value *v : starts) {
       auto it = vertexOf.find(v);
-      if (it == vertexOf.end() || isStart[it->second]) continue;
-      isStart[it->second] = 1;
+      if (it == vertexOf.end() || std::find(sources.begin(), sources.end(), it->second) != sources.end()) continue;
       sources.push_back(it->second);
     }
-    ExpandOnly<G> keep{&isStart, &values, &expand, &g};
+    ExpandOnly<G> keep{&sources, &values, &expand, &g};
     boost::filtered_graph<G, ExpandOnly<G>> filtered(g, keep);
     size_t seen = 0;
     Discover onDiscover{&seen, limit, &values, &visit};
