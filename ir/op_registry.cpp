@@ -181,6 +181,7 @@ const OpEntry kOps[] = {
     // fusions/inductor.tvir defines the composite ones). Declared: the graph file gives the types.
     {R"(aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a))", ShapeRule::SqueezeDim},
     {R"(aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor)", ShapeRule::Same},
+    {R"(aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor)", ShapeRule::Same},
     {R"(aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))", ShapeRule::VarMean},
     {R"(prims::convert_element_type(Tensor a, ScalarType dtype) -> Tensor)", ShapeRule::ToDType},
     // Core ATen's batch norm (torch >= 2.1; torch.export writes them). Semantics: Note [Batch norm].
@@ -222,6 +223,7 @@ const OpEntry kOps[] = {
     {R"(aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor)", ShapeRule::Scatter},
     {R"(aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor)", ShapeRule::Scatter},
     {R"(aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor)", ShapeRule::IndexPut},
+    {R"(aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor)", ShapeRule::IndexTensor},
     // torch >= 2.0's public op, with the keyword-only arguments of torch >= 2.5 (a graph that
     // omits them gets their defaults); torch 1.13 has only _scaled_dot_product_attention.
     // Semantics: src/sem/attention.cpp.

@@ -58,6 +58,7 @@ enum class ShapeRule {
   OneHot,          // index shape + [num_classes], i64 (num_classes must be given)
   Scatter,         // like self; index of self's rank, i64, no longer than self (and src) per dim
   IndexPut,        // like self; index_put(self, indices..., values): values of self's dtype
+  IndexTensor,     // index.Tensor(self, indices...): integer indices broadcast to B replace their dims
   Attention,       // query [..., L, E], key [..., S, E], value [..., S, Ev] -> [..., L, Ev]
   Split,           // split.Tensor/split_with_sizes/chunk/unbind: pieces of input 0 along `dim`
   ExpandAs,        // dtype of input 0, shape of input 1

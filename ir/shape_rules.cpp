@@ -354,6 +354,34 @@ TensorType indexPutType(const ShapeQuery &q) {
   return x;
 }
 
+// index.Tensor(self, [None..., i_0, ..., None...]) with integer index tensors
+// broadcast to B: adjacent ones replace their dims by B in place, separated
+// ones put B first (indexTensor in src/sem/index_ops.cpp reads it the same
+// way). A bool mask's result has as many elements as it has true ones: no rule.
+TensorType indexTensorType(const ShapeQuery &q) {
+  const TensorType &x = input(q, 0);
+  size_t given = q.inputs.size() - 1;
+  if (static_cast<int64_t>(given) > x.rank()) fail("index has more indices than self has dims");
+  std::vector<int64_t> dims;
+  Shape b;
+  for (size_t k = 0; k < given; ++k) {
+    const TensorType *i = q.inputs[k + 1];
+    if (!i) continue;
+    if (!isIntegral(i->dtype) || i->dtype == DType::Bool || i->dtype == DType::U8)
+      fail("index with a " + std::string(dtypeName(i->dtype)) + " index (a mask's result has a shape that depends on the data)");
+    dims.push_back(static_cast<int64_t>(k));
+    b = broadcastShapes(b, i->shape);
+  }
+  if (dims.empty()) fail("index without an index tensor");
+  bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  Shape out = adjacent ? Shape{} : b;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (adjacent && d == dims.front()) out.insert(out.end(), b.begin(), b.end());
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) out.push_back(x.shape[d]);
+  }
+  return {x.dtype, out};
+}
+
 // The sizes of the pieces split/chunk/unbind cut dim `dim` of `in` into
 // (ATen's rules: the last piece of split takes the rest; chunk pieces are
 // ceil(size / chunks) long, so there may be fewer than `chunks`).
@@ -733,6 +761,7 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
   }
   case ShapeRule::Scatter: return {scatterType(q)};
   case ShapeRule::IndexPut: return {indexPutType(q)};
+  case ShapeRule::IndexTensor: return {indexTensorType(q)};
   case ShapeRule::Attention: return {attentionType(q)};
   // ---- end of index ops
   }

@@ -367,11 +367,27 @@ TermPtr indexTensor(OpEnv &e) {
 // values[b, rest...] (values broadcast to B + self's other dims). Indices in
 // [-K, 0) count from the end, as in Python; others raise. Element p is then
 //   accumulate=True:  self[p] + Σ_b (i_0[b] == p_0 && ...) ? values[b, p_m...] : 0
-//   accumulate=False: the one b writing p, if any; with B of more than one
-//                     position, duplicate indices leave the result unspecified
-//                     (as for scatter, Note [Scatter semantics]), so `unknown`.
+//   accumulate=False: values[b, p_m...] for the one b that writes p; self[p]
+//                     where no b does; unspecified where two or more do.
 // The Σ is a reduction of index_put (its order of accumulation is the op's:
 // opaque at the bitwise level, a sum at the real level).
+// Two writes to one element (duplicate positions) leave it unspecified:
+// PyTorch documents no winner (CUDA may differ from run to run, and a CPU
+// that happens to keep the last write is no contract). Such an element is
+// the term unspecified(w) (TOp::Unspecified), w being what a last-wins
+// kernel would give, kept as the operand only so that the term names the
+// call: Z3 reads it as a fresh function of the element's position, named by
+// the term (equal only to the same element of the same call, as for any op:
+// "each primitive op is deterministic"), the normal form as an opaque atom,
+// and the evaluator gives it no value (as uninitialized memory, Note
+// [Uninitialized memory] in src/eval/concrete.cpp). So no formula (first or
+// last wins) is ever proven equal to it (golden
+// prover/index/index_put_duplicates_unspecified), and a proof holds only where
+// Z3 shows that no two positions meet: `arange(N) * C + target` with target
+// in [0, C), under the reference's range (Note [Index inputs in range]), as
+// in tests/capture/pairs/inplace_xent_backward.py. The term of one element
+// has O(|B| * (K_0 + ... + K_{m-1})) nodes (a dispatch of 2K arms per index
+// and position, Note [Data-dependent indices]), so |B| is capped like K.
 TermPtr indexPut(OpEnv &e) {
   const TensorType &x = e.inType(0);
   int64_t m = static_cast<int64_t>(e.node.inputs.size()) - 2;
@@ -403,12 +419,27 @@ TermPtr indexPut(OpEnv &e) {
   std::vector<int64_t> all(b.size());
   for (size_t j = 0; j < b.size(); ++j) all[j] = static_cast<int64_t>(j);
   if (!e.node.attr("accumulate").asBool()) {
-    auto n = numel(b);
-    if (!n || *n != 1)
-      e.unsupported("index_put with accumulate=false and more than one index position (duplicate indices leave "
-                    "the result unspecified: Note [index_put semantics])");
-    auto [hit, value] = written(Idx(b.size(), IndexExpr::constant(0)));
-    return e.tc.select(hit, value, self);
+    auto count = numel(b);
+    if (!count) e.unsupported("index_put with accumulate=false at a symbolic number of positions");
+    if (*count > kMaxIndexExtent)
+      e.unsupported("index_put with accumulate=false at " + std::to_string(*count) + " > " +
+                    std::to_string(kMaxIndexExtent) + " positions (Note [index_put semantics])");
+    int64_t n = *count;
+    TermPtr lastWins = self, dup = nullptr, later = nullptr;  // later: some position after b writes p
+    std::vector<std::pair<TermPtr, TermPtr>> writes;
+    for (int64_t flat = 0; flat < n; ++flat) {
+      Idx at(b.size());
+      for (size_t j = b.size(), rest = static_cast<size_t>(flat); j-- > 0; rest /= static_cast<size_t>(b[j].size()))
+        at[j] = IndexExpr::constant(static_cast<int64_t>(rest % static_cast<size_t>(b[j].size())));
+      writes.push_back(written(at));
+      lastWins = e.tc.select(writes.back().first, writes.back().second, lastWins);
+    }
+    auto orOf = [&](TermPtr a, TermPtr c) { return a ? e.tc.make(TOp::Or, {a, c}, DType::Bool) : c; };
+    for (size_t j = writes.size(); j-- > 0;) {
+      if (later) dup = orOf(dup, e.tc.make(TOp::And, {writes[j].first, later}, DType::Bool));
+      later = orOf(later, writes[j].first);
+    }
+    return dup ? e.tc.select(dup, e.tc.make(TOp::Unspecified, {lastWins}, d), lastWins) : lastWins;
   }
   TermPtr sum = sumDims(e, b, all, Idx(b.size()), d, [&](const Idx &at) {
     auto [hit, value] = written(at);

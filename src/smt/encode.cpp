@@ -215,6 +215,13 @@ z3::expr Encoder::compute(TermPtr t) {
   case TOp::Select: return z3::ite(A(0), A(1), A(2));
   // Note [Data-dependent indices]: a function of the index that raises.
   case TOp::Raise: return uf(std::string("raise_") + std::string(dtypeName(d)), {A(0)}, sortOf(d));
+  case TOp::Unspecified: {
+    // Note [index_put semantics]: a fresh function of the element's position, named by the term
+    // (its operand only names the call), so equal to nothing but the same element of the same call.
+    std::vector<z3::expr> at;
+    for (int v : t->freeVars) at.push_back(var(v));
+    return uf("unspecified" + std::to_string(t->id), at, sortOf(d));
+  }
   case TOp::Cast: return cast(A(0), t->args[0]->dtype, d);
   case TOp::Sum: case TOp::RMax: case TOp::RMin: case TOp::Prod: return reduce(t);
   case TOp::Not: return !A(0);

@@ -19,11 +19,12 @@ namespace jit = torch::jit;
 // TorchScript keeps in-place ops as written (aten::add_, mul_, index_put_,
 // masked_fill_, copy_ ...) and out= variants (torch.add(a, b, out=v) is
 // aten::add.out). In straight-line code, an op `v.add_(w)` whose modified
-// tensor v nothing else defined before it can see (no view of it, no list or
-// tuple holding it, no other name for it: LibTorch's alias analysis says no
-// such value may alias or contain it) is functional code in disguise: it is
-// `v1 = add(v, w)` with every later read of v reading v1 (earlier reads still
-// read v; values made from v later are made from v1). Ops are rewritten so in
+// tensor v nothing else defined before it and read after it can see (no view
+// of it, no list or tuple holding it, no other name for it: LibTorch's alias
+// analysis says no such value may alias or contain it) is functional code in
+// disguise: it is `v1 = add(v, w)` with every later read of v reading v1
+// (earlier reads still read v; values made from v later are made from v1; an
+// alias that nothing reads after the op cannot see the write). Ops are rewritten so in
 // graph order, each against the alias analysis of the graph as rewritten so
 // far, so a chain of updates becomes a chain of values. The functional twin of
 // an in-place op is the op of the same name without the trailing underscore
@@ -46,8 +47,10 @@ namespace jit = torch::jit;
 // Module state (a constant or attribute modified in place) is never
 // rewritten: its update would outlive the call.
 //
-// What stays in place (a view modified, an out= variant that reads its own
-// out tensor, an op without a functional twin) is refused by the importer,
+// A view modified in place is rewritten too, where exact (Note [TorchScript
+// in-place ops through views]). What stays in place (another view modified,
+// a view read after the update of what it views, an out= variant that reads
+// its own out tensor, an op without a functional twin) is refused by the importer,
 // naming the op: exact or nothing. The importer also refuses a rewritten op
 // whose result would not keep the modified tensor's dtype (and shape, except
 // for a resized out= tensor): in place, x_f16.add_(y_f32) computes in f32 and
@@ -103,16 +106,27 @@ bool hiddenAlias(const jit::Node *m) {
   return opProps(canonicalOpName(s->name(), s->overload_name())).mayAlias;
 }
 
+// Whether `w` is read by `n` or a node after it (a graph output is read after every node).
+bool readFrom(const jit::Value *w, const jit::Node *n) {
+  return std::any_of(w->uses().begin(), w->uses().end(),
+                     [&](const jit::Use &u) { return u.user == n || u.user->isAfter(n); });
+}
+
 // Another value through which the tensor `v` modified by `n` can be read
-// after `n`. Only values defined before `n` count: one defined after it that
-// aliases v gets the alias from its operands (module state, the other way,
-// is refused by the importer: prim::SetAttr has no schema), so it reads v or
-// n's result (both rewritten to the new value) or an alias defined before n.
-// The alias analysis does not say that a list only a functional op reads
-// (`torch.cat([v, w])`) holds v, so a node that reads v and makes anything but
-// a tensor or a plain scalar counts as holding it, whatever the analysis says.
-bool seenElsewhere(jit::Graph &g, jit::AliasDb &db, jit::Value *v, jit::Node *n) {
-  auto other = [&](jit::Value *w) { return w != v && (db.mayAlias(w, v) || db.mayContainAlias(w, v)); };
+// after `n` (those `allowed` aside: the view rewrite reads them anew). Only values
+// defined before `n` that are read at or after it count: one defined after it
+// that aliases v gets the alias from its operands (module state, the other
+// way, is refused by the importer: prim::SetAttr has no schema), so it reads v
+// or n's result (both rewritten to the new value) or an alias defined before n,
+// which is then read after n; an alias nothing reads after n cannot see the
+// write. A graph input is seen by the caller. The alias analysis does not say
+// that a list only a functional op reads (`torch.cat([v, w])`) holds v, so a
+// node that reads v and makes anything but a tensor or a plain scalar counts
+// as holding it, whatever the analysis says.
+bool seenElsewhere(jit::Graph &g, jit::AliasDb &db, jit::Value *v, jit::Node *n,
+                   const std::vector<jit::Value *> &allowed = {}) {
+  auto isAllowed = [&](const jit::Value *w) { return std::find(allowed.begin(), allowed.end(), w) != allowed.end(); };
+  auto other = [&](jit::Value *w) { return w != v && !isAllowed(w) && (db.mayAlias(w, v) || db.mayContainAlias(w, v)); };
   auto plain = [](const jit::Value *w) {
     auto k = w->type()->kind();
     return k == c10::TypeKind::TensorType || k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
@@ -126,11 +140,69 @@ bool seenElsewhere(jit::Graph &g, jit::AliasDb &db, jit::Value *v, jit::Node *n)
     bool reads = std::find(m->inputs().begin(), m->inputs().end(), v) != m->inputs().end();
     bool readsAlias = std::any_of(m->inputs().begin(), m->inputs().end(),
                                   [&](jit::Value *u) { return u == v || db.mayAlias(u, v); });
-    if (readsAlias && hiddenAlias(m)) return true;  // its result may be v itself
-    for (jit::Value *w : m->outputs())
-      if (other(w) || (reads && !plain(w))) return true;
+    for (jit::Value *w : m->outputs()) {
+      if (isAllowed(w) || !readFrom(w, n)) continue;
+      if ((readsAlias && hiddenAlias(m)) || other(w) || (reads && !plain(w))) return true;  // hidden: w may be v
+    }
   }
   return false;
+}
+
+// Note [TorchScript in-place ops through views]
+// `y[0].zero_()` and `g2 = g.view(-1); g2[idx] -= 1` modify a view v of a
+// tensor b, and b is read afterwards. Where v is made from b by view, select
+// or slice, or a chain of them (`y[:, 1:3]`: two slices), every element of v
+// is an element of b. Where nothing but the chain's values can see the write
+// (seenElsewhere with the chain allowed, for each of them) and b is a tensor
+// of the function's own, the write is
+//   v1 = twin(v, ...)        as for any in-place op
+//   c1 = select_scatter(c, v1, dim, index) | slice_scatter(c, v1, dim, start, end, step)
+//      | view(v1, size(c))   (a view has all of c's elements, in c's order)
+// for c what v is a view of, and so on up the chain to b; every later read of
+// b reads b1. Only b may be read after the op (nor may its result be): a
+// later update of b1 would not reach a view's new version, a tensor of its
+// own (`s = y[0]; s.zero_(); y.add_(1); return s`). Nor may the op read the
+// chain's tensors but v (`y[0].copy_(y[1])`: the kernel may see its own
+// writes). A reshape (a view or a copy, as the strides fall), another
+// aliasing op and a view of a graph input stay refused.
+bool isView(const jit::Node *m) {
+  auto k = m->kind();
+  return (k == c10::aten::select && m->inputs().size() == 3) || (k == c10::aten::slice && m->inputs().size() == 5) ||
+         (k == c10::aten::view && m->inputs().size() == 2 &&
+          m->input(1)->type()->kind() == c10::TypeKind::ListType);  // not view.dtype
+}
+
+// v, what it is a view of, and so on (isView), up to a tensor no view op made.
+std::vector<jit::Value *> viewChain(jit::Value *v) {
+  std::vector<jit::Value *> chain{v};
+  while (isView(chain.back()->node())) chain.push_back(chain.back()->node()->input(0));
+  return chain;
+}
+
+// c1 for the view `view` of c, whose new value is v1 (the Note above), inserted
+// before `before`; the nodes made are appended to `made`.
+jit::Value *scatterBack(jit::Graph &g, jit::Node *view, jit::Value *v1, jit::Node *before, std::vector<jit::Node *> &made) {
+  jit::Value *base = view->input(0);
+  jit::Node *b1 = nullptr;
+  if (view->kind() == c10::aten::select) {
+    b1 = g.create(c10::Symbol::fromQualString("aten::select_scatter"), {base, v1, view->input(1), view->input(2)}, 1);
+  } else if (view->kind() == c10::aten::slice) {
+    b1 = g.create(c10::Symbol::fromQualString("aten::slice_scatter"),
+                  {base, v1, view->input(1), view->input(2), view->input(3), view->input(4)}, 1);
+  } else {
+    jit::Node *size = g.create(c10::aten::size, {base}, 1);
+    size->output()->setType(c10::ListType::ofInts());
+    size->insertBefore(before);
+    made.push_back(size);
+    b1 = g.create(c10::aten::view, {v1, size->output()}, 1);
+  }
+  b1->copyMetadata(before);
+  b1->output()->setType(base->type());
+  b1->insertBefore(before);
+  made.push_back(b1);
+  if (!b1->maybeSchema()) return nullptr;
+  if (base->hasDebugName()) b1->output()->setDebugName(base->debugName());  // a new version of c
+  return b1->output();
 }
 
 // The functional twin of `n` that writes operand `w`, inserted before it; null
@@ -210,10 +282,30 @@ Functionalized functionalize(jit::Graph &g) {
         leave("it modifies module state, whose update would outlive the call");
         continue;
       }
+      // Note [TorchScript in-place ops through views]: v a view, the chain of views alone sees the write.
+      std::vector<jit::Value *> chain{v};
       if (seenElsewhere(g, db, v, n)) {
-        leave("another value can read the modified tensor too (a view of it, what it is a view of, or a list "
-              "or tuple holding it)");
-        continue;
+        chain = viewChain(v);
+        auto rootKind = chain.back()->node()->kind();
+        bool own = !w->out && chain.size() > 1 && rootKind != c10::prim::Param && rootKind != c10::prim::Constant &&
+                   rootKind != c10::prim::GetAttr && !isCopy(chain.back());
+        // Only the tensor viewed may be read afterwards: a view's new version would be a tensor of
+        // its own, which a later update of what it views would not reach. And the op reads
+        // nothing the chain holds but v, which it writes.
+        auto afterN = [&](const jit::Value *c) {
+          return std::any_of(c->uses().begin(), c->uses().end(), [&](const jit::Use &u) { return u.user->isAfter(n); });
+        };
+        own = own && !n->output()->hasUses() && std::none_of(chain.begin(), chain.end() - 1, afterN);
+        for (size_t i = 0; own && i < n->inputs().size(); ++i) {
+          jit::Value *u = n->inputs()[i];
+          if (i == w->operand || u == v) continue;
+          for (jit::Value *c : chain) own = own && !(u == c || db.mayAlias(u, c) || db.mayContainAlias(u, c));
+        }
+        if (!own || std::any_of(chain.begin(), chain.end(), [&](jit::Value *c) { return seenElsewhere(g, db, c, n, chain); })) {
+          leave("another value can read the modified tensor too (a view of it, what it is a view of, or a list "
+                "or tuple holding it)");
+          continue;
+        }
       }
       // torch.mm(v, b, out=v) reads what it writes: not every kernel allows that.
       if (w->out && std::count(n->inputs().begin(), n->inputs().end(), v) > 1) {
@@ -226,7 +318,19 @@ Functionalized functionalize(jit::Graph &g) {
                                                                            "without `_`, with the same arguments)");
         continue;
       }
+      std::vector<jit::Value *> updated{f->output()};
+      std::vector<jit::Node *> made;
+      for (size_t k = 1; k < chain.size() && updated.back(); ++k)
+        updated.push_back(scatterBack(g, chain[k - 1]->node(), updated.back(), n, made));
+      if (!updated.back()) {  // no schema takes the scatter's operands: leave it all as it was
+        for (auto it = made.rbegin(); it != made.rend(); ++it) (*it)->destroy();
+        f->destroy();
+        leave("another value can read the modified tensor too (a view of it, what it is a view of, or a list "
+              "or tuple holding it)");
+        continue;
+      }
       out.left.erase(n);
+      for (size_t k = 1; k < chain.size(); ++k) chain[k]->replaceAllUsesAfterNodeWith(n, updated[k]);
       if (v->hasDebugName()) f->output()->setDebugName(v->debugName());  // a new version of v
       v->replaceAllUsesAfterNodeWith(n, f->output());
       n->output()->replaceAllUsesWith(f->output());

@@ -123,7 +123,8 @@ private:
 
   void importNode(jit::Node *n) {
     auto kind = n->kind();
-    if (kind == c10::prim::Constant || kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct)
+    if (kind == c10::prim::Constant || kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct ||
+        (kind == c10::aten::size && n->inputs().size() == 1))
       return;  // read where they are used
     if (kind == c10::prim::GetAttr) return getAttr(n);
     if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) {
@@ -205,9 +206,25 @@ private:
   }
 
   // A constant, or a literal list of constants.
+  // aten::size(t) of a tensor of concrete shape, which the functionalization
+  // writes (Note [TorchScript in-place ops through views]): its value is known.
+  std::optional<std::vector<int64_t>> sizeOf(jit::Value *v) const {
+    jit::Node *n = v->node();
+    if (n->kind() != c10::aten::size || n->inputs().size() != 1) return std::nullopt;
+    auto t = tensors_.find(resolve(n->input()));
+    if (t == tensors_.end()) return std::nullopt;
+    std::vector<int64_t> sizes;
+    for (const Dim &d : t->second->type.shape) {
+      if (!d.isConcrete()) return std::nullopt;
+      sizes.push_back(d.size());
+    }
+    return sizes;
+  }
+
   std::optional<c10::IValue> constant(jit::Value *v) const {
     v = resolve(v);
     if (v->node()->kind() == c10::prim::Constant) return jit::toIValue(v);
+    if (auto size = sizeOf(v)) return c10::IValue(*size);
     if (v->node()->kind() != c10::prim::ListConstruct) return std::nullopt;
     std::vector<c10::IValue> elems;
     for (jit::Value *e : v->node()->inputs()) {

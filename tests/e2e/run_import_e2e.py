@@ -89,8 +89,22 @@ def cases(fx, tmp):
         "production modifies its input %x in place"
     yield ".pt input modified in place, both sides", \
         ["check", f"{ip}/square_mutates_input.pt", f"{ip}/square_mutates_input.pt", one], EQUIVALENT, ""
-    yield ".pt in place through a view: refused", ["show", f"{ip}/view_modified.pt", one], ERROR, \
+    # Through views (Note [TorchScript in-place ops through views]): the view's update, then what
+    # it is a view of, read anew (view back, select_scatter, slice_scatter).
+    yield ".pt in place through a view", ["check", f"{ip}/x_plus_one.pt", f"{ip}/view_modified.pt", one], EQUIVALENT, ""
+    yield ".pt in place through select and slices", ["check", f"{ip}/rows_plain.pt", f"{ip}/rows_inplace.pt", one], \
+        EQUIVALENT, ""
+    yield ".pt in place through views: planted bug", \
+        ["check", f"{ip}/rows_plain.pt", f"{ip}/rows_inplace_bad.pt", one], NOT_EQUIVALENT, ""
+    xent = "--inputs=f32[3,4],i64[3]"
+    yield ".pt cross-entropy backward through a view (g2[idx] -= 1)", \
+        ["check", f"{ip}/xent_plain.pt", f"{ip}/xent_inplace.pt", xent], EQUIVALENT, "%target is an index in [0, 4)"
+    yield ".pt cross-entropy backward through a view: planted bug", \
+        ["check", f"{ip}/xent_plain.pt", f"{ip}/xent_inplace_bad.pt", xent], NOT_EQUIVALENT, ""
+    yield ".pt in place through a view of an input: refused", ["show", f"{ip}/input_row_zeroed.pt", one], ERROR, \
         "modifies a tensor in place that torchtv cannot make functional exactly"
+    yield ".pt in place through a view read after its base's next update: refused", \
+        ["show", f"{ip}/view_kept_base_updated.pt", one], ERROR, "aten::zero_ at"
     yield ".pt in place, a view read after: refused", ["show", f"{ip}/view_read_after.pt", one], ERROR, \
         "aten::add_ at"
     yield ".pt in place, a list read after: refused", ["show", f"{ip}/list_holds_modified.pt", one], ERROR, \

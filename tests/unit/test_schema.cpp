@@ -123,6 +123,25 @@ TEST_CASE("operands of a tensor list in the middle of a schema (index_put)") {
   CHECK(err.find("do not broadcast to the indexed shape f32[4,3]") != std::string::npos);
 }
 
+TEST_CASE("index.Tensor's shape rule: adjacent indices replace their dims, separated ones go first") {
+  // As PyTorch: x[4,5,6][:, i, j] with i, j broadcast to [2,3] is [4,2,3]; x[i, :, j] is [2,3,5].
+  Graph g("t");
+  Value *x = g.addInput("x", TensorType{DType::F32, {4, 5, 6}});
+  Value *i = g.addInput("i", TensorType{DType::I64, {2, 1}});
+  Value *j = g.addInput("j", TensorType{DType::I64, {3}});
+  Value *m = g.addInput("m", TensorType{DType::Bool, {4}});
+  auto typeOf = [&](std::vector<Value *> in) {
+    NodeSpec spec;
+    spec.op = "aten::index.Tensor";
+    spec.inputs = std::move(in);
+    return buildNode(g, OpResolver{}, spec)->outputs.at(0)->type;
+  };
+  CHECK(typeOf({x, nullptr, i, j}) == TensorType{DType::F32, {4, 2, 3}});
+  CHECK(typeOf({x, i, nullptr, j}) == TensorType{DType::F32, {2, 3, 5}});
+  CHECK(typeOf({x, j}) == TensorType{DType::F32, {3, 5, 6}});
+  CHECK(buildError(g, "aten::index.Tensor", {x, m}).find("depends on the data") != std::string::npos);
+}
+
 TEST_CASE("a schema with two tensor lists cannot say which operand is whose") {
   OpSchema s = parseSchema("mylib::two(Tensor[] a, Tensor[] b) -> Tensor");
   std::string err;

@@ -1,5 +1,6 @@
 // Note [Uninitialized memory] (src/eval/concrete.cpp): what the evaluator computes from an
-// uninitialized buffer is exact whatever the buffer holds, or fails.
+// uninitialized buffer (or around an element with no specified value) is exact whatever the
+// buffer holds, or fails.
 #include <doctest/doctest.h>
 
 #include "ir/op_registry.h"
@@ -61,4 +62,25 @@ graph @returns(%x: f32[2,2]) -> (f32[2,2]) {
   auto what = eval::evaluateWhatCan(r, inputsOf(r), eval::Precision::Native);
   CHECK(what.count(r.inputs()[0]) == 1);
   CHECK(what.count(r.outputs()[0]) == 0);
+}
+
+TEST_CASE("index_put with accumulate=false: one write per element evaluates; two writes give no value") {
+  // Note [index_put semantics] (src/sem/index_ops.cpp): an element two positions write is
+  // unspecified, which the evaluator treats as uninitialized memory, never as a last or first write.
+  Module m = parseModule(R"(graph @put(%x: f32[5], %i: i64[3], %v: f32[3]) -> (f32[5]) {
+  %r: f32[5] = aten::index_put(%x, %i, %v) {accumulate=false}
+  return %r
+}
+)", "t.tvir");
+  const Graph &g = *m.find("put");
+  auto inputs = [&](std::vector<long double> positions) {
+    std::vector<eval::EvalTensor> in = inputsOf(g);  // x = [.25 .5 .75 1 1.25], v = [.25 .5 .75]
+    in[1].values = std::move(positions);
+    return in;
+  };
+  auto out = eval::evaluateGraph(g, inputs({4, 0, -2}), eval::Precision::Native);  // -2 is position 3
+  CHECK(out[0].values == std::vector<long double>{0.5L, 0.5L, 0.75L, 0.75L, 0.25L});
+  CHECK_THROWS_AS(eval::evaluateGraph(g, inputs({1, 3, 1}), eval::Precision::Native), eval::EvalError);
+  CHECK_THROWS_AS(eval::evaluateGraph(g, inputs({1, 3, -4}), eval::Precision::Native), eval::EvalError);
+  CHECK(eval::evaluateWhatCan(g, inputs({2, 2, 0}), eval::Precision::Native).count(g.outputs()[0]) == 0);
 }

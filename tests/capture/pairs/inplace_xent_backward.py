@@ -1,6 +1,12 @@
 """A cross-entropy backward written in place, as a widely used vocab-parallel cross entropy writes
 it on one rank: `g2 = g.view(-1); g2[idx] -= 1.0; g.mul_(scale)` (issue 23). Captured
-functionalized and decided like the out-of-place form."""
+functionalized and decided like the out-of-place form: proven equivalent (real), as
+`(softmax(logits) - (target.unsqueeze(1) == arange(C)).float()) / N` is. `g2[idx] -= 1.0` is
+index_put with accumulate=False at N positions, which leaves an element that two positions write
+unspecified (Note [index_put semantics] in src/sem/index_ops.cpp); the positions
+`arange(N) * C + target` are distinct exactly where target is in [0, C), where the reference does
+not raise, and the proof assumes that range (reported). N and C stay small: each element's term
+has O(N * N * C) nodes (N positions, each a dispatch over the N * C flat positions)."""
 import torch
 
 N, C = 4, 6
@@ -30,6 +36,5 @@ def production(logits, target):
     return g
 
 
-# EXPECT: equivalent
+# EXPECT: equivalent real
 # NEVER: not_equivalent
-# XFAIL: captured and refuted like the out-of-place form, but not yet proven: production's `g2[idx] -= 1.0` is index_put with accumulate=False at N positions, which has no semantics yet (duplicate positions leave the result unspecified: Note [index_put semantics]); the positions arange(N) * C + target are distinct exactly where target is in [0, C), i.e. where the reference does not raise, and a proof would need index_put semantics conditional on that
