@@ -7,8 +7,8 @@
 // against split_with_sizes). One spelling each, all bitwise (the IR is
 // logical: a value is its elements in row-major order, Note [_reshape_alias
 // is a reshape] in src/sem/layout.cpp):
-//  - view, reshape, _unsafe_view of a concrete result: view with the result's
-//    sizes (no -1);
+//  - view, reshape, _unsafe_view, _reshape_alias of a concrete result: view with the result's
+//    sizes (no -1), of the first view's operand where it views a view;
 //  - permute that swaps two dims: transpose.int(i, j) with 0 <= i < j, and a
 //    transpose's dims likewise ordered and non-negative;
 //  - split.Tensor: split_with_sizes with each piece's size.
@@ -20,10 +20,11 @@ namespace torchtv {
 
 namespace {
 
-// Builds `spec` and replaces n's outputs with it, if every result type is unchanged.
-bool replaceWith(Rewriter &rw, Node *n, NodeSpec spec) {
+// Builds `spec` and replaces n's outputs with it, if every result type is unchanged. `real`:
+// the new node also stands for a real-level value (Note [Levels of rewrites]) that it bypasses.
+bool replaceWith(Rewriter &rw, Node *n, NodeSpec spec, bool real = false) {
   spec.loc = n->loc;
-  Node *s = rw.build(std::move(spec), rw.anyOutputReal(*n));
+  Node *s = rw.build(std::move(spec), real || rw.anyOutputReal(*n));
   if (s->outputs.size() != n->outputs.size()) return false;
   for (size_t i = 0; i < s->outputs.size(); ++i)
     if (s->outputs[i]->type != n->outputs[i]->type) return false;
@@ -32,12 +33,20 @@ bool replaceWith(Rewriter &rw, Node *n, NodeSpec spec) {
 }
 
 bool canonicalView(Rewriter &rw, Node *n) {
-  if (n->op != "aten::view" && n->op != "aten::reshape" && n->op != "aten::_unsafe_view") return false;
+  if (n->op != "aten::view" && n->op != "aten::reshape" && n->op != "aten::_unsafe_view" &&
+      n->op != "aten::_reshape_alias")
+    return false;
   auto sizes = concreteSizes(n->outputs[0]->type.shape);
   if (!sizes) return false;
+  // A view of a view is one view of the first one's operand (both keep the row-major order).
+  Value *from = n->inputs[0];
+  const Node *p = from ? from->producer : nullptr;
+  bool ofView = p && p->op == "aten::view" && p->inputs[0];
+  if (ofView) from = p->inputs[0];
   const char *arg = n->op == "aten::reshape" ? "shape" : "size";
-  if (n->op == "aten::view" && n->attr(arg).asInts() == *sizes) return false;
-  return replaceWith(rw, n, NodeSpec{"aten::view", {n->inputs[0]}, {{"size", *sizes}}, {}, {}, {}});
+  if (!ofView && n->op == "aten::view" && n->attr(arg).asInts() == *sizes) return false;
+  return replaceWith(rw, n, NodeSpec{"aten::view", {from}, {{"size", *sizes}}, {}, {}, {}},
+                     ofView && rw.isReal(p->outputs[0]));
 }
 
 bool canonicalTranspose(Rewriter &rw, Node *n) {

@@ -12,8 +12,10 @@ namespace torchtv {
 // fused ops expand too. A definition that (transitively) calls its own op is
 // an error (Note [Expansion depth]). A call no definition fits (its results
 // differ from what the definition returns) stays an uninterpreted op; why is
-// logged and kept in `misfits` (op -> why, the first call's).
-bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits) {
+// logged and kept in `misfits` (op -> why, the first call's). `exactOnly`:
+// a call whose expansion is not exact stays as written (FusionExpansion::ExactOnly).
+bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits,
+                   bool exactOnly) {
   return rw.rewriteEach([&](Node *n) {
     if (!lib.find(n->op)) return false;
     std::string whyNot;
@@ -24,6 +26,7 @@ bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string,
                      n->outputs.empty() ? "" : n->outputs[0]->name, rw.graph().name(), whyNot);
       return false;
     }
+    if (exactOnly && !inst->exact) return false;
     const Graph &def = *inst->graph;
     // Definition inputs are the call's present operands, in order.
     std::unordered_map<const Value *, Value *> env;

@@ -27,8 +27,11 @@ NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const Nor
       changed = true;
     };
     bool expanded = false;
-    if (opts.fusions == FusionExpansion::On) {
-      run("expand-fusions", [&] { return expanded = expandFusions(rw, fusions, result.misfitDefinitions); });
+    if (opts.fusions != FusionExpansion::Off) {
+      run("expand-fusions", [&] {
+        return expanded = expandFusions(rw, fusions, result.misfitDefinitions,
+                                        opts.fusions == FusionExpansion::ExactOnly);
+      });
       expansionRounds = expanded ? expansionRounds + 1 : 0;
       if (expansionRounds > kMaxExpansionDepth)
         throw InputError("fusion definitions expand without end (does a definition call its own op?)");

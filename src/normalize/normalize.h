@@ -13,7 +13,11 @@
 
 namespace torchtv {
 
-enum class FusionExpansion { On, Off };
+// ExactOnly: only definitions whose expansion is exact (custom ops, ATen ops
+// marked `# FAITHFUL: bitwise`, Note [Exact expansions]); every other call stays
+// as written, so the result holds no real-level value (Note [Bitwise through
+// composites] in src/verify/check.cpp).
+enum class FusionExpansion { On, Off, ExactOnly };
 
 struct NormalizeOptions {
   FusionExpansion fusions = FusionExpansion::On;

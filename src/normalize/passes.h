@@ -27,7 +27,8 @@ bool canonicalizeLayout(Rewriter &rw);                     // canonical_layout.c
 // Mixed-dtype operands of promoting ops get an explicit _to_copy.
 bool makePromotionExplicit(Rewriter &rw);                  // explicit_promotion.cpp
 // Inlines the definition of every op the library defines.
-bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits);  // expand_fusions.cpp
+bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits,
+                   bool exactOnly);  // expand_fusions.cpp
 bool applyRules(Rewriter &rw, const RuleSet &rules);       // apply_rules.cpp
 bool eliminateCommonSubexpressions(Rewriter &rw);          // eliminate_common_subexpressions.cpp
 bool eliminateDeadCode(Graph &g);                          // eliminate_dead_code.cpp

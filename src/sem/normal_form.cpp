@@ -435,32 +435,97 @@ struct NormalForm::Impl {
   }
 
   // ---- renaming and sums ----
-  AtomPtr rename(const AtomPtr &a, int from, int to) {
+  // The variable `from` replaced by `to` (a variable, or a variable plus a
+  // constant: Note [Split sums merged]) in every free occurrence.
+  AtomPtr substitute(const AtomPtr &a, int from, const IndexExpr &to) {
     if (!mentions(*a, from)) return a;
     Atom b = *a;
-    IndexExpr toE = IndexExpr::var(to);
-    for (IndexExpr &e : b.index) e = e.substitute(from, toE, tc.vars);
-    for (Poly &p : b.args) p = renamePoly(p, from, to);
-    if (b.kind == AtomKind::Sum) b.body = renameMono(b.body, from, to);
+    for (IndexExpr &e : b.index) e = e.substitute(from, to, tc.vars);
+    for (Poly &p : b.args) p = substitutePoly(p, from, to);
+    if (b.kind == AtomKind::Sum) b.body = substituteMono(b.body, from, to);
     b.key.clear();
     return finish(std::move(b));
   }
-  Monomial renameMono(const Monomial &m, int from, int to) {
+  Monomial substituteMono(const Monomial &m, int from, const IndexExpr &to) {
     Monomial r;
     for (const Factor &f : m.factors) {
       Monomial one;
-      one.factors.push_back({rename(f.atom, from, to), f.exp});
+      one.factors.push_back({substitute(f.atom, from, to), f.exp});
       one.key = one.factors[0].atom->key + "^" + ratStr(f.exp) + "*";
-      // Renaming never makes two factors equal that were different (the
-      // binder is fresh), so mulMono only re-sorts here.
+      // A fresh binder, or a shift by a constant, is one-to-one: it never makes
+      // two different factors equal, so mulMono only re-sorts here.
       r = mulMono(r, one);
     }
     return r;
   }
-  Poly renamePoly(const Poly &p, int from, int to) {
+  Poly substitutePoly(const Poly &p, int from, const IndexExpr &to) {
     Poly r;
-    for (auto &[k, mc] : p.terms) addTerm(r, renameMono(mc.first, from, to), mc.second);
+    for (auto &[k, mc] : p.terms) addTerm(r, substituteMono(mc.first, from, to), mc.second);
     return r;
+  }
+  AtomPtr rename(const AtomPtr &a, int from, int to) { return substitute(a, from, IndexExpr::var(to)); }
+  Monomial renameMono(const Monomial &m, int from, int to) { return substituteMono(m, from, IndexExpr::var(to)); }
+  Poly renamePoly(const Poly &p, int from, int to) { return substitutePoly(p, from, IndexExpr::var(to)); }
+
+  // Note [Split sums merged]
+  // sum_{i<a} f(i) + sum_{i<b} f(i + a) = sum_{i<a+b} f(i) over the reals: a
+  // reduction split in two parts (slices of one tensor, each reduced, then
+  // added) is the whole reduction. Z3 sees it only by unrolling (sums of at
+  // most 16 elements), so at realistic sizes the normal form must: two
+  // monomials with one coefficient that differ only in such a pair of sums
+  // (concrete extents, exponent 1) become one. Tried on the results of
+  // additions of at most kMaxMergeTerms monomials.
+  static constexpr size_t kMaxMergeTerms = 64;
+
+  // The one factor of m that is a sum of exponent 1 over a concrete extent, and m without it.
+  static std::optional<std::pair<AtomPtr, Monomial>> splitSumFactor(const Monomial &m) {
+    std::optional<std::pair<AtomPtr, Monomial>> out;
+    for (size_t i = 0; i < m.factors.size(); ++i) {
+      const Factor &f = m.factors[i];
+      if (f.atom->kind != AtomKind::Sum || f.exp != 1 || !f.atom->extent.isConcrete()) continue;
+      if (out) return std::nullopt;  // two sums: which pair is meant is not clear
+      Monomial rest;
+      for (size_t j = 0; j < m.factors.size(); ++j)
+        if (j != i) {
+          rest.factors.push_back(m.factors[j]);
+          rest.key += m.factors[j].atom->key + "^" + ratStr(m.factors[j].exp) + "*";
+        }
+      out = std::make_pair(f.atom, rest);
+    }
+    return out;
+  }
+
+  // x + y as one term when x = r * sum_{i<a} f(i) and y = r * sum_{i<b} f(i + a).
+  std::optional<Poly> mergedSums(const Monomial &x, const Monomial &y) {
+    auto sx = splitSumFactor(x), sy = splitSumFactor(y);
+    if (!sx || !sy || sx->second.key != sy->second.key) return std::nullopt;
+    const Atom &a = *sx->first, &b = *sy->first;
+    Monomial shifted = substituteMono(a.body, a.binder, IndexExpr::var(a.binder) + a.extent.size());
+    Monomial other = b.binder == a.binder ? b.body : renameMono(b.body, b.binder, a.binder);
+    if (shifted.key != other.key) return std::nullopt;
+    Poly body;
+    addTerm(body, a.body, Rat(1));
+    Poly rest;
+    addTerm(rest, sx->second, Rat(1));
+    return mul(rest, sumOf(a.binder, Dim(a.extent.size() + b.extent.size()), body));
+  }
+
+  Poly mergeSplitSums(Poly p) {
+    for (bool merged = true; merged && p.terms.size() >= 2 && p.terms.size() <= kMaxMergeTerms;) {
+      merged = false;
+      for (auto i = p.terms.begin(); i != p.terms.end() && !merged; ++i)
+        for (auto j = p.terms.begin(); j != p.terms.end() && !merged; ++j) {
+          if (i == j || i->second.second != j->second.second) continue;
+          std::optional<Poly> m = mergedSums(i->second.first, j->second.first);
+          if (!m) continue;
+          Rat c = i->second.second;
+          p.terms.erase(i);
+          p.terms.erase(j);
+          p = add(p, *m, c);
+          merged = true;  // the iterators are spent: start over
+        }
+    }
+    return p;
   }
 
   Poly sumOf(int binder, const Dim &extent, const Poly &body) {
@@ -591,8 +656,8 @@ struct NormalForm::Impl {
     }
     case TOp::IndexCmp:
       return indexCond(static_cast<IndexCmpKind>(t->inum), t->index[0], t->index[1], text);
-    case TOp::Add: return add(A(0), A(1));
-    case TOp::Sub: return add(A(0), A(1), Rat(-1));
+    case TOp::Add: return mergeSplitSums(add(A(0), A(1)));
+    case TOp::Sub: return mergeSplitSums(add(A(0), A(1), Rat(-1)));
     case TOp::Mul: return mul(A(0), A(1));
     case TOp::Neg: return scale(A(0), Rat(-1));
     case TOp::Div: return mul(A(0), power(A(1), Rat(-1), tc.str(t->args[1]).substr(0, 100)));

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "ir/diagnostic.h"
 #include "ir/op_registry.h"
 #include "ir/rewrite.h"
@@ -148,10 +150,63 @@ bool someOutputDiffers(const Graph &ref, const Graph &prod, const ValueNumbering
   return false;
 }
 
+// Note [Bitwise through composites]
+// An output equal after normalization only through an ATen composite that both
+// sides call alike (gelu, with a layout round trip on one side's operand) would
+// be `real`: the composite's expansion marks its values so (Note [Levels of
+// rewrites]), although the two calls compute the same bits. Such outputs are
+// matched once more on copies normalized with exact expansions only
+// (FusionExpansion::ExactOnly): the composite calls stay as written, no value
+// is real-level, every other pass is bitwise, so an output equal there is
+// `bitwise`. Paid only when some output would be real that way and both graphs
+// call the same inexact composites as often (a composite against its own
+// decomposition cannot match there).
+std::map<std::string, int> inexactCalls(const Graph &g, const FusionLibrary &lib) {
+  std::map<std::string, int> out;
+  for (const auto &n : g.nodes())
+    if (const auto *defs = lib.find(n->op))
+      if (std::any_of(defs->begin(), defs->end(), [](const FusionDefinition &d) { return !d.exact; })) ++out[n->op];
+  return out;
+}
+
+// Per output: among `candidates`, equal after normalization with exact expansions only.
+std::vector<bool> equalThroughExactExpansions(const Compared &g, const CheckOptions &options,
+                                              const std::vector<bool> &candidates) {
+  std::vector<bool> out(candidates.size(), false);
+  const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+  if (std::none_of(candidates.begin(), candidates.end(), [](bool b) { return b; }) ||
+      inexactCalls(g.origRef, lib) != inexactCalls(g.origProd, lib))
+    return out;
+  NormalizeOptions no;
+  no.rules = &bundledRules();
+  no.fusions = FusionExpansion::ExactOnly;
+  std::shared_ptr<Graph> ref = cloneGraph(g.origRef), prod = cloneGraph(g.origProd);
+  NormalizeResult refNorm, prodNorm;
+  try {  // a definition the full normalization never instantiates may not fit here: no upgrade then
+    refNorm = normalizeGraph(*ref, lib, no);
+    prodNorm = normalizeGraph(*prod, lib, no);
+  } catch (const std::exception &e) {
+    spdlog::info("no bitwise match with exact expansions only: {}", e.what());
+    return out;
+  }
+  ValueNumbering vn;
+  vn.addGraph(*ref);
+  vn.addGraph(*prod);
+  std::vector<bool> refReal = outputsWithRealCone(*ref, refNorm.realValues),
+                    prodReal = outputsWithRealCone(*prod, prodNorm.realValues);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = candidates[i] && !refReal[i] && !prodReal[i] &&
+             vn.number(ref->outputs()[i]) == vn.number(prod->outputs()[i]);
+  return out;
+}
+
 struct Matching {
   // The graphs as written: outputs equal here are bitwise-equal whatever
   // normalization does (it may expand a composite both sides call alike, at level real).
   ValueNumbering raw;
+  // Per output (empty: none): equal with exact expansions only, so bitwise
+  // (Note [Bitwise through composites]).
+  std::vector<bool> equalAsCalled;
   ValueNumbering vn;  // the compared graphs, cut points merged
   CutPoints cuts;
   std::unordered_set<int> refNumbers, prodNumbers;
@@ -207,6 +262,13 @@ Matching matchStage(const Compared &g, const Normalized &norm, const CheckOption
   for (size_t i = 0; i < refRealCone.size(); ++i) m.realInCone.push_back(refRealCone[i] || prodRealCone[i]);
   m.refNumbers = numbersOf(g.ref, m.vn);
   m.prodNumbers = numbersOf(g.prod, m.vn);
+  if (options.normalization == Normalization::On && options.strategy == Strategy::Structural) {
+    std::vector<bool> realOnly(m.realInCone.size());
+    for (size_t i = 0; i < realOnly.size(); ++i)
+      realOnly[i] = m.realInCone[i] && m.vn.number(g.ref.outputs()[i]) == m.vn.number(g.prod.outputs()[i]) &&
+                    m.raw.number(g.origRef.outputs()[i]) != m.raw.number(g.origProd.outputs()[i]);
+    m.equalAsCalled = equalThroughExactExpansions(g, options, realOnly);
+  }
   return m;
 }
 
@@ -277,7 +339,8 @@ Classified classifyStage(const Compared &g, const Normalized &norm, const Matchi
       }
     } else if (options.strategy == Strategy::Monolithic) {
       c.pending.push_back(i);
-    } else if (m.raw.number(g.origRef.outputs()[i]) == m.raw.number(g.origProd.outputs()[i])) {
+    } else if (m.raw.number(g.origRef.outputs()[i]) == m.raw.number(g.origProd.outputs()[i]) ||
+               (i < m.equalAsCalled.size() && m.equalAsCalled[i])) {
       out.verdict = Verdict::Equivalent;
       out.level = Level::Bitwise;
       out.reason = reasons::kStructurallyEqual;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "src/sem/normal_form.h"
 #include "src/verify/verdict.h"
@@ -12,31 +13,31 @@ namespace torchtv {
 
 namespace {
 
-// Splits a key into text runs and numbers ("digits" or "digits/digits"), alternating.
+// A key is read as text runs and numbers ("digits" or "digits/digits"), alternating. The next
+// one from position i (advanced past it); keys of large regions run to megabytes, so they are
+// compared token by token, without copies, and the comparison stops at the first difference
+// that is not a number.
 struct Token {
   bool number;
-  std::string text;
+  std::string_view text;
 };
 
-std::vector<Token> tokens(const std::string &s) {
-  std::vector<Token> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t j = i;
-    if (std::isdigit(static_cast<unsigned char>(s[i]))) {
-      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-      if (j + 1 < s.size() && s[j] == '/' && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
-        ++j;
-        while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-      }
-      out.push_back({true, s.substr(i, j - i)});
-    } else {
-      while (j < s.size() && !std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-      out.push_back({false, s.substr(i, j - i)});
+Token nextToken(std::string_view s, size_t &i) {
+  auto digit = [&](size_t k) { return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])); };
+  size_t j = i;
+  bool number = digit(i);
+  if (number) {
+    while (digit(j)) ++j;
+    if (j + 1 < s.size() && s[j] == '/' && digit(j + 1)) {
+      ++j;
+      while (digit(j)) ++j;
     }
-    i = j;
+  } else {
+    while (j < s.size() && !digit(j)) ++j;
   }
-  return out;
+  Token t{number, s.substr(i, j - i)};
+  i = j;
+  return t;
 }
 
 // Numerator and denominator of "n/d" (or "n", d = "1").
@@ -71,17 +72,19 @@ std::string spell(const std::string &r) {
 }  // namespace
 
 std::optional<std::vector<RoundedConstantPair>> roundedConstantsOnly(const std::string &a, const std::string &b) {
-  std::vector<Token> ta = tokens(a), tb = tokens(b);
-  if (ta.size() != tb.size()) return std::nullopt;
   std::vector<RoundedConstantPair> out;
-  for (size_t i = 0; i < ta.size(); ++i) {
-    if (ta[i].number != tb[i].number) return std::nullopt;
-    if (ta[i].text == tb[i].text) continue;
-    if (!ta[i].number) return std::nullopt;
-    long double x = value(ta[i].text), y = value(tb[i].text);
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i >= a.size() || j >= b.size()) return std::nullopt;
+    Token ta = nextToken(a, i), tb = nextToken(b, j);
+    if (ta.number != tb.number) return std::nullopt;
+    if (ta.text == tb.text) continue;
+    if (!ta.number) return std::nullopt;
+    std::string na(ta.text), nb(tb.text);
+    long double x = value(na), y = value(nb);
     if (!std::isfinite(x) || !std::isfinite(y) || x == 0 || y == 0) return std::nullopt;
     if (std::fabs(x - y) > kRoundedConstantsTolerance * std::fabs(x)) return std::nullopt;
-    RoundedConstantPair p{spell(ta[i].text), spell(tb[i].text)};
+    RoundedConstantPair p{spell(na), spell(nb)};
     bool seen = false;
     for (const RoundedConstantPair &q : out) seen = seen || (q.reference == p.reference && q.production == p.production);
     if (!seen) out.push_back(p);

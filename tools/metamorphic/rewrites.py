@@ -32,11 +32,64 @@ def _mm_view(t):
 
 
 def _mm_permute(t):
-    """bitwise: a permutation and its inverse."""
+    """bitwise: a permutation and its inverse, the layout restored (contiguous again)."""
+    if not _mm_is_t(t) or t.dim() < 2:
+        return t
+    order = list(range(t.dim()))[::-1]
+    return t.permute(order).contiguous().permute(order).contiguous()
+
+
+def _mm_strided(t):
+    """real: a permutation and its inverse that leaves the value in a transposed memory layout.
+    The elements are the same, but PyTorch's reductions and matmuls over it may accumulate in
+    another order (a 1-ulp difference is common): bitwise only where eager agrees bit for bit."""
     if not _mm_is_t(t) or t.dim() < 2:
         return t
     order = list(range(t.dim()))[::-1]
     return t.permute(order).contiguous().permute(order)
+
+
+def _mm_dead(t):
+    """bitwise: a dead subgraph computed from the value, its result unused."""
+    if _mm_is_t(t) and t.is_floating_point():
+        _unused = (t * 2 + 1).sum()
+    return t
+
+
+def _mm_sum_nested(t):
+    """real: a full sum as a sum over the last dim, then over the rest."""
+    return t.sum(-1).sum() if _mm_is_t(t) and t.dim() >= 2 else t.sum()
+
+
+def _mm_mean_square(a, *args, **kwargs):
+    """real: the mean of a square by the variance formula, var(a) + mean(a)^2."""
+    dims = args[0] if args else kwargs.get("dim")
+    keep = kwargs.get("keepdim", args[1] if len(args) > 1 else False)
+    m = a.mean(dims, keepdim=keep)
+    return a.var(dims, unbiased=False, keepdim=keep) + m * m
+
+
+def _mm_logsumexp_max(s, dim, keepdim=False):
+    """real: logsumexp written out with the max(...).values shift."""
+    m = s.max(dim, keepdim=True).values
+    r = m + _mm_torch.log(_mm_torch.exp(s - m).sum(dim, keepdim=True))
+    return r if keepdim else r.squeeze(dim)
+
+
+def _mm_gelu(x, approximate="none"):
+    """real: GELU written out (erf, or the tanh approximation)."""
+    if approximate == "tanh":
+        return 0.5 * x * (1 + _mm_torch.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * (1 + _mm_torch.erf(x * 0.7071067811865476))
+
+
+def _mm_matmul_reshaped(a, b):
+    """real: a batched matmul by a matrix as one mm of the flattened batch, reshaped back."""
+    if a.dim() >= 3 and b.dim() == 2:
+        return a.reshape(-1, a.shape[-1]).mm(b).reshape(*a.shape[:-1], b.shape[-1])
+    if a.dim() == 2 and b.dim() == 2:
+        return _mm_torch.mm(a, b)
+    return a @ b
 
 
 def _mm_detach(t):
@@ -116,10 +169,16 @@ BITWISE, REAL, BUG = "bitwise", "real", "bug"
 
 
 class Ctx:
-    """What a rewrite may look at: the module-level float constants (name -> value)."""
+    """What a rewrite may look at: the module-level float constants (name -> value), the names of
+    the module's functions, and the function being rewritten (function_of)."""
 
-    def __init__(self, float_names):
+    def __init__(self, float_names, functions=()):
         self.float_names = float_names
+        self.functions = set(functions)
+        self.current = None
+
+    def function_of(self, node):
+        return self.current
 
 
 def _call(name, *args, **kwargs):
@@ -277,6 +336,86 @@ def _eq_to_scatter(n, ctx):
                      % (ast.unparse(y), ast.unparse(v), ast.unparse(y)), mode="eval").body
 
 
+def _one_hot_names(fn):
+    """name -> (index expression, classes) of assignments `M = (Y == torch.arange(V)).to(...)`."""
+    out = {}
+    for n in _nodes(fn, lambda n: isinstance(n, ast.Assign) and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name)):
+        v = n.value
+        if _is_method("to")(v):
+            v = v.func.value
+        if isinstance(v, ast.Compare) and v in _eq_arange_sites(fn, None):
+            out[n.targets[0].id] = v.left
+    return out
+
+
+def _one_hot_pick_sites(fn, ctx):
+    """(A * M).sum() with M a one-hot mask by eq/arange: the picked entries' sum."""
+    names = _one_hot_names(fn)
+    out = []
+    for n in _nodes(fn, _is_method("sum")):
+        r = n.func.value
+        if (not n.args and not n.keywords and isinstance(r, ast.BinOp) and isinstance(r.op, ast.Mult)
+                and any(isinstance(o, ast.Name) and o.id in names for o in (r.left, r.right))):
+            out.append(n)
+    return out
+
+
+def _one_hot_to_gather(n, ctx):
+    """(A * M).sum() as A.gather(1, Y).sum(), Y the mask's index column."""
+    fn = ctx.function_of(n)
+    names = _one_hot_names(fn)
+    r = n.func.value
+    m, a = (r.left, r.right) if isinstance(r.left, ast.Name) and r.left.id in names else (r.right, r.left)
+    return ast.parse("(%s).gather(1, %s).sum()" % (ast.unparse(a), ast.unparse(names[m.id])), mode="eval").body
+
+
+def _fused_sites(fn, ctx):
+    """ops.NAME(...) calls of a fused custom op whose plain definition NAME_ref is in the file."""
+    return [n for n in _nodes(fn, lambda n: isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                              and isinstance(n.func.value, ast.Name) and n.func.value.id == "ops")
+            if n.func.attr + "_ref" in ctx.functions]
+
+
+def _inline_fused(n, ctx):
+    return ast.Call(func=ast.Name(id=n.func.attr + "_ref", ctx=ast.Load()), args=n.args, keywords=n.keywords)
+
+
+def _tanh_derivative_sites(fn, ctx):
+    """1 - t * t (the derivative of tanh, t = tanh(x))."""
+    return [n for n in _nodes(fn, _is_binop(ast.Sub)) if _is_number(n.left) and n.left.value == 1
+            and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, ast.Mult)
+            and ast.dump(n.right.left) == ast.dump(n.right.right)]
+
+
+def _tanh_derivative(n, ctx):
+    t = n.right.left
+    return ast.BinOp(left=ast.BinOp(left=ast.Constant(1), op=ast.Sub(), right=t), op=ast.Mult(),
+                     right=ast.BinOp(left=ast.Constant(1), op=ast.Add(), right=copy.deepcopy(t)))
+
+
+def _mean_square_sites(fn, ctx):
+    """(a * a).mean(dim, ...) with the same a."""
+    return [n for n in _reduction_with_dim("mean")(fn, ctx) if isinstance(n.func.value, ast.BinOp)
+            and isinstance(n.func.value.op, ast.Mult) and ast.dump(n.func.value.left) == ast.dump(n.func.value.right)]
+
+
+def _mean_square(n, ctx):
+    return ast.Call(func=ast.Name(id="_mm_mean_square", ctx=ast.Load()), args=[n.func.value.left] + n.args,
+                    keywords=n.keywords)
+
+
+def _log_softmax_sites(fn, ctx):
+    """X - X.logsumexp(d, keepdim=True): a log-softmax written out."""
+    return [n for n in _nodes(fn, _is_binop(ast.Sub)) if _is_method("logsumexp")(n.right)
+            and ast.dump(n.right.func.value) == ast.dump(n.left) and n.right.args]
+
+
+def _log_softmax(n, ctx):
+    return ast.parse("_mm_torch.log_softmax(%s, %s)" % (ast.unparse(n.left), ast.unparse(n.right.args[0])),
+                     mode="eval").body
+
+
 # ---- bug mutations -------------------------------------------------------------------------------
 
 def _nudge_sites(fn, ctx):
@@ -369,6 +508,8 @@ CATALOG = [
             "a value through a permutation and its inverse"),
     Rewrite("detach", BITWISE, lambda f, c: _loaded_names(f), _wrap("_mm_detach"), "detach() on a value"),
     Rewrite("duplicate", BITWISE, lambda f, c: _loaded_names(f), _wrap("_mm_clone"), "a value copied (clone)"),
+    Rewrite("dead_code", BITWISE, lambda f, c: _loaded_names(f), _wrap("_mm_dead"), "a dead subgraph on a value"),
+    Rewrite("fused_inline", BITWISE, _fused_sites, _inline_fused, "a fused custom op as its plain definition"),
     Rewrite("one_hot_scatter", BITWISE, _eq_arange_sites, _eq_to_scatter, "one-hot by eq/arange as scatter",
             narrows=True),
     # real
@@ -384,6 +525,22 @@ CATALOG = [
             "mean as sum / n"),
     Rewrite("split_reduction", REAL, _reduction_with_dim("sum"), _helper_method("_mm_sum_split"),
             "a sum split in two halves"),
+    Rewrite("strided_layout", REAL, lambda f, c: _loaded_names(f), _wrap("_mm_strided"),
+            "a value left in a transposed memory layout (permute, copy, permute back)"),
+    Rewrite("nested_reduction", REAL, lambda f, c: [n for n in _nodes(f, _is_method("sum")) if not n.args
+                                                    and not n.keywords], _helper_method("_mm_sum_nested"),
+            "a full sum as a sum over the last dim, then the rest"),
+    Rewrite("variance_formula", REAL, _mean_square_sites, _mean_square, "mean(a * a) as var(a) + mean(a)^2"),
+    Rewrite("one_hot_gather", REAL, _one_hot_pick_sites, _one_hot_to_gather,
+            "(A * one_hot).sum() as A.gather(1, y).sum()", narrows=True),
+    Rewrite("tanh_derivative", REAL, _tanh_derivative_sites, _tanh_derivative, "1 - t * t as (1 - t) * (1 + t)"),
+    Rewrite("gelu_explicit", REAL, lambda f, c: _nodes(f, _is_torch_fn("gelu")), _helper_args("_mm_gelu"),
+            "gelu written out (erf or tanh form)"),
+    Rewrite("log_softmax_fn", REAL, _log_softmax_sites, _log_softmax, "x - x.logsumexp(d) as log_softmax(x, d)"),
+    Rewrite("logsumexp_max", REAL, lambda f, c: _nodes(f, _is_method("logsumexp")),
+            _helper_method("_mm_logsumexp_max"), "logsumexp written out with the max(...).values shift"),
+    Rewrite("matmul_reshaped", REAL, lambda f, c: _nodes(f, _is_binop(ast.MatMult)),
+            _helper_args("_mm_matmul_reshaped"), "a matmul as mm of the flattened batch, reshaped back"),
     Rewrite("pow2_as_mul", REAL, _pow2_sites, _pow2_to_mul, "x.pow(2) as x * x"),
     Rewrite("max_as_amax", REAL, _max_values_sites, _max_to_amax, "max(...).values as amax"),
     Rewrite("softmax_amax", REAL, lambda f, c: _nodes(f, _is_torch_fn("softmax")), _helper_args("_mm_softmax_amax"),
@@ -414,6 +571,7 @@ BY_NAME = {r.name: r for r in CATALOG}
 
 def apply_at(fn, rewrite, index, ctx):
     """Applies `rewrite` at its index-th site in fn (an ast.FunctionDef, modified in place)."""
+    ctx.current = fn
     target = rewrite.sites(fn, ctx)[index]
     new = rewrite.apply(target, ctx)
 
