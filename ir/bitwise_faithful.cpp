@@ -1,6 +1,7 @@
 #include "ir/bitwise_faithful.h"
 
 #include "ir/graph.h"
+#include "ir/op_registry.h"
 
 namespace torchtv {
 
@@ -51,7 +52,57 @@ constexpr const char *kNeighbours =
     "ATen's vectorized kernel (Sleef) reduces every lane of a vector the slow way when one lane is huge: an "
     "element's bits depend on its neighbours in the tensor";
 
+// Note [Layout-changing copies]
+// The IR keeps values, not strides (docs/trust.md). A copy into another layout
+// (contiguous(), clone or _to_copy with memory_format=contiguous_format) of a
+// tensor that may not be contiguous itself (a permuted, sliced or selected view,
+// or an expanded one; any clone of an expanded one) holds the same values in
+// another memory order, and ATen's reductions and matrix products may accumulate
+// in another order over the two (1 ulp in a cross-entropy loss: the metamorphic
+// generator's strided_layout class). Such a copy is real-only at level bitwise,
+// and drop_no_ops keeps it, so a bitwise claim through it rests on value
+// numbering alone: the same copy on both sides. Copies of fresh tensors and of
+// graph inputs (taken to be contiguous) stay the identity.
+bool contiguousFormat(const Node &n) {
+  auto it = n.attrs.find("memory_format");
+  return n.op == "aten::contiguous" ||
+         (it != n.attrs.end() && it->second.isString() && it->second.asString() == "contiguous_format");
+}
+
+bool isCopy(const std::string &op) {
+  return op == "aten::contiguous" || op == "aten::clone" || op == "aten::_to_copy" || op == "aten::to.dtype_layout";
+}
+
+// Whether `v` may be laid out otherwise than row-major: a view chain from it up
+// to a fresh tensor passes a permuting or expanding view (or, with
+// `expandOnly`, an expanding one).
+bool mayBeStrided(const Value *v, bool expandOnly) {
+  for (const Node *p = v->producer; p; p = p->inputs.empty() || !p->inputs[0] ? nullptr : p->inputs[0]->producer) {
+    if (p->op == "aten::expand" || p->op == "aten::expand_as" || p->op == "prims::broadcast_in_dim") return true;
+    ElementMap m = opProps(p->op).elements;
+    if (m == ElementMap::Reorder) {
+      if (p->op == "aten::flip") return false;  // a fresh tensor
+      if (!expandOnly) return true;
+      continue;
+    }
+    if (isCopy(p->op) && contiguousFormat(*p)) return false;  // row-major from here on
+    if (m != ElementMap::Reshape && m != ElementMap::Identity) return false;  // a fresh tensor
+  }
+  return false;
+}
+
+bool layoutChangingCopy(const Node &n) {
+  if (!isCopy(n.op) || n.inputs.empty() || !n.inputs[0]) return false;
+  return mayBeStrided(n.inputs[0], /*expandOnly=*/!contiguousFormat(n));
+}
+
+constexpr const char *kLayout =
+    "a copy into another memory layout of a view that may not be row-major: ATen's reductions and matrix "
+    "products may accumulate in another order over the copy (Note [Layout-changing copies])";
+
 }  // namespace
+
+bool isLayoutChangingCopy(const Node &n) { return layoutChangingCopy(n); }
 
 // Measured by the semantics audit against LibTorch 1.13 (CPU, AVX2):
 // bench/results/semantics_audit.txt has an example of each.
@@ -126,6 +177,10 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::fmax", "signed zeros: a +0/-0 tie is not measured bit for bit", floatingResult},
       {"aten::fmin", "signed zeros: a +0/-0 tie is not measured bit for bit", floatingResult},
       {"aten::signbit", "the sign bit of a NaN is not modelled (x86 makes negative NaNs)", floatingOperand},
+      {"aten::contiguous", kLayout, layoutChangingCopy},
+      {"aten::clone", kLayout, layoutChangingCopy},
+      {"aten::_to_copy", kLayout, layoutChangingCopy},
+      {"aten::to.dtype_layout", kLayout, layoutChangingCopy},
   };
   return ops;
 }

@@ -37,5 +37,8 @@ bool bitwiseFaithful(const Node &n);
 // The reason a node is real-only at level bitwise, or nullptr.
 const char *bitwiseUnfaithfulReason(const Node &n);
 const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps();
+// A copy that may change the memory layout of its operand (Note [Layout-changing
+// copies]): not a no-op for normalization.
+bool isLayoutChangingCopy(const Node &n);
 
 }  // namespace torchtv

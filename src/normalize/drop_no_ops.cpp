@@ -1,5 +1,6 @@
 #include <set>
 
+#include "ir/bitwise_faithful.h"
 #include "ir/op_registry.h"
 #include "src/normalize/passes.h"
 
@@ -39,7 +40,7 @@ bool isNoOp(const Node &n) {
   // Dropout with p=0 or train=False: native_dropout's mask (output 1) is
   // then all true, the other output the operand.
   if (isIdentityCall(n.op, n.attrs)) return true;
-  if (n.outputs.size() != 1) return false;
+  if (n.outputs.size() != 1 || isLayoutChangingCopy(n)) return false;
   ElementMap elements = opProps(n.op).elements;
   if (elements == ElementMap::Identity || elements == ElementMap::Reshape) return true;
   if (n.op == "aten::cat") return n.inputs.size() == 1;
