@@ -128,7 +128,7 @@ def main(argv=None):
                 verdict, cex = torchtv_verdict(args.torchtv, path)
                 # A refutation here must come with a minimized, localized counterexample (issue 17).
                 cex_note = minimized_localized(cex) if verdict == "not_equivalent" else ""
-                verdict += " (%s)" % cex_note if cex_note else (", minimized and localized" if cex else "")
+                verdict += " (%s)" % (cex_note or "minimized and localized") if cex or cex_note else ""
             else:
                 verdict += " (its golden test)"
             ok = (not detects.startswith("yes") or verdict.split()[0] == "not_equivalent") and not cex_note
