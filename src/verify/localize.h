@@ -15,9 +15,9 @@ namespace torchtv {
 
 // Note [Localized counterexamples]
 // Both graphs are evaluated at Wide precision (Note [Evaluation
-// precisions]) on the shrunk input, every intermediate in the refuted
-// output's cone kept (the cone only: a deep model's output-layer gradient
-// needs the forward, not the backward). A production
+// precisions]) on the shrunk input, every intermediate kept (past the
+// evaluation budget, those in the refuted output's cone only: a deep model's
+// output-layer gradient needs the forward, not the backward). A production
 // value agrees with the reference when a reference value of the same type
 // equals it to 9 significant digits (rounding noise at Wide precision is far
 // below that; the smallest planted bugs, 1e-7 relative in f32 code, are
