@@ -116,6 +116,12 @@ struct GraphTemplate {
 
 // A parsed file: graphs by name (e.g. @reference, @production), fusion
 // definitions (graphs named after the op they define), plus declared custom ops.
+// Nodes some output of `g` depends on (the union of the outputs' cones), in
+// one backward sweep over the nodes (they are in topological order).
+std::unordered_set<const Node *> liveNodes(const Graph &g);
+// The same for the outputs i with outputs[i] true.
+std::unordered_set<const Node *> liveNodes(const Graph &g, const std::vector<bool> &outputs);
+
 struct Module {
   std::string path;
   std::vector<std::unique_ptr<Graph>> graphs;

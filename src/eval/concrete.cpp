@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/op_registry.h"
 #include "src/eval/special_functions.h"
@@ -35,22 +37,33 @@ int64_t floorDiv(int64_t a, int64_t k) {
 
 class NodeEvaluator {
 public:
+  // Variables, bound flags and the memo are flat arrays indexed by variable
+  // and term id (both dense in a TermContext, and every term is built before
+  // the evaluation starts): hash maps cleared per element made a deep model's
+  // evaluation mostly malloc and free.
   NodeEvaluator(sem::TermContext &tc, Precision p, const std::vector<const EvalTensor *> &operands)
-      : tc_(tc), p_(p), operands_(operands) {}
+      : tc_(tc), p_(p), operands_(operands), vars_(tc.vars.size(), kUnset), bound_(tc.vars.size(), 0),
+        memoValue_(tc.size()), memoStamp_(tc.size(), 0) {}
 
   Real eval(TermPtr t) {
-    bool invariant = !sem::dependsOnBound(t, bound_);
-    if (invariant) {
-      auto it = memo_.find(t->id);
-      if (it != memo_.end()) return it->second;
-    }
+    bool invariant = true;
+    for (int v : t->freeVars)
+      if (bound_.at(static_cast<size_t>(v))) {
+        invariant = false;
+        break;
+      }
+    const auto id = static_cast<size_t>(t->id);
+    if (invariant && memoStamp_.at(id) == element_) return memoValue_[id];
     Real r = compute(t);
-    if (invariant) memo_[t->id] = r;
+    if (invariant) {
+      memoStamp_[id] = element_;
+      memoValue_[id] = r;
+    }
     return r;
   }
 
-  void setVar(int v, int64_t value) { vars_[v] = value; }
-  void newElement() { memo_.clear(); }
+  void setVar(int v, int64_t value) { vars_.at(static_cast<size_t>(v)) = value; }
+  void newElement() { ++element_; }
 
 private:
   int64_t index(const IndexExpr &e) {
@@ -58,7 +71,10 @@ private:
     for (auto &[a, c] : e.terms()) {
       int64_t v = 0;
       switch (a->kind) {
-      case IndexAtom::Kind::Var: v = vars_.at(a->var); break;
+      case IndexAtom::Kind::Var:
+        v = vars_.at(static_cast<size_t>(a->var));
+        if (v == kUnset) throw EvalError("an index variable without a value");
+        break;
       case IndexAtom::Kind::Div: v = floorDiv(index(*a->arg), a->divisor); break;
       case IndexAtom::Kind::Mod: v = index(*a->arg) - floorDiv(index(*a->arg), a->divisor) * a->divisor; break;
       }
@@ -184,17 +200,17 @@ private:
     case TOp::RMin:
     case TOp::Prod: {
       int64_t n = t->extent.size();
-      bound_[t->binder] = true;
+      bound_.at(static_cast<size_t>(t->binder)) = 1;
       Real acc = t->op == TOp::Sum ? 0 : t->op == TOp::Prod ? 1 : NAN;
       for (int64_t k = 0; k < n; ++k) {
-        vars_[t->binder] = k;
+        vars_[static_cast<size_t>(t->binder)] = k;
         Real x = eval(t->args[0]);
         if (t->op == TOp::Sum) acc = isFloating(d) ? fin(arith(TOp::Add, acc, x), d) : intArith(TOp::Add, acc, x, d);
         else if (t->op == TOp::Prod) acc = isFloating(d) ? fin(arith(TOp::Mul, acc, x), d) : intArith(TOp::Mul, acc, x, d);
         else if (k == 0) acc = x;
         else acc = minmax(t->op == TOp::RMax ? TOp::Maximum : TOp::Minimum, acc, x);
       }
-      bound_.erase(t->binder);
+      bound_[static_cast<size_t>(t->binder)] = 0;
       return acc;
     }
     default:
@@ -295,9 +311,12 @@ private:
   sem::TermContext &tc_;
   Precision p_;
   const std::vector<const EvalTensor *> &operands_;
-  std::unordered_map<int, int64_t> vars_;
-  std::unordered_map<int, bool> bound_;
-  std::unordered_map<int, Real> memo_;
+  static constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
+  std::vector<int64_t> vars_;
+  std::vector<char> bound_;
+  std::vector<Real> memoValue_;
+  std::vector<uint64_t> memoStamp_;  // the element a memo entry belongs to (0: none)
+  uint64_t element_ = 1;
 };
 
 }  // namespace
@@ -386,14 +405,25 @@ void evaluateNode(const Node &n, Precision precision, std::map<const Value *, Ev
 }  // namespace
 
 std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTensor> &inputs, Precision precision,
-                                      std::map<const Value *, EvalTensor> *trace) {
+                                      std::map<const Value *, EvalTensor> *trace, const std::vector<size_t> *outputs) {
   std::map<const Value *, EvalTensor> values;
   if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
+  std::vector<bool> wanted(g.outputs().size(), outputs == nullptr);
+  if (outputs)
+    for (size_t o : *outputs) wanted.at(o) = true;
+  std::unordered_set<const Node *> live;
+  if (outputs) live = liveNodes(g, wanted);
   Missing missing;
-  for (const auto &node : g.nodes()) evaluateNode(*node, precision, values, missing);
+  for (const auto &node : g.nodes())
+    if (!outputs || live.count(node.get())) evaluateNode(*node, precision, values, missing);
   std::vector<EvalTensor> outs;
-  for (const Value *v : g.outputs()) {
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    const Value *v = g.outputs()[o];
+    if (!wanted[o]) {
+      outs.push_back(EvalTensor{v->type, {}});
+      continue;
+    }
     if (uninitialized(v)) throw EvalError("returns uninitialized memory");
     outs.push_back(valueOf(values, missing, v));
   }

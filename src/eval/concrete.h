@@ -36,8 +36,12 @@ public:
 
 // Evaluates every output of `g`. Throws EvalError (symbolic shapes, an op
 // without semantics) — callers turn that into "could not evaluate".
+// `outputs` (positions): when given, only the nodes in those outputs' cones are
+// evaluated (a deep model's forward-only output costs a third of the graph) and
+// the other outputs come back without values (their type only).
 std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTensor> &inputs, Precision precision,
-                                      std::map<const Value *, EvalTensor> *trace = nullptr);
+                                      std::map<const Value *, EvalTensor> *trace = nullptr,
+                                      const std::vector<size_t> *outputs = nullptr);
 
 // Every value of `g` that can be evaluated: a node whose op has no semantics
 // here, or that reads such a value, is left out (the cut-point search uses

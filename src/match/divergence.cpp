@@ -5,27 +5,6 @@
 
 namespace torchtv {
 
-std::unordered_set<const Node *> liveNodes(const Graph &g) {
-  return liveNodes(g, std::vector<bool>(g.outputs().size(), true));
-}
-
-std::unordered_set<const Node *> liveNodes(const Graph &g, const std::vector<bool> &outputs) {
-  std::unordered_set<const Value *> needed;
-  for (size_t i = 0; i < g.outputs().size() && i < outputs.size(); ++i)
-    if (outputs[i]) needed.insert(g.outputs()[i]);
-  std::unordered_set<const Node *> live;
-  for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
-    const Node *n = it->get();
-    bool used = false;
-    for (const Value *v : n->outputs) used = used || needed.count(v);
-    if (!used) continue;
-    live.insert(n);
-    for (const Value *in : n->inputs)
-      if (in) needed.insert(in);
-  }
-  return live;
-}
-
 std::unordered_set<int> numbersOf(const Graph &g, const ValueNumbering &vn) {
   std::unordered_set<int> out;
   for (const Value *v : g.inputs()) out.insert(vn.number(v));

@@ -9,12 +9,6 @@
 
 namespace torchtv {
 
-// Nodes some output of `g` depends on (the union of the outputs' cones), in
-// one backward sweep over the nodes (they are in topological order).
-std::unordered_set<const Node *> liveNodes(const Graph &g);
-// The same for the outputs i with outputs[i] true.
-std::unordered_set<const Node *> liveNodes(const Graph &g, const std::vector<bool> &outputs);
-
 // Numbers of every value that `g` computes (inputs included).
 std::unordered_set<int> numbersOf(const Graph &g, const ValueNumbering &vn);
 

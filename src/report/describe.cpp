@@ -52,7 +52,8 @@ std::string indexText(const std::vector<long long> &index) {
 std::string firstDifferenceText(const IntermediateDifference &d) {
   auto site = [](const Site &s) { return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " at " + s.loc); };
   return "first differing intermediate: production " + site(d.production) + " is " + formatFloat(d.productionValue) +
-         " at " + indexText(d.index) + " where reference " + site(d.reference) + " is " + formatFloat(d.referenceValue);
+         " at " + indexText(d.index) + " where reference " + site(d.reference) + " is " + formatFloat(d.referenceValue) +
+         (d.typeDifference.empty() ? "" : " (" + d.typeDifference + ")");
 }
 
 std::string counterexampleText(const Counterexample &c, size_t maxValues) {

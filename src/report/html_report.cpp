@@ -115,7 +115,8 @@ std::string summarySection(const CheckResult &r, const DiffView *view) {
     html += "<p id=\"first-difference\"><b>First differing intermediate</b> (on the counterexample's inputs): "
             "production " + side(d.production, d.productionValue, view ? &view->production : nullptr, "prod") +
             " &middot; closest reference " +
-            side(d.reference, d.referenceValue, view ? &view->reference : nullptr, "ref") + "</p>\n";
+            side(d.reference, d.referenceValue, view ? &view->reference : nullptr, "ref") +
+            (d.typeDifference.empty() ? "" : " (" + xmlEscape(d.typeDifference) + ")") + "</p>\n";
   }
   return html + "</section>\n";
 }

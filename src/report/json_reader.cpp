@@ -83,6 +83,7 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
         diff.index = d.at("index").get<std::vector<long long>>();
         diff.referenceValue = numberOf(d.at("reference_value"));
         diff.productionValue = numberOf(d.at("production_value"));
+        diff.typeDifference = d.value("type_difference", "");
         cex.firstDifference = diff;
       }
       r.counterexample = cex;

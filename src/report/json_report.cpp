@@ -30,7 +30,8 @@ json firstDifferenceJson(const std::optional<IntermediateDifference> &d) {
           {"production", siteJson(d->production)},
           {"index", d->index},
           {"reference_value", number(d->referenceValue)},
-          {"production_value", number(d->productionValue)}};
+          {"production_value", number(d->productionValue)},
+          {"type_difference", d->typeDifference}};
 }
 
 json counterexampleJson(const std::optional<Counterexample> &c) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "src/verify/refute.h"
 #include "src/verify/shrink.h"
 
 namespace torchtv {
@@ -45,10 +46,13 @@ std::optional<size_t> firstDiffering(const EvalTensor &a, const EvalTensor &b, l
   return first;
 }
 
-// The values of `g` on `inputs` at Wide precision, by value (inputs included).
-std::map<const Value *, EvalTensor> traceOf(const Graph &g, const std::vector<EvalTensor> &inputs) {
+// The values of `g` on `inputs` at Wide precision, by value (inputs included); only those in the
+// cone of `output` when `cone` is set.
+std::map<const Value *, EvalTensor> traceOf(const Graph &g, const std::vector<EvalTensor> &inputs, size_t output,
+                                            bool cone) {
   std::map<const Value *, EvalTensor> trace;
-  eval::evaluateGraph(g, inputs, eval::Precision::Wide, &trace);
+  const std::vector<size_t> outputs = {output};
+  eval::evaluateGraph(g, inputs, eval::Precision::Wide, &trace, cone ? &outputs : nullptr);
   for (size_t i = 0; i < g.inputs().size() && i < inputs.size(); ++i) trace.emplace(g.inputs()[i], inputs[i]);
   return trace;
 }
@@ -66,6 +70,41 @@ std::unordered_set<const Node *> coneOf(const Graph &g, const Value *out) {
   return cone;
 }
 
+// A reference value for production node `n` (of type `type`) when no
+// reference value has its type: one of the same dtype and rank that no
+// production value agrees with, in the refuted output's cone if any is,
+// computed by n's op if any is, else by any op;
+// among those, the one whose position in the reference is nearest n's in
+// production (relative positions: both graphs run forward, then backward).
+const Node *otherShapeCounterpart(const Graph &ref, const Graph &prod, const std::map<const Value *, EvalTensor> &refTrace,
+                                  const std::unordered_set<std::string> &prodKeys, const Node &n,
+                                  const TensorType &type, const std::unordered_set<const Node *> &refCone) {
+  size_t prodAt = 0;
+  for (; prodAt < prod.nodes().size() && prod.nodes()[prodAt].get() != &n; ++prodAt) {
+  }
+  const double prodPos = static_cast<double>(prodAt) / static_cast<double>(std::max<size_t>(prod.nodes().size(), 1));
+  for (int pass = 0; pass < 4; ++pass) {
+    const bool inCone = pass < 2, sameOp = pass % 2 == 0;
+    const Node *best = nullptr;
+    double bestGap = 0;
+    for (size_t k = 0; k < ref.nodes().size(); ++k) {
+      const Node *m = ref.nodes()[k].get();
+      if (m->outputs.empty() || (sameOp && m->op != n.op) || (inCone && !refCone.count(m))) continue;
+      auto r = refTrace.find(m->outputs[0]);
+      if (r == refTrace.end() || r->second.type.dtype != type.dtype || r->second.type.shape.size() != type.shape.size() ||
+          prodKeys.count(fingerprint(r->second)))
+        continue;
+      double gap = std::fabs(static_cast<double>(k) / static_cast<double>(ref.nodes().size()) - prodPos);
+      if (!best || gap < bestGap) {
+        best = m;
+        bestGap = gap;
+      }
+    }
+    if (best) return best;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
@@ -74,8 +113,12 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
                                                          const std::vector<EvalTensor> &inputs, size_t output) {
   std::map<const Value *, EvalTensor> refTrace, prodTrace;
   try {
-    refTrace = traceOf(ref, inputs);
-    prodTrace = traceOf(prod, inputs);
+    // Graphs within the evaluation budget are traced whole (a counterpart may lie outside the
+    // refuted output's cone, e.g. when the reference returns an input unchanged); larger ones in
+    // that cone only.
+    const bool cone = !withinEvalBudget(ref, prod);
+    refTrace = traceOf(ref, inputs, output, cone);
+    prodTrace = traceOf(prod, inputs, output, cone);
   } catch (const std::exception &) {
     return std::nullopt;
   }
@@ -102,8 +145,10 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
   for (auto n = prod.nodes().rbegin(); n != prod.nodes().rend(); ++n) {
     const Node *node = n->get();
     if (!cone.count(node)) continue;
-    bool again = reconverges.count(node) || (agrees.count(node) && prodTrace.count(node->outputs[0]) && varies(node));
-    if (!again) continue;
+    // Only through values that vary: a constant (zeros after shrinking) carries nothing from
+    // upstream, and a softmax of zero scores agreeing beyond it is no evidence either.
+    bool again = reconverges.count(node) || agrees.count(node);
+    if (!again || !prodTrace.count(node->outputs[0]) || !varies(node)) continue;
     for (const Value *in : node->inputs)
       if (in && in->producer && cone.count(in->producer)) reconverges.insert(in->producer);
   }
@@ -111,14 +156,16 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
     if (!cone.count(n.get()) || n->outputs.empty()) continue;
     auto it = prodTrace.find(n->outputs[0]);
     if (it == prodTrace.end() || agrees.count(n.get()) || reconverges.count(n.get())) continue;
-    // Production departs here; its counterpart: the closest reference value of its type that
-    // no production value agrees with, else the closest of its type.
+    // Production departs here; its counterpart: the closest reference value of its type and
+    // op that no production value agrees with, else the closest of its type and op, else the
+    // same of any op.
     const Node *best = nullptr;
     long double bestDistance = 0;
     size_t bestIndex = 0;
-    for (bool onlyUnmatched : {true, false}) {
+    for (int pass = 0; pass < 4 && !best; ++pass) {
+      const bool sameOp = pass < 2, onlyUnmatched = pass % 2 == 0;
       for (const auto &m : ref.nodes()) {
-        if (m->outputs.empty()) continue;
+        if (m->outputs.empty() || (sameOp && m->op != n->op)) continue;
         auto r = refTrace.find(m->outputs[0]);
         if (r == refTrace.end() || r->second.type != it->second.type) continue;
         if (onlyUnmatched && prodKeys.count(fingerprint(r->second))) continue;
@@ -130,10 +177,21 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
           bestIndex = *k;
         }
       }
-      if (best) break;
     }
-    if (!best) return std::nullopt;  // nothing of its type to hold it against
     IntermediateDifference d;
+    if (!best) {
+      // Nothing of its type: production computes a value of another shape
+      // (a reduction over the wrong dim). Its counterpart is a reference value
+      // of the same dtype and rank computed by the same op, else by any op
+      // (Note [Localized counterexamples]); the report says the shapes differ.
+      best = otherShapeCounterpart(ref, prod, refTrace, prodKeys, *n, it->second.type,
+                                   coneOf(ref, ref.outputs().at(output)));
+      if (!best) return std::nullopt;  // nothing to hold it against
+      const EvalTensor &r = refTrace.at(best->outputs[0]);
+      d.typeDifference = "shape differs: production " + it->second.type.str() + ", reference " + r.type.str();
+      bestIndex = 0;
+      if (r.values.empty() || it->second.values.empty()) return std::nullopt;
+    }
     d.reference = siteOf(*best);
     d.production = siteOf(*n);
     d.index = eval::unflatten(it->second.type.shape, bestIndex);

@@ -15,19 +15,29 @@ namespace torchtv {
 
 // Note [Localized counterexamples]
 // Both graphs are evaluated at Wide precision (Note [Evaluation
-// precisions]) on the shrunk input, every intermediate kept. A production
+// precisions]) on the shrunk input, every intermediate kept (past the
+// evaluation budget, those in the refuted output's cone only: a deep model's
+// output-layer gradient needs the forward, not the backward). A production
 // value agrees with the reference when a reference value of the same type
 // equals it to 9 significant digits (rounding noise at Wide precision is far
 // below that; the smallest planted bugs, 1e-7 relative in f32 code, are
 // above). The first production node, in topological order and in the cone of
 // the refuted output, whose value agrees with no reference value, and from
 // which no node downstream (in the cone) agrees with a reference value again
-// (a non-constant one), is where production departs: another decomposition's
+// (a non-constant one, reached through non-constant values: after shrinking,
+// a layer whose weights are zero computes a softmax of zero scores that agrees
+// whatever flows into it), is where production departs: another decomposition's
 // own intermediate re-converges (a fused logsumexp the reference never
 // materializes, whose log-softmax it does compute), a departure does not.
-// Its counterpart is the reference value of the same type, agreeing with no
-// production value, closest to it (else the closest of its type, e.g. when
-// production adds a term after the reference's last step). Heuristic by
+// Its counterpart is the reference value of the same type and op, agreeing
+// with no production value, closest to it (else the closest of its type and
+// op: after shrinking, the reference's value may equal another production
+// value; else the same of any op, e.g. when production adds a term after the
+// reference's last step). When no reference
+// value has its type at all (a reduction over the wrong dim gives another
+// shape), its counterpart is a reference value of the same dtype and rank, by
+// the same op where one is, nearest its relative position, and the report
+// says "shape differs" with both types. Heuristic by
 // nature: the report says "first differing intermediate", not "the bug".
 
 // Where a node is, for reports: its first result's name, its op, its source line.

@@ -21,18 +21,24 @@ namespace torchtv {
 // refuted by the machinery the real-shape graphs get: seeded random inputs
 // confirmed by the evaluator (refute.h), shrinking (shrink.h), replay through
 // LibTorch on the reduced originals (counterexample_replay.h) and localization
-// (localize.h). Only outputs the runs refuted are tried, and the first
-// refutation found is kept. What is found replaces the runs' counterexample,
+// (localize.h). Only outputs the runs refuted are tried, those whose cones
+// are cheapest to evaluate first (a deep model's loss or output-layer
+// gradient needs the forward only), at most three, and the first refutation
+// found is kept; the evaluation budget counts the elements of that output's
+// cones (refute.h), and every evaluation here (confirming, shrinking,
+// localizing) computes those cones only. What is found replaces the runs' counterexample,
 // its note stating the reduced shapes, and the refuted output's "diverges at"
 // becomes the localized first differing intermediate (value numbering's site
 // is where matching lost track, often the loss upstream of a hand-written
 // backward). Localization sees nine digits: a bug below that where it is
-// planted (eps + 1e-6 against a variance of 50) is located where it grows past
-// them, downstream. Nothing here decides a
+// planted would be located where it grows past them, downstream (shrinking
+// sets most of the input to zero, so that the benchmark's eps + 1e-6 is added
+// to a mean of zero and shows at once). Nothing here decides a
 // verdict: outputs the runs did not refute are never touched, and graphs at
-// other shapes never serve a proof. When nothing is confirmed there (graphs
-// past the evaluation budget, ops the evaluator lacks), the runs'
-// counterexample stays, its note saying why it is not shrunk.
+// other shapes never serve a proof. When nothing is confirmed there (the
+// cheapest refuted output's cones past the evaluation budget, with the count;
+// ops the evaluator lacks), the runs' counterexample stays, its note saying
+// why it is not shrunk.
 // `runs`: the capture's eager runs; `ref`/`prod`: the graphs at the reduced
 // shapes (null: the capture has none); `fusions`: the definitions the check
 // expands, those captured at the reduced shapes included.

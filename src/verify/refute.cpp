@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <unordered_set>
 
 #include "src/sem/term.h"
 
@@ -12,13 +13,18 @@ namespace torchtv {
 
 namespace {
 
-// Elements evaluated per run above which the random search is skipped.
-constexpr size_t kEvalBudget = 2000000;
-
-size_t graphElements(const Graph &g) {
+// Elements computed evaluating `g` (only the cones of `outputs`, when given).
+size_t graphElements(const Graph &g, const std::vector<size_t> *outputs) {
+  std::vector<bool> wanted(g.outputs().size(), outputs == nullptr);
+  if (outputs)
+    for (size_t o : *outputs)
+      if (o < wanted.size()) wanted[o] = true;
+  std::unordered_set<const Node *> live = liveNodes(g, wanted);
   size_t total = 0;
-  for (const auto &n : g.nodes())
+  for (const auto &n : g.nodes()) {
+    if (!live.count(n.get())) continue;
     for (const Value *v : n->outputs) total += static_cast<size_t>(numel(v->type.shape).value_or(kEvalBudget));
+  }
   return total;
 }
 
@@ -116,8 +122,12 @@ const char *inputKindName(int kind) {
   return kind >= 0 && kind <= kEdgeKind ? names[kind] : "?";
 }
 
-bool withinEvalBudget(const Graph &ref, const Graph &prod) {
-  return graphElements(ref) + graphElements(prod) <= kEvalBudget;
+size_t evaluatedElements(const Graph &ref, const Graph &prod, const std::vector<size_t> *outputs) {
+  return graphElements(ref, outputs) + graphElements(prod, outputs);
+}
+
+bool withinEvalBudget(const Graph &ref, const Graph &prod, const std::vector<size_t> *outputs) {
+  return evaluatedElements(ref, prod, outputs) <= kEvalBudget;
 }
 
 std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind,
@@ -177,7 +187,7 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
 
 std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
                                              CounterexampleConfirmer &confirmer) {
-  if (!withinEvalBudget(ref, prod)) return {};
+  if (!withinEvalBudget(ref, prod, &outputs)) return {};
   // The domain distribution right after the normal one, where it differs
   // from it; masks and edges last, where there are masks and floats
   // (Note [Input domains]).

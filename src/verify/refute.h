@@ -17,9 +17,16 @@ struct Refutation {
   std::string how;  // "random inputs (seed 3, small integers)", "a Z3 model"
 };
 
+// Elements evaluated per run above which the random search is skipped.
+constexpr size_t kEvalBudget = 2000000;
+
 // Whether evaluating both graphs stays within the evaluation budget (the
-// random search and the cut-point search are skipped past it).
-bool withinEvalBudget(const Graph &ref, const Graph &prod);
+// random search and the cut-point search are skipped past it). The budget
+// counts the elements evaluation computes: with `outputs` (positions), only
+// those outputs' cones, which is all that the confirmer evaluates for them.
+bool withinEvalBudget(const Graph &ref, const Graph &prod, const std::vector<size_t> *outputs = nullptr);
+// The elements counted against it.
+size_t evaluatedElements(const Graph &ref, const Graph &prod, const std::vector<size_t> *outputs = nullptr);
 
 // Fixed seed: runs are reproducible.
 constexpr unsigned kRefuteSeed = 20240607;

@@ -24,13 +24,16 @@ std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r,
   int budget = kShrinkEvaluations;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                                std::chrono::duration<double>(kShrinkSeconds));
+  auto exhausted = [&] { return budget <= 0 || std::chrono::steady_clock::now() > deadline; };
   const size_t output = r.difference.output;
   std::vector<EvalTensor> &inputs = r.inputs;
-  auto stillRefutes = [&](const std::vector<EvalTensor> &candidate) {
-    if (budget <= 0 || std::chrono::steady_clock::now() > deadline) return false;
+  // Candidates are made in place and undone when they do not refute: a deep
+  // model's inputs are megabytes, copied once per candidate only by the confirmer.
+  auto stillRefutes = [&]() {
+    if (exhausted()) return false;
     --budget;
     try {
-      auto d = confirmer.confirm(ref, prod, candidate, {output});
+      auto d = confirmer.confirm(ref, prod, inputs, {output});
       if (!d || d->output != output) return false;
       r.difference = *d;
       return true;
@@ -38,41 +41,74 @@ std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r,
       return false;
     }
   };
-  size_t zeroed = 0, rounded = 0;
-  // Delta debugging: zero chunks of nonzero entries, coarse to fine.
-  for (size_t t = 0; t < inputs.size(); ++t) {
-    if (!floating(inputs[t])) continue;
-    for (size_t chunk = std::max<size_t>(inputs[t].values.size() / 2, 1); chunk >= 1 && budget > 0; chunk /= 2) {
-      for (size_t start = 0; start < inputs[t].values.size() && budget > 0; start += chunk) {
-        std::vector<EvalTensor> candidate = inputs;
-        size_t changed = 0;
-        for (size_t k = start; k < std::min(start + chunk, candidate[t].values.size()); ++k)
-          if (candidate[t].values[k] != 0) {
-            candidate[t].values[k] = 0;
-            ++changed;
-          }
-        if (changed && stillRefutes(candidate)) {
-          inputs = std::move(candidate);
-          zeroed += changed;
+  // Sets entries [start, end) of input t to zero; returns the old values (empty: none was nonzero).
+  auto zero = [&](size_t t, size_t start, size_t end) {
+    std::vector<std::pair<size_t, long double>> old;
+    for (size_t k = start; k < std::min(end, inputs[t].values.size()); ++k)
+      if (inputs[t].values[k] != 0) {
+        old.emplace_back(k, inputs[t].values[k]);
+        inputs[t].values[k] = 0;
+      }
+    return old;
+  };
+  auto undo = [&](size_t t, const std::vector<std::pair<size_t, long double>> &old) {
+    for (const auto &[k, v] : old) inputs[t].values[k] = v;
+  };
+  std::vector<size_t> floats;
+  for (size_t t = 0; t < inputs.size(); ++t)
+    if (floating(inputs[t])) floats.push_back(t);
+  size_t zeroed = 0, zeroedInputs = 0, rounded = 0;
+  // Delta debugging over whole inputs first (halves of the floating inputs,
+  // then quarters, ...): a deep model's difference needs few of its hundreds
+  // of weights, and an input set to zero costs one evaluation, not one per chunk.
+  if (floats.size() > 1) {
+    for (size_t chunk = std::max<size_t>(floats.size() / 2, 1); chunk >= 1 && !exhausted(); chunk /= 2) {
+      for (size_t start = 0; start < floats.size() && !exhausted(); start += chunk) {
+        std::vector<std::pair<size_t, std::vector<std::pair<size_t, long double>>>> group;
+        size_t entries = 0;
+        for (size_t k = start; k < std::min(start + chunk, floats.size()); ++k) {
+          group.emplace_back(floats[k], zero(floats[k], 0, inputs[floats[k]].values.size()));
+          entries += group.back().second.size();
+        }
+        if (!entries) continue;
+        if (stillRefutes()) {
+          zeroed += entries;
+          for (const auto &g : group) zeroedInputs += !g.second.empty();
+        } else {
+          for (const auto &[t, old] : group) undo(t, old);
         }
       }
+      if (chunk == 1) break;
+    }
+  }
+  // Then chunks of each input's nonzero entries, coarse to fine.
+  for (size_t t : floats) {
+    for (size_t chunk = std::max<size_t>(inputs[t].values.size() / 2, 1); chunk >= 1 && !exhausted(); chunk /= 2) {
+      for (size_t start = 0; start < inputs[t].values.size() && !exhausted(); start += chunk) {
+        auto old = zero(t, start, start + chunk);
+        if (old.empty()) continue;
+        if (stillRefutes()) zeroed += old.size();
+        else undo(t, old);
+      }
+      if (chunk == 1) break;
     }
   }
   // Simpler numbers: integers, else two significant digits.
-  for (size_t t = 0; t < inputs.size(); ++t) {
-    if (!floating(inputs[t])) continue;
+  for (size_t t : floats) {
     for (int digits : {0, 2}) {
-      std::vector<EvalTensor> candidate = inputs;
-      for (long double &v : candidate[t].values) v = digits == 0 ? std::round(v) : roundSignificant(v, digits);
-      if (candidate[t].values != inputs[t].values && stillRefutes(candidate)) {
-        inputs = std::move(candidate);
+      if (exhausted()) break;
+      std::vector<long double> before = inputs[t].values;
+      for (long double &v : inputs[t].values) v = digits == 0 ? std::round(v) : roundSignificant(v, digits);
+      if (inputs[t].values != before && stillRefutes()) {
         ++rounded;
         break;
       }
+      inputs[t].values = std::move(before);
     }
   }
   std::string what;
   if (zeroed) what = std::to_string(zeroed) + " entries set to zero";
+  if (zeroedInputs) what += " (" + std::to_string(zeroedInputs) + " whole inputs)";
   if (rounded) what += std::string(what.empty() ? "" : ", ") + std::to_string(rounded) + " inputs rounded";
   return what.empty() ? what : "shrunk: " + what + " while it still refutes";
 }

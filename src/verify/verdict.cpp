@@ -74,7 +74,8 @@ const char *const kReducedCapturedAgain = ", where the pair was captured again: 
 const char *const kReducedNotShrunk = "not shrunk nor localized: ";
 const char *const kReducedNotCaptured = "the capture holds no graphs at the reduced shapes";
 const char *const kReducedOtherInterface = "the graphs captured at the reduced shapes have other inputs or outputs";
-const char *const kReducedPastBudget = "the graphs captured at the reduced shapes are past the evaluation budget";
+const char *const kReducedPastBudget = "the graphs captured at the reduced shapes are past the evaluation budget (";
+const char *const kReducedPastBudgetTail = " elements to evaluate for the cheapest refuted output, budget ";
 const char *const kReducedNotConfirmed =
     "torchtv's random inputs found no difference on the graphs captured at the reduced shapes";
 const char *const kReducedNotReplayed = "the counterexample on the graphs captured at the reduced shapes did not hold: ";

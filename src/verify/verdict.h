@@ -64,6 +64,10 @@ struct IntermediateDifference {
   Site reference, production;
   std::vector<long long> index;  // first element where the two differ
   double referenceValue = 0, productionValue = 0;
+  // "shape differs: production f32[1,32], reference f32[8,1]" when no
+  // reference value has production's type (the values are then each one's
+  // first element); "" when the types agree.
+  std::string typeDifference;
 };
 
 struct Counterexample {
@@ -210,6 +214,7 @@ extern const char *const kReducedNotShrunk;
 extern const char *const kReducedNotCaptured;
 extern const char *const kReducedOtherInterface;
 extern const char *const kReducedPastBudget;
+extern const char *const kReducedPastBudgetTail;
 extern const char *const kReducedNotConfirmed;
 extern const char *const kReducedNotReplayed;
 }  // namespace reasons

@@ -154,8 +154,16 @@ class RealisticDims(unittest.TestCase):
             with self.subTest(bug=bug):
                 j = self.check(bug)
                 self.assertEqual(j["verdict"], "not_equivalent", [o["reason"] for o in j["outputs"]][:3])
-                self.assertTrue(any("at the reduced shapes of small_inputs() (x [8, 64] for [2048, 4096]"
+                self.assertTrue(any("at the reduced shapes of small_inputs() (x [4, 32] for [2048, 4096]"
                                     in o["reason"] for o in j["outputs"]), j["outputs"][:3])
+                # Found again on the graphs captured at those shapes: shrunk (whole weights set to
+                # zero) and localized at the planted line (Note [Refuting at reduced shapes]).
+                cex = j["counterexample"]
+                self.assertIn("whole inputs", cex["shrunk"])
+                planted = [i for i, line in enumerate(gen_transformer.render("real", 2, bug).splitlines(), 1)
+                           if "gwout + 1e-7 * wout" in line]
+                where = (cex["first_difference"] or {}).get("production", {}).get("loc", "")
+                self.assertTrue(where.endswith(":%d" % planted[0]), cex["first_difference"])
 
 
 class QuickRun(unittest.TestCase):

@@ -7,7 +7,9 @@ small dims), runs both functions eagerly on the pair's example_inputs() and seed
 torch.testing.assert_close at its default tolerances; then runs `torchtv verify PAIR --format
 json` (for a pair file with a golden test, whose verdict the golden test enforces, its `# EXPECT:`
 verdict; --run-goldens runs them too). Wherever assert_close detects the bug, torchtv must say not_equivalent (a pair whose
-`# EXPECT: unknown` documents why torchtv stays unknown is listed as such). Prints the table
+`# EXPECT: unknown` documents why torchtv stays unknown is listed as such), and every refutation
+torchtv gives here must carry a minimized, localized counterexample (found on the graphs, shrunk,
+with a first differing intermediate). Prints the table
 (pair, assert_close detects?, torchtv verdict); --markdown FILE also writes it as markdown.
 
     /usr/bin/python3 tests/refute/differential.py --torchtv build/torchtv [--markdown FILE]
@@ -75,13 +77,25 @@ def golden_verdict(path):
 
 
 def torchtv_verdict(torchtv, path):
+    """(verdict, counterexample): what `torchtv verify --format json` says."""
     env = dict(os.environ, PYTHONPATH=CAPTURE_SRC)
     proc = subprocess.run([torchtv, "verify", path, "--format", "json"], capture_output=True, text=True,
                           env=env, cwd=REPO)
     try:
-        return json.loads(proc.stdout)["verdict"]
+        j = json.loads(proc.stdout)
+        return j["verdict"], j.get("counterexample")
     except (ValueError, KeyError):
-        return "error (exit %d)" % proc.returncode
+        return "error (exit %d)" % proc.returncode, None
+
+
+def minimized_localized(cex):
+    """'' when a refutation's counterexample is minimized and localized (found on the graphs,
+    shrunk, a first differing intermediate), else what it lacks."""
+    if not cex:
+        return "no counterexample"
+    lacks = [what for what, ok in (("inputs", cex.get("inputs")), ("shrunk", cex.get("shrunk")),
+                                   ("localized", cex.get("first_difference"))) if not ok]
+    return ("not " + ", not ".join(lacks)) if lacks else ""
 
 
 def pairs(bench_dir, bug_layers):
@@ -109,8 +123,15 @@ def main(argv=None):
             # fails unless the verdict is its # EXPECT:, so the suite does not verify it a second time.
             has_golden = os.path.dirname(path) == GOLDEN_PAIRS
             verdict = golden_verdict(path) if has_golden and not args.run_goldens else None
-            verdict = torchtv_verdict(args.torchtv, path) if verdict is None else verdict + " (its golden test)"
-            ok = not detects.startswith("yes") or verdict.split()[0] == "not_equivalent"
+            cex_note = ""
+            if verdict is None:
+                verdict, cex = torchtv_verdict(args.torchtv, path)
+                # A refutation here must come with a minimized, localized counterexample (issue 17).
+                cex_note = minimized_localized(cex) if verdict == "not_equivalent" else ""
+                verdict += " (%s)" % (cex_note or "minimized and localized") if cex or cex_note else ""
+            else:
+                verdict += " (its golden test)"
+            ok = (not detects.startswith("yes") or verdict.split()[0] == "not_equivalent") and not cex_note
             if not ok and expects_unknown(path):
                 # the file documents why torchtv says unknown there (e.g. graphs equal, runs not)
                 ok, verdict = True, verdict + " (as its # EXPECT: says)"
@@ -128,7 +149,8 @@ def main(argv=None):
     by_ac = sum(d.startswith("yes") for _, d, _, _ in rows)
     print("%d pairs: assert_close detects %d, torchtv refutes %d" % (len(rows), by_ac, caught))
     if failures:
-        print("FAIL: assert_close detects a bug torchtv does not refute: " + ", ".join(failures))
+        print("FAIL: assert_close detects a bug torchtv does not refute, or a refutation is not minimized and "
+              "localized: " + ", ".join(failures))
         return 1
     return 0
 

@@ -56,3 +56,56 @@ graph @production(%x: f32[2,4]) -> (f32[2,4]) {
   // Equal graphs have none.
   CHECK_FALSE(localizeDifference(ref, ref, inputs, 0));
 }
+
+TEST_CASE("a reduction over the wrong dim is localized with its shape difference") {
+  // Production sums y over rows (f32[1,3]) where the reference sums over columns (f32[2,1]);
+  // no reference value has production's type.
+  Module m = parseModule(R"(graph @reference(%x: f32[2,3], %y: f32[2,3]) -> (f32[2,3]) {
+  %s: f32[2,1] = aten::sum.dim_IntList(%y) {dim=[1], keepdim=true} loc("ref.py":2)
+  %o: f32[2,3] = aten::mul.Tensor(%x, %s) loc("ref.py":3)
+  return %o
+}
+graph @production(%x: f32[2,3], %y: f32[2,3]) -> (f32[2,3]) {
+  %s: f32[1,3] = aten::sum.dim_IntList(%y) {dim=[0], keepdim=true} loc("prod.py":2)
+  %o: f32[2,3] = aten::mul.Tensor(%x, %s) loc("prod.py":3)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, {1, 2, 3, 4, 5, 6}},
+                                          {ref.inputs()[1]->type, {1, 0, 2, 0, 3, 1}}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:2");
+  CHECK(d->reference.loc == "ref.py:2");
+  CHECK(d->typeDifference == "shape differs: production f32[1,3], reference f32[2,1]");
+}
+
+TEST_CASE("agreeing again beyond a constant value is no re-convergence") {
+  // Production's wrong constant flows into a product with a zero weight (as after shrinking):
+  // what is added to that zero agrees with the reference's whatever flowed in, and the
+  // departure stays the add of the wrong constant.
+  Module m = parseModule(R"(graph @reference(%x: f32[4], %w: f32[4], %v: f32[4]) -> (f32[4]) {
+  %a: f32[4] = aten::add.Scalar(%x) {other=1.0} loc("ref.py":2)
+  %z: f32[4] = aten::mul.Tensor(%a, %w) loc("ref.py":3)
+  %p: f32[4] = aten::add.Tensor(%z, %v) loc("ref.py":4)
+  %o: f32[4] = aten::add.Tensor(%p, %a) loc("ref.py":5)
+  return %o
+}
+graph @production(%x: f32[4], %w: f32[4], %v: f32[4]) -> (f32[4]) {
+  %a: f32[4] = aten::add.Scalar(%x) {other=1.5} loc("prod.py":2)
+  %z: f32[4] = aten::mul.Tensor(%a, %w) loc("prod.py":3)
+  %p: f32[4] = aten::add.Tensor(%z, %v) loc("prod.py":4)
+  %o: f32[4] = aten::add.Tensor(%p, %a) loc("prod.py":5)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, {0.5L, -1.25L, 2.0L, 3.0L}},
+                                          {ref.inputs()[1]->type, {0, 0, 0, 0}},
+                                          {ref.inputs()[2]->type, {1, 2, 3, 4}}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:2");
+  CHECK(d->typeDifference.empty());
+}

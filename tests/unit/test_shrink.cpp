@@ -55,3 +55,27 @@ TEST_CASE("a refuting input is shrunk while it still refutes") {
   CHECK(shrinkRefutation(ref, ref, same, *confirmer).empty());
   CHECK(same.inputs[0].values == r->inputs[0].values);
 }
+
+TEST_CASE("inputs the difference does not need are set to zero whole") {
+  // Production adds 0.5 * w2 to the reference's x * w; w2 alone refutes.
+  Module m = parseModule(R"(graph @reference(%x: f32[8], %w: f32[8], %w2: f32[8]) -> (f32[8]) {
+  %y: f32[8] = aten::mul.Tensor(%x, %w) loc("ref.py":2)
+  return %y
+}
+graph @production(%x: f32[8], %w: f32[8], %w2: f32[8]) -> (f32[8]) {
+  %y: f32[8] = aten::mul.Tensor(%x, %w) loc("prod.py":2)
+  %t: f32[8] = aten::mul.Scalar(%w2) {other=0.5} loc("prod.py":3)
+  %o: f32[8] = aten::add.Tensor(%y, %t) loc("prod.py":4)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  auto confirmer = makeEvaluatorConfirmer();
+  std::vector<Refutation> found = refuteByRandomInputs(ref, prod, {0}, *confirmer);
+  REQUIRE(found.size() == 1);
+  std::string what = shrinkRefutation(ref, prod, found.front(), *confirmer);
+  CHECK(what.find("(2 whole inputs)") != std::string::npos);
+  for (size_t i : {0, 1})
+    for (long double v : found.front().inputs[i].values) CHECK(v == 0);
+  REQUIRE(confirmer->confirm(ref, prod, found.front().inputs, {0}));
+}

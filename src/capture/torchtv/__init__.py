@@ -80,9 +80,10 @@ class Result:
                                             " (%s)" % site["loc"] if site.get("loc") else "")
                 lines.append("    first differing intermediate: production %s, closest reference %s" % (
                     where(first["production"]), where(first["reference"])))
-                lines.append("      at [%s]: production %r, reference %r" % (
+                lines.append("      at [%s]: production %r, reference %r%s" % (
                     ", ".join(str(i) for i in first["index"]), first["production_value"],
-                    first["reference_value"]))
+                    first["reference_value"],
+                    " (%s)" % first["type_difference"] if first.get("type_difference") else ""))
             inputs = ", ".join("%s: %s" % (i["name"], i["type"]) for i in cex.get("inputs") or [])
             if inputs:
                 lines.append("    on inputs %s (values in result.counterexample%s)" % (

@@ -225,7 +225,7 @@ def eager_check(pair, out_names):
 
 
 def _shapes_told(pair, most=3):
-    """'x [8, 64] for [2048, 4096], ...': the first inputs whose sizes small_inputs() reduces."""
+    """'x [4, 32] for [2048, 4096], ...': the first inputs whose sizes small_inputs() reduces."""
     told = ["%s %s for %s" % (n, list(s.shape), list(t.shape))
             for n, s, t in zip(pair.input_names, pair.small_inputs, pair.example_inputs) if s.shape != t.shape]
     if not told:
