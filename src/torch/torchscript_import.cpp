@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include <ATen/ATen.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
@@ -140,11 +141,6 @@ private:
     std::string op = canonicalOpName(schema->name(), schema->overload_name());
     const OpInfo *info = lookupOp(op);
     if (!info) fail(n, "op '" + op + "' is not in torchtv's op registry");
-    // Note [Declared ops] (ir/op_registry.cpp): without a shape rule the
-    // result types must come from the file, and TorchScript records none.
-    if (!info->hasShapeRule())
-      fail(n, "op '" + op + "' has no shape rule in torchtv, and a TorchScript graph records no result types to "
-              "take instead; capture the program as JSON (torchtv capture) or export it to .pt2, which carry them");
     if (schema->arguments().size() != n->inputs().size())
       fail(n, "has " + std::to_string(n->inputs().size()) + " inputs, its schema " + std::to_string(schema->arguments().size()));
 
@@ -168,6 +164,7 @@ private:
       }
     }
     for (jit::Value *out : n->outputs()) spec.outputNames.push_back(g_.freshName(valueNameHint(out->debugName())));
+    if (!info->hasShapeRule()) spec.declaredTypes = typesByRunning(n, *schema, spec);
     Node *node;
     try {
       node = buildNode(g_, ops_, spec);
@@ -185,6 +182,55 @@ private:
         fail(n, "is in place in the code, where its result " + result.str() + " is stored into a " + kept.str() +
                 " (a conversion torchtv does not read; Note [TorchScript in-place ops])");
     }
+  }
+
+  // Note [Result types by running the op]
+  // A TorchScript graph records no result types, and an op of the registry
+  // without a shape rule (Note [Declared ops] in ir/op_registry.cpp) has none of
+  // its own: its results' types come from running the op through LibTorch on
+  // meta tensors of its operands' types (no data, no memory), as torch's own
+  // shape propagation does, with the node's constant arguments. An op LibTorch
+  // cannot run on meta tensors is refused with LibTorch's reason.
+  std::vector<TensorType> typesByRunning(jit::Node *n, const c10::FunctionSchema &schema, const NodeSpec &spec) {
+    auto meta = [&](const Value *v) -> at::Tensor {
+      std::vector<int64_t> sizes;
+      for (const Dim &d : v->type.shape) {
+        if (!d.isConcrete()) fail(n, "has no shape rule in torchtv, and its operand %" + v->name + " has a symbolic shape");
+        sizes.push_back(d.size());
+      }
+      return at::empty(sizes, at::TensorOptions().dtype(toTorchDType(v->type.dtype)).device(at::kMeta));
+    };
+    torch::jit::Stack stack;
+    size_t next = 0;
+    for (size_t i = 0; i < schema.arguments().size(); ++i) {
+      const ArgSpec *arg = lookupOp(spec.op)->schema->findArg(schema.arguments()[i].name());
+      if (arg->kind == ArgKind::Tensor) {
+        const Value *v = spec.inputs.at(next++);
+        stack.push_back(v ? c10::IValue(meta(v)) : c10::IValue());
+      } else if (arg->kind == ArgKind::TensorList) {
+        std::vector<at::Tensor> list;
+        for (size_t k = 0; k < n->inputs()[i]->node()->inputs().size(); ++k) list.push_back(meta(spec.inputs.at(next++)));
+        stack.push_back(list);
+      } else {
+        stack.push_back(*constant(n->inputs()[i]));
+      }
+    }
+    try {
+      n->getOperation()(stack);
+    } catch (const c10::Error &e) {
+      std::string why = e.what_without_backtrace();
+      fail(n, "op '" + spec.op + "' has no shape rule in torchtv, and LibTorch cannot run it on meta tensors to find its "
+              "result types (" + why.substr(0, why.find('\n')) + "); capture the program as JSON (torchtv capture) "
+              "or export it to .pt2, which carry them");
+    }
+    std::vector<TensorType> types;
+    for (const c10::IValue &r : stack) {
+      if (r.isTensor()) types.push_back(typeOf(r.toTensor(), "result of " + spec.op));
+      else if (r.isTensorList())
+        for (const at::Tensor &t : r.toTensorVector()) types.push_back(typeOf(t, "result of " + spec.op));
+      else fail(n, "op '" + spec.op + "' has no shape rule in torchtv and returns a " + r.tagKind());
+    }
+    return types;
   }
 
   void getAttr(jit::Node *n) {

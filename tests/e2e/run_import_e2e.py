@@ -50,6 +50,11 @@ def cases(fx, tmp):
     # torch.jit.trace records `+ 1e-6` as add.Tensor with a 0-dim f64 tensor constant, scripting
     # as add.Scalar; both add float32(1e-6) in f32, and normalization unifies the two spellings.
     yield "rmsnorm: script vs trace pass eps differently", ["check", f"{fx}/t113/rmsnorm.script.pt", f"{fx}/t113/rmsnorm.trace.pt", rms], EQUIVALENT, ""
+    # cumsum and avg_pool2d have no shape rule: their result types come from running them on meta
+    # tensors (Note [Result types by running the op]); refused with exit 3 before.
+    pool = "--inputs=f32[1,2,4,4]"
+    yield "ops without a shape rule: script = trace", ["check", f"{fx}/t113/pooled.script.pt", f"{fx}/t113/pooled.trace.pt", pool], EQUIVALENT, ""
+    yield "ops without a shape rule: cumsum over another dim", ["check", f"{fx}/t113/pooled.script.pt", f"{fx}/t113/pooled_dim2.script.pt", pool], NOT_EQUIVALENT, ""
     yield "show .pt", ["show", f"{fx}/t211/mlp.trace.pt", mlp], EQUIVALENT, ""
 
     # Bad input: exit 3 and a message naming the file and the cause.
