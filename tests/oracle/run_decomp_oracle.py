@@ -123,9 +123,10 @@ def cases():
             c.setdefault("_softmax_backward_data", []).append(case([f([3, 5], d), f([3, 5], d)], ["t", "t", dim, getattr(__import__("torch"), d)]))
             c.setdefault("_log_softmax_backward_data", []).append(case([f([3, 5], d), f([3, 5], d)], ["t", "t", dim, getattr(__import__("torch"), d)]))
         c.setdefault("addmm", []).append(case([f([3, 4], d), f([3, 5], d), f([5, 4], d)], ["t", "t", "t"]))
-        # f64 at one shape: the second shape adds no case the f32 ones do not (CI time).
+        # f64 at one shape: the second shape adds no case the f32 ones do not; at the second
+        # shape (an odd class count) only the mean reduction, whose weights divide (CI time).
         for n, cl in ((4, 5), (3, 7)) if d == "float32" else ((4, 5),):
-            for r in (0, 1, 2):
+            for r in (0, 1, 2) if (n, cl) == (4, 5) else (1,):
                 for ig in (-100, 1):
                     c.setdefault("nll_loss_forward", []).append(case([f([n, cl], d), i([n])], ["t", "t", None, r, ig], cl))
                     c.setdefault("nll_loss_forward", []).append(case([f([n, cl], d), i([n]), f([cl], d)], ["t", "t", "t", r, ig], cl))
