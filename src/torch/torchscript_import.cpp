@@ -29,7 +29,12 @@ using torch_impl::Functionalized;
 using torch_impl::functionalize;
 using torch_impl::inPlaceOpLeft;
 
-std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
+// The first line with text: LibTorch starts some messages with a newline
+// ("\nUnknown builtin op: tvx::rmsnorm.\n...").
+std::string firstLine(const std::string &s) {
+  size_t b = s.find_first_not_of("\n ");
+  return b == std::string::npos ? "" : s.substr(b, s.find('\n', b) - b);
+}
 
 // The user's source line: the range in the original Python that generated the
 // node (kept in the file's debug tables), else the range in the saved code.
@@ -218,9 +223,9 @@ private:
     try {
       n->getOperation()(stack);
     } catch (const c10::Error &e) {
-      std::string why = e.what_without_backtrace();
+      const std::string why = e.what_without_backtrace();
       fail(n, "op '" + spec.op + "' has no shape rule in torchtv, and LibTorch cannot run it on meta tensors to find its "
-              "result types (" + why.substr(0, why.find('\n')) + "); capture the program as JSON (torchtv capture) "
+              "result types (" + firstLine(why) + "); capture the program as JSON (torchtv capture) "
               "or export it to .pt2, which carry them");
     }
     std::vector<TensorType> types;
