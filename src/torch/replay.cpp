@@ -13,7 +13,6 @@ namespace torchtv {
 
 namespace {
 
-std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
 
 at::Tensor toTorch(const ConcreteTensor &c) {
   std::vector<int64_t> sizes;
@@ -218,7 +217,7 @@ std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<Concre
       }
     } catch (const c10::Error &e) {
       throw ReplayError(n.op + " (result %" + n.outputs.at(0)->name + "): LibTorch failed: " +
-                        firstLine(e.what_without_backtrace()));
+                        torch_impl::firstLine(e.what_without_backtrace()));
     }
     if (outs.size() != n.outputs.size())
       throw ReplayError(n.op + ": returned " + std::to_string(outs.size()) + " tensors, the IR has " +

@@ -26,6 +26,10 @@ std::unique_ptr<Module> importTorchScriptGraph(torch::jit::Graph &graph, const s
 // What src/torch/torchscript.h's importTorchScript says.
 std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs);
 
+// The first line with text of a LibTorch error message: LibTorch starts some
+// with a newline ("\nUnknown builtin op: tvx::rmsnorm.\n...").
+std::string firstLine(const std::string &message);
+
 // What src/torch/replay.h's canReplay says.
 bool canReplay(const OpSchema &schema);
 

@@ -29,12 +29,6 @@ using torch_impl::Functionalized;
 using torch_impl::functionalize;
 using torch_impl::inPlaceOpLeft;
 
-// The first line with text: LibTorch starts some messages with a newline
-// ("\nUnknown builtin op: tvx::rmsnorm.\n...").
-std::string firstLine(const std::string &s) {
-  size_t b = s.find_first_not_of("\n ");
-  return b == std::string::npos ? "" : s.substr(b, s.find('\n', b) - b);
-}
 
 // The user's source line: the range in the original Python that generated the
 // node (kept in the file's debug tables), else the range in the saved code.
@@ -169,7 +163,7 @@ private:
       }
     }
     for (jit::Value *out : n->outputs()) spec.outputNames.push_back(g_.freshName(valueNameHint(out->debugName())));
-    if (!info->hasShapeRule()) spec.declaredTypes = typesByRunning(n, *schema, spec);
+    if (!info->hasShapeRule()) spec.declaredTypes = typesByRunning(n, *schema, *info, spec);
     Node *node;
     try {
       node = buildNode(g_, ops_, spec);
@@ -196,7 +190,8 @@ private:
   // meta tensors of its operands' types (no data, no memory), as torch's own
   // shape propagation does, with the node's constant arguments. An op LibTorch
   // cannot run on meta tensors is refused with LibTorch's reason.
-  std::vector<TensorType> typesByRunning(jit::Node *n, const c10::FunctionSchema &schema, const NodeSpec &spec) {
+  std::vector<TensorType> typesByRunning(jit::Node *n, const c10::FunctionSchema &schema, const OpInfo &info,
+                                         const NodeSpec &spec) {
     auto meta = [&](const Value *v) -> at::Tensor {
       std::vector<int64_t> sizes;
       for (const Dim &d : v->type.shape) {
@@ -208,7 +203,7 @@ private:
     torch::jit::Stack stack;
     size_t next = 0;
     for (size_t i = 0; i < schema.arguments().size(); ++i) {
-      const ArgSpec *arg = lookupOp(spec.op)->schema->findArg(schema.arguments()[i].name());
+      const ArgSpec *arg = info.schema->findArg(schema.arguments()[i].name());
       if (arg->kind == ArgKind::Tensor) {
         const Value *v = spec.inputs.at(next++);
         stack.push_back(v ? c10::IValue(meta(v)) : c10::IValue());
@@ -225,7 +220,7 @@ private:
     } catch (const c10::Error &e) {
       const std::string why = e.what_without_backtrace();
       fail(n, "op '" + spec.op + "' has no shape rule in torchtv, and LibTorch cannot run it on meta tensors to find its "
-              "result types (" + firstLine(why) + "); capture the program as JSON (torchtv capture) "
+              "result types (" + torch_impl::firstLine(why) + "); capture the program as JSON (torchtv capture) "
               "or export it to .pt2, which carry them");
     }
     std::vector<TensorType> types;
@@ -377,7 +372,7 @@ template <class F> std::unique_ptr<Module> importWith(const std::string &path, F
   try {
     body(importer);
   } catch (const c10::Error &e) {
-    throw InputError(SourcePos{path}, "LibTorch failed on this module: " + firstLine(e.what_without_backtrace()));
+    throw InputError(SourcePos{path}, "LibTorch failed on this module: " + torch_impl::firstLine(e.what_without_backtrace()));
   }
   m->graphs.push_back(std::move(g));
   return m;
@@ -386,6 +381,12 @@ template <class F> std::unique_ptr<Module> importWith(const std::string &path, F
 }  // namespace
 
 namespace torch_impl {
+
+std::string firstLine(const std::string &message) {
+  size_t b = message.find_first_not_of("\n ");
+  return b == std::string::npos ? "" : message.substr(b, message.find('\n', b) - b);
+}
+
 
 std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs) {
   jit::Module module;
