@@ -66,6 +66,18 @@ FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::s
   return lib;
 }
 
+InputReader::InputReader(const std::string &inputs, const std::string &fusionsDir) {
+  if (!inputs.empty()) options_.inputs = parseInputTypes(inputs);
+  if (fusionsDir.empty()) return;
+  userFusions_.loadDirectory(fusionsDir, FusionOrigin::User);
+  for (const auto &[name, schema] : userFusions_.resolver().custom()) customOps_.schemas.push_back(schema);
+  customOps_.resultTypes = [this](const std::string &op, const std::vector<const TensorType *> &operands,
+                                  const AttributeMap &attrs) { return userFusions_.resultTypes(op, operands, attrs); };
+  options_.customOps = &customOps_;
+}
+
+std::unique_ptr<Module> InputReader::load(const std::string &path) const { return loadModule(path, options_); }
+
 int worseExitCode(int a, int b) {
   // Exit codes in the order of severity() (verdict.h): equivalent < unknown < not_equivalent < error.
   auto rank = [](int code) {
@@ -245,11 +257,10 @@ int checkOne(const CheckArgs &args, const std::string &referencePath, const std:
   ctx.referencePath = referencePath;
   ctx.productionPath = productionPath.value_or(referencePath);
   auto load = [&] {
-    LoadOptions options;
-    if (!args.inputs.empty()) options.inputs = parseInputTypes(args.inputs);
-    auto ref = loadModule(referencePath, options);
+    InputReader reader(args.inputs, args.engine.fusionsDir);
+    auto ref = reader.load(referencePath);
     std::unique_ptr<Module> prod;
-    if (productionPath) prod = loadModule(*productionPath, options);
+    if (productionPath) prod = reader.load(*productionPath);
     return std::make_pair(std::move(ref), std::move(prod));
   };
   if (args.stopAfter != StopAfter::Decide) return stopEarly(load, ctx, args);

@@ -10,10 +10,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "src/import/load.h"
 #include "src/import/pair_file.h"
 #include "src/fusion/fusion_library.h"
 #include "src/report/report.h"
 #include "src/cache/proof_cache.h"
+#include "src/torch/torchscript.h"
 #include "src/verify/check.h"
 
 namespace torchtv::cli {
@@ -110,5 +112,21 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
 // The definitions a command expands: the bundled fusions/, then a user's
 // --fusions DIR and the definitions inside the input files (tried first).
 FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir);
+
+// How a command reads its input files: --inputs, and the custom ops --fusions
+// DIR declares and defines, which a TorchScript file calling them needs to be
+// read at all (Note [Custom ops in TorchScript files] in src/torch/torchscript.h).
+class InputReader {
+public:
+  InputReader(const std::string &inputs, const std::string &fusionsDir);
+  InputReader(const InputReader &) = delete;  // customOps_ refers to userFusions_
+  InputReader &operator=(const InputReader &) = delete;
+  std::unique_ptr<Module> load(const std::string &path) const;
+
+private:
+  LoadOptions options_;
+  FusionLibrary userFusions_;
+  CustomOps customOps_;
+};
 
 }  // namespace torchtv::cli

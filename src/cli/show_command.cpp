@@ -68,9 +68,7 @@ int runShow(const ShowArgs &args) {
     return exitCode(Verdict::Error);
   }
   try {
-    LoadOptions load;
-    if (!args.inputs.empty()) load.inputs = parseInputTypes(args.inputs);
-    auto m = loadModule(args.path, load);
+    auto m = InputReader(args.inputs, args.fusionsDir).load(args.path);
     if (!args.normalized) {
       std::cout << printModule(*m);
       return 0;

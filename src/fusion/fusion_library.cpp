@@ -95,6 +95,31 @@ std::optional<FusionLibrary::Instance> FusionLibrary::instantiate(const Node &n,
   return hit->second.instance;
 }
 
+std::vector<TensorType> FusionLibrary::resultTypes(const std::string &op, const std::vector<const TensorType *> &operands,
+                                                   const AttributeMap &attrs) const {
+  const auto *defs = find(op);
+  if (!defs) throw InputError("no definition of " + op + " in the --fusions folder gives its result types");
+  TemplateCall call;
+  call.operands = operands;
+  call.attrs = &attrs;
+  call.inferResults = true;
+  for (const FusionDefinition &d : *defs) {
+    if (d.malformed) throw *d.malformed;
+    try {
+      std::unique_ptr<Graph> g = instantiateTemplate(*d.pattern, call, resolver_);
+      std::vector<TensorType> types;
+      for (const Value *v : g->outputs()) types.push_back(v->type);
+      return types;
+    } catch (const TemplateMismatch &) {
+      continue;
+    }
+  }
+  std::string given;
+  for (const TensorType *t : operands) given += (given.empty() ? "" : ", ") + (t ? t->str() : std::string("None"));
+  throw InputError("no definition of " + op + " in the --fusions folder takes operands (" + given +
+                   ") and these arguments, so its result types are unknown");
+}
+
 FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<FusionDefinition> &defs,
                                                          const TemplateCall &call, const Node &n) const {
   Cached out;

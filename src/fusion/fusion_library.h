@@ -61,6 +61,14 @@ public:
   };
   std::optional<Instance> instantiate(const Node &n, std::string *whyNot = nullptr) const;
 
+  // The result types of a call of `op` whose own are not known (a TorchScript
+  // file records none): those of the first definition whose header matches
+  // the operands and attributes, its body built for them. InputError saying
+  // why when no definition of `op` matches (Note [Custom ops in TorchScript
+  // files] in src/torch/torchscript.h).
+  std::vector<TensorType> resultTypes(const std::string &op, const std::vector<const TensorType *> &operands,
+                                      const AttributeMap &attrs) const;
+
   // The bundled definitions: TORCHTV_FUSIONS_DIR, else fusions/ next to the
   // executable's parent folder.
   static std::string bundledDirectory();

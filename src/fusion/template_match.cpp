@@ -86,10 +86,14 @@ std::unique_ptr<Graph> instantiateTemplate(const GraphPattern &p, const Template
   // Results: unified with the call's.
   std::vector<std::optional<TensorType>> results;
   for (const TypeExpr &t : p.results) {
+    if (call.inferResults) {
+      results.push_back(b.type(t, nullptr));
+      continue;
+    }
     if (results.size() >= call.results.size()) b.mismatch("more results than the op has");
     results.push_back(b.type(t, &call.results[results.size()]));
   }
-  if (results.size() != call.results.size()) b.mismatch("fewer results than the op has");
+  if (!call.inferResults && results.size() != call.results.size()) b.mismatch("fewer results than the op has");
   return b.buildBody(results);
 }
 

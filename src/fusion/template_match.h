@@ -17,6 +17,10 @@ struct TemplateCall {
   std::vector<const TensorType *> operands;  // nullptr for an absent optional operand
   const AttributeMap *attrs = nullptr;
   std::vector<TensorType> results;
+  // The call's result types are not known yet (a TorchScript file records
+  // none): the definition's body gives them (Note [Custom ops in TorchScript
+  // files] in src/torch/torchscript.h); `results` is ignored.
+  bool inferResults = false;
 };
 
 // Builds a definition for one call. Throws TemplateMismatch when the header

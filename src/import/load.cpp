@@ -35,7 +35,7 @@ std::unique_ptr<Module> loadModule(const std::string &path, const LoadOptions &o
       throw InputError(SourcePos{path},
                        "a TorchScript file has no shapes: give the types of its inputs with --inputs, "
                        "e.g. --inputs 'f32[3,5],f32[5]'");
-    return importTorchScript(path, *options.inputs);
+    return importTorchScript(path, *options.inputs, options.customOps);
   }
   if (ext == ".pt2") return importPt2(path, options.inputs ? &*options.inputs : nullptr);
   if (ext == ".json") return readCaptureJsonFile(path);

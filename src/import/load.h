@@ -10,10 +10,14 @@
 
 namespace torchtv {
 
+struct CustomOps;  // src/torch/torchscript.h
+
 struct LoadOptions {
   // Types of the user inputs (--inputs). Required for TorchScript (.pt), whose
   // files carry no shapes; for .pt2, when given, checked against the file.
   std::optional<std::vector<TensorType>> inputs;
+  // Custom ops a TorchScript file may call (src/torch/torchscript.h).
+  const CustomOps *customOps = nullptr;
 };
 
 // Reads a file by its extension: .tvir, .pt (TorchScript), .pt2 (torch.export).

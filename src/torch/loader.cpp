@@ -113,7 +113,8 @@ void loadReplay() { replayModule(); }
 
 void setReplayThreads(int n) { replayModule().setThreads(n); }
 
-std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs) {
+std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs,
+                                          const CustomOps *custom) {
   const TorchModuleApi *api = nullptr;
   try {
     api = &torchModule();
@@ -121,7 +122,7 @@ std::unique_ptr<Module> importTorchScript(const std::string &path, const std::ve
     throw InputError(SourcePos{path}, std::string("reading a TorchScript file needs LibTorch, which is unavailable: ") +
                                           e.what());
   }
-  return api->importTorchScript(path, inputs);
+  return api->importTorchScript(path, inputs, custom);
 }
 
 }  // namespace torchtv

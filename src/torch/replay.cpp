@@ -115,7 +115,8 @@ c10::optional<c10::OperatorHandle> findOp(const std::string &op) {
 
 std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &operands) {
   auto handle = findOp(n.op);
-  if (!handle) throw ReplayError(n.op + ": not an op LibTorch's dispatcher knows (custom ops cannot be replayed)");
+  if (!handle || torch_impl::declaredWithoutKernel(n.op))
+    throw ReplayError(n.op + ": a custom op without a kernel in LibTorch (custom ops cannot be replayed)");
   const c10::FunctionSchema &schema = handle->schema();
   // Note [Operands of a tensor list]: which argument each operand belongs to.
   std::vector<const ArgSpec *> operandArgs = n.schema->operandArgs(operands.size());
@@ -168,6 +169,7 @@ namespace torch_impl {
 
 bool canReplay(const OpSchema &s) {
   if (s.name == "prim::constant") return true;  // built directly
+  if (declaredWithoutKernel(s.name)) return false;
   auto handle = findOp(s.name);
   if (!handle) return false;
   for (const c10::Argument &a : handle->schema().arguments())

@@ -9,6 +9,7 @@
 
 #include "ir/graph.h"
 #include "src/torch/replay.h"
+#include "src/torch/torchscript.h"
 
 namespace torch::jit {
 struct Graph;
@@ -24,7 +25,12 @@ std::unique_ptr<Module> importTorchScriptGraph(torch::jit::Graph &graph, const s
                                                const std::vector<TensorType> &inputs);
 
 // What src/torch/torchscript.h's importTorchScript says.
-std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs);
+std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs,
+                                          const CustomOps *custom);
+
+// Whether `op` is a custom op torchtv declared to LibTorch without a kernel
+// (Note [Custom ops in TorchScript files]): never replayed.
+bool declaredWithoutKernel(const std::string &op);
 
 // The first line with text of a LibTorch error message: LibTorch starts some
 // with a newline ("\nUnknown builtin op: tvx::rmsnorm.\n...").

@@ -37,16 +37,18 @@
 
 #include "ir/graph.h"
 #include "src/torch/replay.h"
+#include "src/torch/torchscript.h"
 
 namespace torchtv {
 
 // Bumped whenever TorchModuleApi or a type it passes changes.
-constexpr int kTorchModuleAbi = 3;
+constexpr int kTorchModuleAbi = 4;
 
 struct TorchModuleApi {
   int abi = kTorchModuleAbi;
   // src/torch/torchscript.h, importTorchScript.
-  std::unique_ptr<Module> (*importTorchScript)(const std::string &path, const std::vector<TensorType> &inputs);
+  std::unique_ptr<Module> (*importTorchScript)(const std::string &path, const std::vector<TensorType> &inputs,
+                                               const CustomOps *custom);
   // src/torch/replay.h, canReplay.
   bool (*canReplay)(const OpSchema &schema);
   // src/torch/replay.h, replayGraph.

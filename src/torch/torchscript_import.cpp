@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/frontend/function_schema_parser.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/inliner.h>
@@ -49,7 +52,10 @@ SourceLoc locOf(const jit::Node *n) {
 // (buffers, plain tensors) are folded by freezing and become prim::constant.
 class Importer {
 public:
-  Importer(std::string path, Graph &g) : path_(std::move(path)), g_(g) {}
+  Importer(std::string path, Graph &g, const CustomOps *custom) : path_(std::move(path)), g_(g), custom_(custom) {
+    if (custom)
+      for (const auto &schema : custom->schemas) ops_.declare(schema);
+  }
 
   void run(jit::Graph &jg, const std::vector<TensorType> &inputTypes) {
     jit::Inline(jg);
@@ -138,8 +144,9 @@ private:
     const c10::FunctionSchema *schema = n->maybeSchema();
     if (!schema) fail(n, "has no operator schema (unsupported TorchScript construct)");
     std::string op = canonicalOpName(schema->name(), schema->overload_name());
-    const OpInfo *info = lookupOp(op);
-    if (!info) fail(n, "op '" + op + "' is not in torchtv's op registry");
+    auto resolved = ops_.resolve(op);
+    if (!resolved) fail(n, "op '" + op + "' is not in torchtv's op registry");
+    const OpSchema &ours = *resolved->schema;
     if (schema->arguments().size() != n->inputs().size())
       fail(n, "has " + std::to_string(n->inputs().size()) + " inputs, its schema " + std::to_string(schema->arguments().size()));
 
@@ -148,8 +155,8 @@ private:
     spec.loc = locOf(n);
     for (size_t i = 0; i < n->inputs().size(); ++i) {
       const std::string &argName = schema->arguments()[i].name();
-      const ArgSpec *arg = info->schema->findArg(argName);
-      if (!arg) fail(n, "argument '" + argName + "' is not in the registry's schema " + info->schema->text);
+      const ArgSpec *arg = ours.findArg(argName);
+      if (!arg) fail(n, "argument '" + argName + "' is not in the registry's schema " + ours.text);
       jit::Value *in = resolve(n->inputs()[i]);
       if (arg->kind == ArgKind::Tensor) {
         spec.inputs.push_back(tensorOperand(in, argName));
@@ -163,7 +170,8 @@ private:
       }
     }
     for (jit::Value *out : n->outputs()) spec.outputNames.push_back(g_.freshName(valueNameHint(out->debugName())));
-    if (!info->hasShapeRule()) spec.declaredTypes = typesByRunning(n, *schema, *info, spec);
+    if (!resolved->builtin) spec.declaredTypes = customResultTypes(n, spec);
+    else if (!lookupOp(op)->hasShapeRule()) spec.declaredTypes = typesByRunning(n, *schema, ours, spec);
     Node *node;
     try {
       node = buildNode(g_, ops_, spec);
@@ -190,7 +198,7 @@ private:
   // meta tensors of its operands' types (no data, no memory), as torch's own
   // shape propagation does, with the node's constant arguments. An op LibTorch
   // cannot run on meta tensors is refused with LibTorch's reason.
-  std::vector<TensorType> typesByRunning(jit::Node *n, const c10::FunctionSchema &schema, const OpInfo &info,
+  std::vector<TensorType> typesByRunning(jit::Node *n, const c10::FunctionSchema &schema, const OpSchema &ours,
                                          const NodeSpec &spec) {
     auto meta = [&](const Value *v) -> at::Tensor {
       std::vector<int64_t> sizes;
@@ -203,7 +211,7 @@ private:
     torch::jit::Stack stack;
     size_t next = 0;
     for (size_t i = 0; i < schema.arguments().size(); ++i) {
-      const ArgSpec *arg = info.schema->findArg(schema.arguments()[i].name());
+      const ArgSpec *arg = ours.findArg(schema.arguments()[i].name());
       if (arg->kind == ArgKind::Tensor) {
         const Value *v = spec.inputs.at(next++);
         stack.push_back(v ? c10::IValue(meta(v)) : c10::IValue());
@@ -231,6 +239,18 @@ private:
       else fail(n, "op '" + spec.op + "' has no shape rule in torchtv and returns a " + r.tagKind());
     }
     return types;
+  }
+
+  // Note [Custom ops in TorchScript files] (src/torch/torchscript.h): from the
+  // op's definition, built for this call's operands.
+  std::vector<TensorType> customResultTypes(jit::Node *n, const NodeSpec &spec) {
+    std::vector<const TensorType *> operands;
+    for (const Value *v : spec.inputs) operands.push_back(v ? &v->type : nullptr);
+    try {
+      return custom_->resultTypes(spec.op, operands, spec.attrs);
+    } catch (const InputError &e) {
+      fail(n, e.message());
+    }
   }
 
   void getAttr(jit::Node *n) {
@@ -353,7 +373,8 @@ private:
 
   std::string path_;
   Graph &g_;
-  OpResolver ops_;
+  const CustomOps *custom_;
+  OpResolver ops_;  // the registry's ops and the custom ones
   std::map<std::string, Value *> params_;
   std::map<const jit::Value *, Value *> tensors_;
   std::map<const jit::Value *, std::string> paths_;  // submodule values -> qualified name
@@ -364,11 +385,12 @@ private:
 
 // Runs `body` (which fills the graph through an Importer) and wraps the result;
 // LibTorch's own errors become InputErrors naming the file.
-template <class F> std::unique_ptr<Module> importWith(const std::string &path, F &&body) {
+template <class F>
+std::unique_ptr<Module> importWith(const std::string &path, const CustomOps *custom, F &&body) {
   auto m = std::make_unique<Module>();
   m->path = path;
   auto g = std::make_unique<Graph>(valueNameHint(std::filesystem::path(path).stem().string()));
-  Importer importer(path, *g);
+  Importer importer(path, *g, custom);
   try {
     body(importer);
   } catch (const c10::Error &e) {
@@ -378,9 +400,51 @@ template <class F> std::unique_ptr<Module> importWith(const std::string &path, F
   return m;
 }
 
+// Note [Custom ops in TorchScript files]: the ops torchtv declared to
+// LibTorch, for the life of the process (the dispatcher keeps a schema while
+// its registration handle lives).
+struct DeclaredOps {
+  std::mutex mutex;
+  std::set<std::string> names;
+  std::vector<c10::RegistrationHandleRAII> handles;
+};
+DeclaredOps &declaredOps() {
+  static DeclaredOps *ops = new DeclaredOps;  // never destroyed: LibTorch's own statics may outlive it
+  return *ops;
+}
+
+// Registers each custom schema LibTorch does not know yet (an op it knows,
+// e.g. one a loaded library defines, keeps its own definition).
+void declareToLibTorch(const std::string &path, const CustomOps &custom) {
+  DeclaredOps &declared = declaredOps();
+  std::lock_guard<std::mutex> lock(declared.mutex);
+  for (const auto &schema : custom.schemas) {
+    if (declared.names.count(schema->name)) continue;
+    c10::FunctionSchema parsed = [&] {
+      try {
+        return jit::parseSchema(schema->text);
+      } catch (const std::exception &e) {
+        throw InputError(SourcePos{path}, "LibTorch cannot read the declaration of custom op " + schema->name +
+                                              " from --fusions: " + torch_impl::firstLine(e.what()));
+      }
+    }();
+    if (c10::Dispatcher::singleton().findSchema(parsed.operator_name())) continue;
+    // Declared without alias annotations, the op is a pure function (as its definition is).
+    parsed.setAliasAnalysis(c10::AliasAnalysisKind::FROM_SCHEMA);
+    declared.handles.push_back(c10::Dispatcher::singleton().registerDef(std::move(parsed), "torchtv --fusions"));
+    declared.names.insert(schema->name);
+  }
+}
+
 }  // namespace
 
 namespace torch_impl {
+
+bool declaredWithoutKernel(const std::string &op) {
+  DeclaredOps &declared = declaredOps();
+  std::lock_guard<std::mutex> lock(declared.mutex);
+  return declared.names.count(op) > 0;
+}
 
 std::string firstLine(const std::string &message) {
   size_t b = message.find_first_not_of("\n ");
@@ -388,16 +452,25 @@ std::string firstLine(const std::string &message) {
 }
 
 
-std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs) {
+std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs,
+                                          const CustomOps *custom) {
+  if (custom) declareToLibTorch(path, *custom);
+  auto unreadable = [&](const std::string &message) {
+    std::string why = firstLine(message);
+    if (why.rfind("Unknown builtin op: ", 0) == 0 && why.find("aten::") == std::string::npos)
+      why += " (a custom op: declare it with `op NS::NAME(...) -> ...` and define it in a folder given with "
+             "--fusions DIR; Note [Custom ops in TorchScript files])";
+    return InputError(SourcePos{path}, "not a readable TorchScript file: " + why);
+  };
   jit::Module module;
   try {
     module = jit::load(path);
   } catch (const c10::Error &e) {
-    throw InputError(SourcePos{path}, "not a readable TorchScript file: " + firstLine(e.what_without_backtrace()));
+    throw unreadable(e.what_without_backtrace());
   } catch (const std::exception &e) {
-    throw InputError(SourcePos{path}, "not a readable TorchScript file: " + firstLine(e.what()));
+    throw unreadable(e.what());
   }
-  return importWith(path, [&](Importer &importer) {
+  return importWith(path, custom, [&](Importer &importer) {
     module.eval();
     for (const auto &p : module.named_parameters(/*recurse=*/true)) importer.addParameter(p.name, p.value);
     jit::Module frozen = jit::freeze_module(module, {}, /*freezeInterfaces=*/true, /*preserveParameters=*/true);
@@ -407,7 +480,7 @@ std::unique_ptr<Module> importTorchScript(const std::string &path, const std::ve
 
 std::unique_ptr<Module> importTorchScriptGraph(jit::Graph &graph, const std::string &path,
                                                const std::vector<TensorType> &inputs) {
-  return importWith(path, [&](Importer &importer) { importer.run(graph, inputs); });
+  return importWith(path, nullptr, [&](Importer &importer) { importer.run(graph, inputs); });
 }
 
 }  // namespace torch_impl

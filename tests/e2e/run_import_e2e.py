@@ -57,7 +57,12 @@ def cases(fx, tmp):
     yield "ops without a shape rule: cumsum over another dim", ["check", f"{fx}/t113/pooled.script.pt", f"{fx}/t113/pooled_dim2.script.pt", pool], NOT_EQUIVALENT, ""
     # A custom op in a TorchScript file: LibTorch cannot load the file without the op's
     # registration, and torchtv names the op (not read yet: issue 16).
-    yield "custom op .pt: refused, naming the op", ["show", f"{fx}/t113/custom_op.script.pt", "--inputs=f32[4,8]"], ERROR, "Unknown builtin op: tvx::rmsnorm"
+    # The same user kernel called from TorchScript: LibTorch loads the file once --fusions declares
+    # the op (Note [Custom ops in TorchScript files]); without it, refused naming the op and the fix.
+    cpt = ["check", f"{fx}/t113/custom_op.script.pt", f"{fx}/t113/custom_op_plain.script.pt", "--inputs=f32[4,8]"]
+    yield "custom op .pt = plain, with its definition", cpt + [f"--fusions={co}/fusions"], EQUIVALENT, ""
+    yield "custom op .pt: a definition with the wrong eps", cpt + [f"--fusions={co}/fusions_wrong_eps"], NOT_EQUIVALENT, ""
+    yield "custom op .pt without --fusions: refused, naming the op", cpt, ERROR, "Unknown builtin op: tvx::rmsnorm. (a custom op: declare it"
     yield "show .pt", ["show", f"{fx}/t211/mlp.trace.pt", mlp], EQUIVALENT, ""
 
     # Bad input: exit 3 and a message naming the file and the cause.

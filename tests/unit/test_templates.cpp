@@ -6,6 +6,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/text_format.h"
+#include "src/fusion/fusion_library.h"
 #include "src/fusion/template_match.h"
 
 using namespace torchtv;
@@ -138,5 +139,22 @@ graph @my::f(%x: _) -> (_) {
   AttributeMap noAttrs;
   TemplateCall call{{&t}, &noAttrs, {t}};
   CHECK(errorOf([&] { instantiateTemplate(bad.templates[0], call, ops); }).find("unknown function 'cbrt'") !=
+        std::string::npos);
+}
+
+TEST_CASE("result types of a call whose own are unknown come from the definition's body") {
+  // Note [Custom ops in TorchScript files]: a TorchScript file records no types.
+  Module m = parseModule(kDefs, "d.tvir");
+  FusionLibrary lib;
+  lib.addModule(m, FusionOrigin::User);
+  TensorType t{DType::F16, {4, 5}};
+  AttributeMap attrs{{"s", 0.5}, {"flip", false}}, flipped{{"s", 0.5}, {"flip", true}};
+  CHECK(lib.resultTypes("my::scale", {&t}, attrs) == std::vector<TensorType>{t});
+  CHECK(lib.resultTypes("my::scale", {&t}, flipped) == std::vector<TensorType>{t});  // the second definition
+  // The first definition's rank does not fit and the second is guarded by flip=true: no definition takes it.
+  TensorType r3{DType::F16, {2, 4, 5}};
+  CHECK(errorOf([&] { lib.resultTypes("my::scale", {&r3}, attrs); }).find("no definition of my::scale") !=
+        std::string::npos);
+  CHECK(errorOf([&] { lib.resultTypes("my::other", {&t}, attrs); }).find("no definition of my::other") !=
         std::string::npos);
 }
