@@ -191,8 +191,9 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     {
       Watchdog watchdog(left, [&] {
         // Only the loaded graphs are read here: the engine works on copies of them.
+        std::string where = progress.where();
         progress.stop();
-        CheckResult late = outOfTime("before the decision finished");
+        CheckResult late = outOfTime(where);
         late.stats.referenceNodes = ref.nodes().size();
         late.stats.productionNodes = prod.nodes().size();
         return emitResult(late, ctx, options);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
 
 namespace torchtv::cli {
 
@@ -34,6 +35,13 @@ void ProgressLine::stop() {
 void ProgressLine::update(const std::string &stage, size_t decided, size_t total) {
   std::lock_guard<std::mutex> lock(mutex_);
   stage_ = stage, decided_ = decided, total_ = total;
+}
+
+std::string ProgressLine::where() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string out = "while " + stage_;
+  if (total_) out += " (" + std::to_string(decided_) + " of " + std::to_string(total_) + " outputs decided)";
+  return out;
 }
 
 // Called with mutex_ held.

@@ -25,6 +25,9 @@ public:
 
   void update(const std::string &stage, size_t decided, size_t total);
   void stop();
+  // Where the check is, for a reason that names it: "while proving (3 of 7
+  // outputs decided)". Kept whether or not the line is drawn.
+  std::string where();
 
 private:
   void draw();
