@@ -1,8 +1,12 @@
 // Every rule, for every dtype it is tagged with: its two sides as graphs,
 // checked by torchtv's own checker with normalization off.
 //
-// Every instance must prove (kRequireProof): a rule the prover leaves unknown
-// fails the test, as does an outright not_equivalent.
+// Every instance must prove: a rule the prover leaves unknown fails the test,
+// as does an outright not_equivalent. A bitwise rule's instance must be proven
+// bit for bit (Z3 over IEEE values, with no resource limit but the query's
+// wall-clock guard), except where the reason it is bitwise is not arithmetic
+// Z3 can check in that budget (bitwiseByOtherMeans); those are proven at level
+// real, are never refuted, and are listed here with their reason.
 #include <doctest/doctest.h>
 
 #include "ir/diagnostic.h"
@@ -13,31 +17,43 @@
 using namespace torchtv;
 
 namespace {
-constexpr bool kRequireProof = true;
+// Why an instance of a bitwise rule is not proven bit for bit here, or "" when it must be.
+std::string bitwiseByOtherMeans(const Rule &r, DType t) {
+  if (r.name == "pow-one")
+    return "pow is uninterpreted at IEEE level; ATen computes exponent 1 as a copy (aten/src/ATen/native/Pow.cpp)";
+  if (r.name == "softmax-int-is-softmax" || r.name == "log-softmax-int-is-log-softmax")
+    return "one kernel: the .int overload calls the underscore op (ATen's code, not arithmetic)";
+  if (t == DType::F64) return "Z3 bit-blasts a 53-bit multiplier or divider past its budget";
+  if (t == DType::F32 && r.name == "div-by-power-of-two")
+    return "Z3 bit-blasts an f32 divider past the query's 10 s guard";
+  return "";
 }
+}  // namespace
 
-TEST_CASE("every rule instantiates, and the checker does not refute it") {
+TEST_CASE("every rule instantiates and is proven at its class's level") {
   const RuleSet &rules = bundledRules();
   REQUIRE(rules.rules().size() >= 10);
-  int unproven = 0;
   for (const Rule &r : rules.rules()) {
     size_t instances = 0;
     for (DType t : r.dtypes) {
+      const bool mustBeBitwise = r.cls == RuleClass::Bitwise && bitwiseByOtherMeans(r, t).empty();
       for (RuleInstance &inst : instantiateRule(r, t)) {
         ++instances;
         CheckOptions off;
         off.normalization = Normalization::Off;
+        off.cutPoints = CutPointSearch::Off;  // one op a side: a cut's abstract frontier only loses bitwise proofs
+        if (mustBeBitwise) off.rlimit = 0;
         CheckResult res = checkGraphs(*inst.lhs, *inst.rhs, off);
         CHECK_MESSAGE(res.verdict != Verdict::NotEquivalent, inst.label << " refuted: " << res.reason);
-        if (res.verdict == Verdict::Equivalent) continue;
-        ++unproven;
-        MESSAGE(inst.label << ": UNPROVEN: " << res.reason);
-        if (kRequireProof) CHECK_MESSAGE(false, inst.label << " is not proven");
+        CHECK_MESSAGE(res.verdict == Verdict::Equivalent, inst.label << " is not proven: " << res.reason);
+        if (mustBeBitwise)
+          CHECK_MESSAGE(res.level == Level::Bitwise, inst.label << " (a bitwise rule) is proven only at level "
+                                                                << levelName(res.level) << ": "
+                                                                << (res.outputs.empty() ? res.reason : res.outputs[0].reason));
       }
     }
     CHECK_MESSAGE(instances > 0, "rule " << r.name << " has no instance to test");
   }
-  CHECK(unproven == 0);
 }
 
 TEST_CASE("the normalizer applies every bitwise rule to its own left side") {
