@@ -30,7 +30,7 @@ std::string operationKey(const Node &node, std::vector<int> operands) {
   return key + "){" + attributesKey(node.attrs) + "}";
 }
 
-void ValueNumbering::numberNode(const Node &node) {
+void ValueNumbering::numberNode(const Node &node, std::string *keyOut) {
   std::vector<int> operands;
   for (const Value *v : node.inputs) operands.push_back(v ? numbers_.at(v) : -1);
   std::string key = operationKey(node, std::move(operands));
@@ -41,6 +41,7 @@ void ValueNumbering::numberNode(const Node &node) {
     auto [it, inserted] = table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));
     numbers_[out] = it->second;
   }
+  if (keyOut) *keyOut = std::move(key);
 }
 
 void ValueNumbering::addGraph(const Graph &g) {

@@ -87,6 +87,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
         {"result_cache", r.stats.resultCache},
         {"cut_points", r.stats.cutPoints},
         {"cut_point_attempts", r.stats.cutPointAttempts},
+        {"cut_points_replayed", r.stats.cutPointsReplayed},
         {"solver_queries", r.stats.solverQueries}}},
       {"self_check", r.selfCheck ? json{{"ran", r.selfCheck->ran},
                                         {"agreed", r.selfCheck->agreed},

@@ -522,6 +522,7 @@ Decision decisionOf(const Compared &g, const Matching &m, CheckResult result, co
   result.stats.solverQueries = proved.solverQueries + m.cuts.solverQueries;
   result.stats.cutPoints = m.cuts.cuts.size();
   result.stats.cutPointAttempts = m.cuts.attempts;
+  result.stats.cutPointsReplayed = m.cuts.replayed;
   decision.result = std::move(result);
   return decision;
 }

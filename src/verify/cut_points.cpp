@@ -10,6 +10,7 @@
 #include "src/eval/concrete.h"
 #include "src/match/divergence.h"
 #include "src/match/graph_structure.h"
+#include "src/verify/cut_record.h"
 #include "src/verify/refute.h"
 
 namespace torchtv {
@@ -134,24 +135,38 @@ public:
     solverProver_.emplace(regionInputs_, cutLimits);
     cutLimits.solver = false;
     normalFormProver_.emplace(regionInputs_, cutLimits);
+    // Note [Cut search record]: only a search that evaluates nothing is a function of its key.
+    if (!evaluated_) record_.emplace(ref, prod, cutLimits);
   }
 
   void run() {
     ValueNumbering &vn = out_.numbering;
     std::unordered_set<const Node *> live = serve_.empty() ? liveNodes(prod_) : liveNodes(prod_, serve_);
     std::unordered_set<const Value *> outputs(prod_.outputs().begin(), prod_.outputs().end());
+    const bool recording = record_ && record_->on();
+    std::string numberingKey;
+    std::vector<bool> interior;
     for (const auto &node : prod_.nodes()) {
-      vn.numberNode(*node);
-      for (const Value *p : node->outputs) {
+      vn.numberNode(*node, recording ? &numberingKey : nullptr);
+      const bool isLive = live.count(node.get()) != 0;
+      if (recording) {
+        interior.clear();
+        for (const Value *p : node->outputs) interior.push_back(prodStructure_.postDominator(p) != nullptr);
+        record_->step(*node, numberingKey, isLive, outputs, interior);
+      }
+      for (size_t i = 0; i < node->outputs.size(); ++i) {
+        const Value *p = node->outputs[i];
         // Outputs are left to the prover proper, which says why they are
         // equal (the level and the reason of each output's verdict).
-        if (!refNumbers_.count(vn.number(p)) && live.count(node.get()) && !outputs.count(p) &&
+        if (!refNumbers_.count(vn.number(p)) && isLive && !outputs.count(p) &&
             std::chrono::steady_clock::now() < limits_.deadline)
-          tryCut(p);
+          decide(p, i);
         if (isMatrixProduct(node->op)) matrixProducts_.insert(vn.number(p));
         if (refNumbers_.count(vn.number(p))) shared_.insert(vn.number(p));
       }
     }
+    // A decision the deadline cut short is no decision (Note [Cut search record]).
+    if (recording && std::chrono::steady_clock::now() < limits_.deadline) record_->save();
     for (const Prover *p : {&*normalFormProver_, &*solverProver_}) {
       out_.distinctProofs += p->distinctProofs();
       out_.cacheHits += p->cacheHits();
@@ -247,19 +262,47 @@ private:
     return a != refTrace_.end() && b != prodTrace_.end() && !allElementsEqual(a->second) && agree(a->second, b->second);
   }
 
-  void tryCut(const Value *p) {
-    if (evaluated_ && (!prodTrace_.count(p) || allElementsEqual(prodTrace_.at(p)))) return;
+  // Output `index` of the node just numbered: the recorded decision when the
+  // prefix is unchanged (Note [Cut search record]), else the search's.
+  void decide(const Value *p, size_t index) {
+    if (record_ && record_->on())
+      if (std::optional<CutDecision> d = record_->replay(index)) {
+        const Value *r = record_->referenceValue(d->reference);
+        if (d->reference < 0 || (r && r->type == p->type)) {
+          ++out_.replayed;
+          if (r) merge(r, p, d->level, d->assumptions);
+          record_->record(index, *d, false);
+          return;
+        }
+      }
+    const size_t before = out_.cuts.size();
+    CutDecision d = tryCut(p);
+    if (record_ && (d.reference >= 0 || out_.cuts.size() == before)) record_->record(index, d, true);
+  }
+
+  CutDecision tryCut(const Value *p) {
+    CutDecision d;
+    if (evaluated_ && (!prodTrace_.count(p) || allElementsEqual(prodTrace_.at(p)))) return d;
     for (const Value *r : candidates(p)) {
       ++out_.attempts;
       ProofOutcome proof = normalFormProver_->prove(r, p, Widening::AroundProducts);
       if (!proof.proven && evaluated_) proof = solverProver_->prove(r, p, Widening::AroundProducts);
       if (!proof.proven) continue;
-      anyReal_ = anyReal_ || proof.level == Level::Real;
-      out_.cuts.push_back(CutPoint{r, p, anyReal_ ? Level::Real : proof.level});
-      out_.assumptions.insert(proof.assumptions.begin(), proof.assumptions.end());
-      out_.numbering.renumber(p, out_.numbering.number(r));
-      return;
+      merge(r, p, proof.level, proof.assumptions);
+      d.reference = record_ ? record_->indexOf(r) : -1;
+      d.level = proof.level;
+      d.assumptions = std::move(proof.assumptions);
+      return d;
     }
+    return d;
+  }
+
+  // Step 4 of Note [Cut points]: p takes r's number.
+  void merge(const Value *r, const Value *p, Level proofLevel, const std::set<std::string> &assumptions) {
+    anyReal_ = anyReal_ || proofLevel == Level::Real;
+    out_.cuts.push_back(CutPoint{r, p, anyReal_ ? Level::Real : proofLevel});
+    out_.assumptions.insert(assumptions.begin(), assumptions.end());
+    out_.numbering.renumber(p, out_.numbering.number(r));
   }
 
   const Graph &ref_, &prod_;
@@ -277,6 +320,7 @@ private:
   Trace refTrace_, prodTrace_;
   std::map<std::string, std::vector<const Value *>> refByType_;  // live reference values, when evaluated
   bool anyReal_ = false;
+  std::optional<CutRecord> record_;  // Note [Cut search record]
 };
 
 }  // namespace

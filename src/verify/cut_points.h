@@ -79,6 +79,7 @@ struct CutPoints {
   ValueNumbering numbering;
   std::set<std::string> assumptions;
   size_t attempts = 0;  // candidate pairs sent to the prover
+  size_t replayed = 0;  // values decided from the record of an earlier run (Note [Cut search record])
   size_t distinctProofs = 0, cacheHits = 0, solverQueries = 0;  // the prover's, as in CheckStats
   size_t persistentHits = 0, persistentMisses = 0;
 };

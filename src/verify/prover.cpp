@@ -155,9 +155,20 @@ std::string Prover::widenedKey(const ProofOutcome &cached, const Value *a, const
 // This run's outcome for `key`, if it answers the region of a and b.
 std::optional<ProofOutcome> Prover::memoized(const std::string &key, const Value *a, const Value *b) {
   auto it = cache_.find(key);
+  if (it == cache_.end()) return std::nullopt;
+  // Note [Memo of widened proofs]: the proof under `key` is another region's, widened otherwise
+  // (the other of two layers that alternate); this region's own is under the second key, if any.
+  if (!sameWidenedRegion(it->second, a, b)) it = cache_.find(widenedPersistentKey(key, it->second, widenedKey(it->second, a, b)));
   if (it == cache_.end() || !sameWidenedRegion(it->second, a, b)) return std::nullopt;
   ++hits_;
   return it->second;
+}
+
+// Keeps `o` under `key`, and a proof at a widened frontier under its second key too (the first
+// holds the last one).
+void Prover::remember(const std::string &key, const ProofOutcome &o) {
+  if (o.proven && o.provenAt != Frontier::Matched) cache_.insert_or_assign(widenedPersistentKey(key, o, o.widenedKey), o);
+  cache_.insert_or_assign(key, o);
 }
 
 ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
@@ -178,7 +189,7 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
     if (stored && sameWidenedRegion(*stored, a, b)) {
       ++persistentHits_;
       stored->reason += std::string("; ") + reasons::kFromProofCache;
-      cache_.insert_or_assign(std::move(memoKey), *stored);
+      remember(memoKey, *stored);
       return *stored;
     }
     ++persistentMisses_;
@@ -201,14 +212,14 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
     ++proofs_;
     budgetCut_ = false;
     o = proveUncached(tc, real, a, b, widening);
-    cache_.insert_or_assign(std::move(termKey), *o);
+    remember(termKey, *o);
     if (limits_.cache) {
       storePersistent(persistent, *o, limits_, budgetCut_);
       if (o->proven && o->provenAt != Frontier::Matched)
         storePersistent(widenedPersistentKey(persistent, *o, o->widenedKey), *o, limits_, budgetCut_);
     }
   }
-  cache_.insert_or_assign(std::move(memoKey), *o);
+  remember(memoKey, *o);
   return *o;
 }
 

@@ -64,7 +64,12 @@ struct ProofOutcome {
 // values are free symbols. A proof that needed a wider frontier used what the
 // frontier values are (a causal softmax is 0 under its mask), which another
 // region with the same smallest key need not share: such a cached proof is
-// reused only when the other region's widened key is equal too.
+// reused only when the other region's widened key is equal too. The memo keeps
+// a widened proof under a second key as well (the smallest key, the frontier
+// and the widened region's key, as the proof cache does): a transformer's
+// layers alternate two regions with one smallest key and two widened ones, and
+// with one entry per smallest key each evicted the other, so both were proven
+// again in every layer (2 of a layer's proofs, most of a 16-layer decide).
 
 class Prover {
 public:
@@ -89,6 +94,7 @@ private:
   bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::optional<ProofOutcome> memoized(const std::string &key, const Value *a, const Value *b);
+  void remember(const std::string &key, const ProofOutcome &o);
   // Note [Index inputs in range]: adds to `assumed` the ranges an Equal answer needed.
   smt::QueryResult query(sem::TermContext &tc, const Region &r, smt::Arith arith, std::set<std::string> &assumed);
   smt::QueryResult queryOnce(sem::TermContext &tc, const Region &r, smt::Arith arith, bool inRange);

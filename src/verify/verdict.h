@@ -93,6 +93,7 @@ struct CheckStats {
   size_t solverQueries = 0;   // Z3 queries run
   size_t cutPoints = 0;        // intermediate values proven equal and merged (Note [Cut points])
   size_t cutPointAttempts = 0; // candidate pairs the cut-point search sent to the prover
+  size_t cutPointsReplayed = 0; // values decided from an earlier run's record (Note [Cut search record])
   // The whole decision from the store (Note [Result cache]): "off", "hit" or "miss".
   const char *resultCache = "off";
 };
