@@ -109,19 +109,34 @@ const Node *otherShapeCounterpart(const Graph &ref, const Graph &prod, const std
 
 Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
 
-std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
-                                                         const std::vector<EvalTensor> &inputs, size_t output) {
-  std::map<const Value *, EvalTensor> refTrace, prodTrace;
+namespace {
+
+// Both graphs' values on one input.
+struct Traces {
+  std::map<const Value *, EvalTensor> ref, prod;
+};
+
+// Graphs within the evaluation budget are traced whole (a counterpart may lie outside the
+// refuted output's cone, e.g. when the reference returns an input unchanged); larger ones in
+// that cone only. Nullopt when they cannot be evaluated.
+std::optional<Traces> traces(const Graph &ref, const Graph &prod, const std::vector<EvalTensor> &inputs, size_t output) {
   try {
-    // Graphs within the evaluation budget are traced whole (a counterpart may lie outside the
-    // refuted output's cone, e.g. when the reference returns an input unchanged); larger ones in
-    // that cone only.
     const bool cone = !withinEvalBudget(ref, prod);
-    refTrace = traceOf(ref, inputs, output, cone);
-    prodTrace = traceOf(prod, inputs, output, cone);
+    return Traces{traceOf(ref, inputs, output, cone), traceOf(prod, inputs, output, cone)};
   } catch (const std::exception &) {
     return std::nullopt;
   }
+}
+
+// Where production departs on one input: the production node, its reference counterpart, the
+// difference (values of that input).
+struct Departure {
+  const Node *production = nullptr, *reference = nullptr;
+  IntermediateDifference difference;
+};
+
+std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Traces &t, size_t output) {
+  const std::map<const Value *, EvalTensor> &refTrace = t.ref, &prodTrace = t.prod;
   std::unordered_set<std::string> refKeys, prodKeys;
   for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t));
   for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t));
@@ -197,9 +212,45 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
     d.index = eval::unflatten(it->second.type.shape, bestIndex);
     d.referenceValue = static_cast<double>(refTrace.at(best->outputs[0]).values[bestIndex]);
     d.productionValue = static_cast<double>(it->second.values[bestIndex]);
-    return d;
+    return Departure{n.get(), best, d};
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<EvalTensor> &inputs, size_t output,
+                                                         const std::vector<EvalTensor> *found) {
+  std::optional<Traces> shown = traces(ref, prod, inputs, output);
+  if (!shown) return std::nullopt;
+  std::optional<Departure> d = departure(ref, prod, *shown, output);
+  if (!found) return d ? std::optional(d->difference) : std::nullopt;
+  std::optional<Departure> earlier;
+  if (std::optional<Traces> t = traces(ref, prod, *found, output)) earlier = departure(ref, prod, *t, output);
+  // Where the input as found departs is reported, with the values of the input shown when they
+  // differ there, unless the input shown departs upstream of it (in its cone) with a value not
+  // all zeros (Note [Localized counterexamples]).
+  auto zeros = [&](const Node *n) {
+    const auto &values = shown->prod.at(n->outputs[0]).values;
+    return std::all_of(values.begin(), values.end(), [](long double v) { return v == 0; });
+  };
+  if (earlier && (!d || (d->production != earlier->production &&
+                         (zeros(d->production) || !coneOf(prod, earlier->production->outputs[0]).count(d->production))))) {
+    const EvalTensor &p = shown->prod.at(earlier->production->outputs[0]);
+    auto r = shown->ref.find(earlier->reference->outputs[0]);
+    long double distance = 0;
+    std::optional<size_t> k;
+    if (r != shown->ref.end() && r->second.type == p.type) k = firstDiffering(r->second, p, &distance);
+    if (k) {
+      IntermediateDifference moved = earlier->difference;
+      moved.index = eval::unflatten(p.type.shape, *k);
+      moved.referenceValue = static_cast<double>(r->second.values[*k]);
+      moved.productionValue = static_cast<double>(p.values[*k]);
+      return moved;
+    }
+  }
+  return d ? std::optional(d->difference) : std::nullopt;
 }
 
 }  // namespace torchtv
