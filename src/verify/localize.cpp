@@ -131,9 +131,36 @@ std::optional<Traces> traces(const Graph &ref, const Graph &prod, const std::vec
 // Where production departs on one input: the production node, its reference counterpart, the
 // difference (values of that input).
 struct Departure {
-  const Node *production = nullptr, *reference = nullptr;
+  const Value *production = nullptr, *reference = nullptr;
   IntermediateDifference difference;
 };
+
+// A value's site: its producer's, else (a graph input) its name.
+Site siteOfValue(const Value *v) {
+  const Node *n = v->producer;
+  return Site{v->name, n ? n->op : "input", n && n->loc.known() ? n->loc.str() : ""};
+}
+
+// Where no production value departs, every one agrees with some reference value: production
+// returns one of the reference's values, or computes its output from them in one step that the
+// reference takes too, where the reference goes on (drops a guard or a final step). Where the
+// first departing value has nothing to be held against (a dtype or rank the reference never
+// computes: an int8 a + 1, a column index selected), no intermediate pair says more. The refuted
+// output itself is then the localization: both outputs, where they differ.
+std::optional<Departure> atTheOutputs(const Graph &ref, const Graph &prod, const Traces &t, size_t output) {
+  const Value *po = prod.outputs().at(output), *ro = ref.outputs().at(output);
+  auto p = t.prod.find(po), r = t.ref.find(ro);
+  if (p == t.prod.end() || r == t.ref.end() || p->second.type != r->second.type) return std::nullopt;
+  std::optional<size_t> k = firstDiffering(r->second, p->second, nullptr);
+  if (!k) return std::nullopt;
+  IntermediateDifference d;
+  d.reference = siteOfValue(ro);
+  d.production = siteOfValue(po);
+  d.index = eval::unflatten(p->second.type.shape, *k);
+  d.referenceValue = static_cast<double>(r->second.values[*k]);
+  d.productionValue = static_cast<double>(p->second.values[*k]);
+  return Departure{po, ro, d};
+}
 
 std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Traces &t, size_t output) {
   const std::map<const Value *, EvalTensor> &refTrace = t.ref, &prodTrace = t.prod;
@@ -201,20 +228,21 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
       // (Note [Localized counterexamples]); the report says the shapes differ.
       best = otherShapeCounterpart(ref, prod, refTrace, prodKeys, *n, it->second.type,
                                    coneOf(ref, ref.outputs().at(output)));
-      if (!best) return std::nullopt;  // nothing to hold it against
+      // Nothing to hold it against (a value of a dtype or rank the reference never computes).
+      if (!best) return atTheOutputs(ref, prod, t, output);
       const EvalTensor &r = refTrace.at(best->outputs[0]);
       d.typeDifference = "shape differs: production " + it->second.type.str() + ", reference " + r.type.str();
       bestIndex = 0;
-      if (r.values.empty() || it->second.values.empty()) return std::nullopt;
+      if (r.values.empty() || it->second.values.empty()) return atTheOutputs(ref, prod, t, output);
     }
     d.reference = siteOf(*best);
     d.production = siteOf(*n);
     d.index = eval::unflatten(it->second.type.shape, bestIndex);
     d.referenceValue = static_cast<double>(refTrace.at(best->outputs[0]).values[bestIndex]);
     d.productionValue = static_cast<double>(it->second.values[bestIndex]);
-    return Departure{n.get(), best, d};
+    return Departure{n->outputs[0], best->outputs[0], d};
   }
-  return std::nullopt;
+  return atTheOutputs(ref, prod, t, output);
 }
 
 }  // namespace
@@ -231,14 +259,14 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
   // Where the input as found departs is reported, with the values of the input shown when they
   // differ there, unless the input shown departs upstream of it (in its cone) with a value not
   // all zeros (Note [Localized counterexamples]).
-  auto zeros = [&](const Node *n) {
-    const auto &values = shown->prod.at(n->outputs[0]).values;
+  auto zeros = [&](const Value *n) {
+    const auto &values = shown->prod.at(n).values;
     return std::all_of(values.begin(), values.end(), [](long double v) { return v == 0; });
   };
   if (earlier && (!d || (d->production != earlier->production &&
-                         (zeros(d->production) || !coneOf(prod, earlier->production->outputs[0]).count(d->production))))) {
-    const EvalTensor &p = shown->prod.at(earlier->production->outputs[0]);
-    auto r = shown->ref.find(earlier->reference->outputs[0]);
+                         (zeros(d->production) || !coneOf(prod, earlier->production).count(d->production->producer))))) {
+    const EvalTensor &p = shown->prod.at(earlier->production);
+    auto r = shown->ref.find(earlier->reference);
     long double distance = 0;
     std::optional<size_t> k;
     if (r != shown->ref.end() && r->second.type == p.type) k = firstDiffering(r->second, p, &distance);

@@ -97,8 +97,13 @@ std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r,
       if (chunk == 1) break;
     }
   }
-  // Then chunks of each input's nonzero entries, coarse to fine.
-  for (size_t t : floats) {
+  // Then chunks of each input's nonzero entries, coarse to fine: the floating inputs, then the
+  // integer and boolean ones (zero is in range as an index into any dim; a candidate whose
+  // evaluation fails does not refute).
+  std::vector<size_t> chunked = floats;
+  for (size_t t = 0; t < inputs.size(); ++t)
+    if (!floating(inputs[t])) chunked.push_back(t);
+  for (size_t t : chunked) {
     for (size_t chunk = std::max<size_t>(inputs[t].values.size() / 2, 1); chunk >= 1 && !exhausted(); chunk /= 2) {
       for (size_t start = 0; start < inputs[t].values.size() && !exhausted(); start += chunk) {
         auto old = zero(t, start, start + chunk);

@@ -17,12 +17,12 @@ namespace torchtv {
 // to zero (halves of the list, then quarters, ...: a deep model's difference
 // needs few of its hundreds of weights; a deep model, kDeepModelInputs
 // floating inputs or more, has its middle set to zero first: see shrink.cpp),
-// then chunks of each floating input's nonzero entries (halves, then
-// quarters, ...), then rounds each floating
+// then chunks of each input's nonzero entries (halves, then quarters, ...:
+// floating inputs first, then integer and boolean ones, whose zero is in range
+// as an index into any dim), then rounds each floating
 // input's values to integers, else to two significant digits. The confirmer
-// evaluates only the refuted output's cone. Integer
-// inputs (indices, targets) are left as drawn: an index out of range would make
-// the evaluation fail, not refute. At most kShrinkEvaluations candidates are
+// evaluates only the refuted output's cone; a candidate whose evaluation fails
+// does not refute. At most kShrinkEvaluations candidates are
 // confirmed, within kShrinkSeconds of CPU (graphs near the evaluation budget
 // take long to evaluate; CPU, not wall, so that a loaded machine shrinks as far
 // as an idle one). Only the pair's reported counterexample is shrunk, before it is

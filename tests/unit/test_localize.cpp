@@ -143,3 +143,29 @@ graph @production(%x: f32[4], %y: f32[4]) -> (f32[4]) {
   // The values are the shrunk input's.
   CHECK(d->productionValue == doctest::Approx(1.0));
 }
+
+TEST_CASE("where production returns a reference intermediate, the outputs are the localization") {
+  // The reference guards its softmax (rows where the guard is off come out zero); production
+  // returns the softmax itself: every production value agrees with a reference value.
+  Module m = parseModule(R"(graph @reference(%x: f32[2,4], %keep: bool[2,1]) -> (f32[2,4]) {
+  %p: f32[2,4] = aten::_softmax(%x) {dim=-1, half_to_float=false} loc("ref.py":2)
+  %z: f32[2,4] = aten::zeros_like(%p) loc("ref.py":3)
+  %y: f32[2,4] = aten::where.self(%keep, %p, %z) loc("ref.py":4)
+  return %y
+}
+graph @production(%x: f32[2,4], %keep: bool[2,1]) -> (f32[2,4]) {
+  %y: f32[2,4] = aten::_softmax(%x) {dim=-1, half_to_float=false} loc("prod.py":2)
+  return %y
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, {1, 2, 3, 4, 0, 0, 0, 0}},
+                                          {ref.inputs()[1]->type, {1, 0}}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:2");
+  CHECK(d->reference.loc == "ref.py:4");
+  CHECK(d->index == std::vector<long long>{1, 0});
+  CHECK(d->productionValue == doctest::Approx(0.25));
+  CHECK(d->referenceValue == 0);
+}
