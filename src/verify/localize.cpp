@@ -256,15 +256,14 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
   if (!found) return d ? std::optional(d->difference) : std::nullopt;
   std::optional<Departure> earlier;
   if (std::optional<Traces> t = traces(ref, prod, *found, output)) earlier = departure(ref, prod, *t, output);
-  // Where the input as found departs is reported, with the values of the input shown when they
-  // differ there, unless the input shown departs upstream of it (in its cone) with a value not
-  // all zeros (Note [Localized counterexamples]).
+  // Where the shrunk input departs with a value of all zeros (or nowhere), where the input as
+  // found departs is reported instead, with the shrunk input's values there when they differ
+  // (Note [Localized counterexamples]).
   auto zeros = [&](const Value *n) {
     const auto &values = shown->prod.at(n).values;
     return std::all_of(values.begin(), values.end(), [](long double v) { return v == 0; });
   };
-  if (earlier && (!d || (d->production != earlier->production &&
-                         (zeros(d->production) || !coneOf(prod, earlier->production).count(d->production->producer))))) {
+  if (earlier && (!d || (d->production != earlier->production && zeros(d->production)))) {
     const EvalTensor &p = shown->prod.at(earlier->production);
     auto r = shown->ref.find(earlier->reference);
     long double distance = 0;

@@ -42,13 +42,13 @@ namespace torchtv {
 // planted line computes zeros in production and not in the reference (a
 // dropped term whose other terms' weights shrinking set to zero), the shrunk
 // input departs downstream of it. So the input as found (random, no
-// coincidences) is localized too, and where it departs is reported, with the
-// values of the shrunk input there when they differ, unless the shrunk input
-// departs upstream of it (in its cone) with a value not all zeros (a hand-written
-// backward's zero where the reference's own decomposition has none is such
-// a coincidence, in a layer whose weights are zero): random inputs alone would miss a
-// difference below nine digits that shrinking brings out (eps + 1e-6 added to
-// a variance of 50).
+// coincidences) is localized too, and where the shrunk input departs with a
+// value of all zeros (a hand-written backward's zero where the reference's own
+// decomposition has none, in a layer whose weights shrinking set to zero),
+// where the input as found departs is reported instead, with the shrunk
+// input's values there when they differ. Otherwise the shrunk input's
+// departure stands: random inputs alone miss a difference below nine digits
+// that shrinking brings out (eps + 1e-6 added to a variance of 50).
 // Heuristic by nature: the report says "first differing intermediate", not "the bug".
 
 // Where a node is, for reports: its first result's name, its op, its source line.
