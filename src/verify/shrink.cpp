@@ -78,22 +78,13 @@ std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r,
     for (const auto &[t, old] : group) undo(t, old);
     return false;
   };
-  // A deep model first: its middle set to zero (all but the first and last
-  // sixteenth of its inputs, else eighth, else quarter). A residual layer whose
-  // weights are zero passes its input through, forward and backward, and a
-  // difference needs the layers it is planted in and the ends (embedding,
-  // head, loss); halves cut one of the ends off and fail (Note [Shrinking counterexamples]).
-  if (floats.size() >= kDeepModelInputs)
-    for (size_t part : {16, 8, 4})
-      if (zeroInputs(floats.size() / part, floats.size() - floats.size() / part)) break;
   // Delta debugging over whole inputs first (halves of the floating inputs,
   // then quarters, ...): a deep model's difference needs few of its hundreds
   // of weights, and an input set to zero costs one evaluation, not one per chunk.
   if (floats.size() > 1) {
     for (size_t chunk = std::max<size_t>(floats.size() / 2, 1); chunk >= 1 && !exhausted(); chunk /= 2) {
-      for (size_t start = 0; start < floats.size() && !exhausted(); start += chunk) {
+      for (size_t start = 0; start < floats.size() && !exhausted(); start += chunk)
         zeroInputs(start, std::min(start + chunk, floats.size()));
-      }
       if (chunk == 1) break;
     }
   }

@@ -15,8 +15,7 @@ namespace torchtv {
 // A confirmed refuting input is simplified while the confirmer still finds the
 // same output differing on it. Delta debugging first sets whole floating inputs
 // to zero (halves of the list, then quarters, ...: a deep model's difference
-// needs few of its hundreds of weights; a deep model, kDeepModelInputs
-// floating inputs or more, has its middle set to zero first: see shrink.cpp),
+// needs few of its hundreds of weights),
 // then chunks of each input's nonzero entries (halves, then quarters, ...:
 // floating inputs first, then integer and boolean ones, whose zero is in range
 // as an index into any dim), then rounds each floating
@@ -30,8 +29,6 @@ namespace torchtv {
 // the input found (recordRefutation, src/verify/counterexample.cpp).
 constexpr int kShrinkEvaluations = 96;
 constexpr double kShrinkSeconds = 5.0;  // of CPU
-// Floating inputs from which a model counts as deep (its middle is tried first).
-constexpr size_t kDeepModelInputs = 64;
 
 // Shrinks `r` in place (its inputs, and the difference confirmed on them);
 // returns a phrase saying what shrinking did, "" when nothing smaller refutes.
