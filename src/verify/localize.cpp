@@ -253,17 +253,17 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
   std::optional<Traces> shown = traces(ref, prod, inputs, output);
   if (!shown) return std::nullopt;
   std::optional<Departure> d = departure(ref, prod, *shown, output);
-  if (!found) return d ? std::optional(d->difference) : std::nullopt;
-  std::optional<Departure> earlier;
-  if (std::optional<Traces> t = traces(ref, prod, *found, output)) earlier = departure(ref, prod, *t, output);
   // Where the shrunk input departs with a value of all zeros (or nowhere), where the input as
   // found departs is reported instead, with the shrunk input's values there when they differ
-  // (Note [Localized counterexamples]).
+  // (Note [Localized counterexamples]); only then is the input as found evaluated.
   auto zeros = [&](const Value *n) {
     const auto &values = shown->prod.at(n).values;
     return std::all_of(values.begin(), values.end(), [](long double v) { return v == 0; });
   };
-  if (earlier && (!d || (d->production != earlier->production && zeros(d->production)))) {
+  if (!found || (d && !zeros(d->production))) return d ? std::optional(d->difference) : std::nullopt;
+  std::optional<Departure> earlier;
+  if (std::optional<Traces> t = traces(ref, prod, *found, output)) earlier = departure(ref, prod, *t, output);
+  if (earlier && (!d || d->production != earlier->production)) {
     const EvalTensor &p = shown->prod.at(earlier->production);
     auto r = shown->ref.find(earlier->reference);
     long double distance = 0;
