@@ -68,7 +68,8 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     result.counterexample = counterexampleOf(ref, refuted, out.name);
     result.counterexample->note += "; " + evidence;
     result.counterexample->shrunk = shrunk;
-    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i);
+    result.counterexample->firstDifference =
+        localizeDifference(ref, prod, refuted.inputs, i, shrunk.empty() ? nullptr : &found.inputs);
   }
   return true;
 }

@@ -109,19 +109,61 @@ const Node *otherShapeCounterpart(const Graph &ref, const Graph &prod, const std
 
 Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
 
-std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
-                                                         const std::vector<EvalTensor> &inputs, size_t output) {
-  std::map<const Value *, EvalTensor> refTrace, prodTrace;
+namespace {
+
+// Both graphs' values on one input.
+struct Traces {
+  std::map<const Value *, EvalTensor> ref, prod;
+};
+
+// Graphs within the evaluation budget are traced whole (a counterpart may lie outside the
+// refuted output's cone, e.g. when the reference returns an input unchanged); larger ones in
+// that cone only. Nullopt when they cannot be evaluated.
+std::optional<Traces> traces(const Graph &ref, const Graph &prod, const std::vector<EvalTensor> &inputs, size_t output) {
   try {
-    // Graphs within the evaluation budget are traced whole (a counterpart may lie outside the
-    // refuted output's cone, e.g. when the reference returns an input unchanged); larger ones in
-    // that cone only.
     const bool cone = !withinEvalBudget(ref, prod);
-    refTrace = traceOf(ref, inputs, output, cone);
-    prodTrace = traceOf(prod, inputs, output, cone);
+    return Traces{traceOf(ref, inputs, output, cone), traceOf(prod, inputs, output, cone)};
   } catch (const std::exception &) {
     return std::nullopt;
   }
+}
+
+// Where production departs on one input: the production node, its reference counterpart, the
+// difference (values of that input).
+struct Departure {
+  const Value *production = nullptr, *reference = nullptr;
+  IntermediateDifference difference;
+};
+
+// A value's site: its producer's, else (a graph input) its name.
+Site siteOfValue(const Value *v) {
+  const Node *n = v->producer;
+  return Site{v->name, n ? n->op : "input", n && n->loc.known() ? n->loc.str() : ""};
+}
+
+// Where no production value departs, every one agrees with some reference value: production
+// returns one of the reference's values, or computes its output from them in one step that the
+// reference takes too, where the reference goes on (drops a guard or a final step). Where the
+// first departing value has nothing to be held against (a dtype or rank the reference never
+// computes: an int8 a + 1, a column index selected), no intermediate pair says more. The refuted
+// output itself is then the localization: both outputs, where they differ.
+std::optional<Departure> atTheOutputs(const Graph &ref, const Graph &prod, const Traces &t, size_t output) {
+  const Value *po = prod.outputs().at(output), *ro = ref.outputs().at(output);
+  auto p = t.prod.find(po), r = t.ref.find(ro);
+  if (p == t.prod.end() || r == t.ref.end() || p->second.type != r->second.type) return std::nullopt;
+  std::optional<size_t> k = firstDiffering(r->second, p->second, nullptr);
+  if (!k) return std::nullopt;
+  IntermediateDifference d;
+  d.reference = siteOfValue(ro);
+  d.production = siteOfValue(po);
+  d.index = eval::unflatten(p->second.type.shape, *k);
+  d.referenceValue = static_cast<double>(r->second.values[*k]);
+  d.productionValue = static_cast<double>(p->second.values[*k]);
+  return Departure{po, ro, d};
+}
+
+std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Traces &t, size_t output) {
+  const std::map<const Value *, EvalTensor> &refTrace = t.ref, &prodTrace = t.prod;
   std::unordered_set<std::string> refKeys, prodKeys;
   for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t));
   for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t));
@@ -186,20 +228,56 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
       // (Note [Localized counterexamples]); the report says the shapes differ.
       best = otherShapeCounterpart(ref, prod, refTrace, prodKeys, *n, it->second.type,
                                    coneOf(ref, ref.outputs().at(output)));
-      if (!best) return std::nullopt;  // nothing to hold it against
+      // Nothing to hold it against (a value of a dtype or rank the reference never computes).
+      if (!best) return atTheOutputs(ref, prod, t, output);
       const EvalTensor &r = refTrace.at(best->outputs[0]);
       d.typeDifference = "shape differs: production " + it->second.type.str() + ", reference " + r.type.str();
       bestIndex = 0;
-      if (r.values.empty() || it->second.values.empty()) return std::nullopt;
+      if (r.values.empty() || it->second.values.empty()) return atTheOutputs(ref, prod, t, output);
     }
     d.reference = siteOf(*best);
     d.production = siteOf(*n);
     d.index = eval::unflatten(it->second.type.shape, bestIndex);
     d.referenceValue = static_cast<double>(refTrace.at(best->outputs[0]).values[bestIndex]);
     d.productionValue = static_cast<double>(it->second.values[bestIndex]);
-    return d;
+    return Departure{n->outputs[0], best->outputs[0], d};
   }
-  return std::nullopt;
+  return atTheOutputs(ref, prod, t, output);
+}
+
+}  // namespace
+
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<EvalTensor> &inputs, size_t output,
+                                                         const std::vector<EvalTensor> *found) {
+  std::optional<Traces> shown = traces(ref, prod, inputs, output);
+  if (!shown) return std::nullopt;
+  std::optional<Departure> d = departure(ref, prod, *shown, output);
+  // Where the shrunk input departs with a value of all zeros (or nowhere), where the input as
+  // found departs is reported instead, with the shrunk input's values there when they differ
+  // (Note [Localized counterexamples]); only then is the input as found evaluated.
+  auto zeros = [&](const Value *n) {
+    const auto &values = shown->prod.at(n).values;
+    return std::all_of(values.begin(), values.end(), [](long double v) { return v == 0; });
+  };
+  if (!found || (d && !zeros(d->production))) return d ? std::optional(d->difference) : std::nullopt;
+  std::optional<Departure> earlier;
+  if (std::optional<Traces> t = traces(ref, prod, *found, output)) earlier = departure(ref, prod, *t, output);
+  if (earlier && (!d || d->production != earlier->production)) {
+    const EvalTensor &p = shown->prod.at(earlier->production);
+    auto r = shown->ref.find(earlier->reference);
+    long double distance = 0;
+    std::optional<size_t> k;
+    if (r != shown->ref.end() && r->second.type == p.type) k = firstDiffering(r->second, p, &distance);
+    if (k) {
+      IntermediateDifference moved = earlier->difference;
+      moved.index = eval::unflatten(p.type.shape, *k);
+      moved.referenceValue = static_cast<double>(r->second.values[*k]);
+      moved.productionValue = static_cast<double>(p.values[*k]);
+      return moved;
+    }
+  }
+  return d ? std::optional(d->difference) : std::nullopt;
 }
 
 }  // namespace torchtv

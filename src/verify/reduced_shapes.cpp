@@ -75,15 +75,15 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     std::sort(byCost.begin(), byCost.end());
     spdlog::debug("reduced shapes: {} refuted outputs, the cheapest cone {} elements", byCost.size(), byCost.front().first);
     std::vector<size_t> one = {byCost.front().second};
-    if (!withinEvalBudget(*ref, *prod, &one))
+    if (!withinEvalBudget(*ref, *prod, &one, kReducedEvalBudget))
       return keepRunsCounterexample(cex, reasons::kReducedPastBudget + std::to_string(byCost.front().first) +
-                                             reasons::kReducedPastBudgetTail + std::to_string(kEvalBudget) + ")");
+                                             reasons::kReducedPastBudgetTail + std::to_string(kReducedEvalBudget) + ")");
     auto confirmer = makeEvaluatorConfirmer();
     std::optional<Refutation> first;
     for (size_t k = 0; k < byCost.size() && k < kReducedOutputsTried && !first; ++k) {
       one = {byCost[k].second};
-      if (!withinEvalBudget(*ref, *prod, &one)) break;
-      std::vector<Refutation> found = refuteByRandomInputs(*ref, *prod, one, *confirmer);
+      if (!withinEvalBudget(*ref, *prod, &one, kReducedEvalBudget)) break;
+      std::vector<Refutation> found = refuteByRandomInputs(*ref, *prod, one, *confirmer, kReducedEvalBudget);
       // By the earliest input distribution (normal values before small integers, whose
       // large values saturate what localization compares).
       if (!found.empty()) first = found.front();

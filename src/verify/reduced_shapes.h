@@ -24,9 +24,10 @@ namespace torchtv {
 // (localize.h). Only outputs the runs refuted are tried, those whose cones
 // are cheapest to evaluate first (a deep model's loss or output-layer
 // gradient needs the forward only), at most three, and the first refutation
-// found is kept; the evaluation budget counts the elements of that output's
-// cones (refute.h), and every evaluation here (confirming, shrinking,
-// localizing) computes those cones only. What is found replaces the runs' counterexample,
+// found is kept; the evaluation budget (kReducedEvalBudget, twice the
+// general one: one output's cones, where a difference is known to exist)
+// counts the elements of that output's cones (refute.h), and every evaluation
+// here (confirming, shrinking, localizing) computes those cones only. What is found replaces the runs' counterexample,
 // its note stating the reduced shapes, and the refuted output's "diverges at"
 // becomes the localized first differing intermediate (value numbering's site
 // is where matching lost track, often the loss upstream of a hand-written

@@ -126,8 +126,8 @@ size_t evaluatedElements(const Graph &ref, const Graph &prod, const std::vector<
   return graphElements(ref, outputs) + graphElements(prod, outputs);
 }
 
-bool withinEvalBudget(const Graph &ref, const Graph &prod, const std::vector<size_t> *outputs) {
-  return evaluatedElements(ref, prod, outputs) <= kEvalBudget;
+bool withinEvalBudget(const Graph &ref, const Graph &prod, const std::vector<size_t> *outputs, size_t budget) {
+  return evaluatedElements(ref, prod, outputs) <= budget;
 }
 
 std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int kind,
@@ -186,8 +186,8 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
 }
 
 std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
-                                             CounterexampleConfirmer &confirmer) {
-  if (!withinEvalBudget(ref, prod, &outputs)) return {};
+                                             CounterexampleConfirmer &confirmer, size_t budget) {
+  if (!withinEvalBudget(ref, prod, &outputs, budget)) return {};
   // The domain distribution right after the normal one, where it differs
   // from it; masks and edges last, where there are masks and floats
   // (Note [Input domains]).

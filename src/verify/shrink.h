@@ -15,18 +15,20 @@ namespace torchtv {
 // A confirmed refuting input is simplified while the confirmer still finds the
 // same output differing on it. Delta debugging first sets whole floating inputs
 // to zero (halves of the list, then quarters, ...: a deep model's difference
-// needs few of its hundreds of weights), then chunks of each floating input's
-// nonzero entries (halves, then quarters, ...), then rounds each floating
+// needs few of its hundreds of weights),
+// then chunks of each input's nonzero entries (halves, then quarters, ...:
+// floating inputs first, then integer and boolean ones, whose zero is in range
+// as an index into any dim), then rounds each floating
 // input's values to integers, else to two significant digits. The confirmer
-// evaluates only the refuted output's cone. Integer
-// inputs (indices, targets) are left as drawn: an index out of range would make
-// the evaluation fail, not refute. At most kShrinkEvaluations candidates are
-// confirmed, within kShrinkSeconds (graphs near the evaluation budget take long
-// to evaluate). Only the pair's reported counterexample is shrunk, before it is
+// evaluates only the refuted output's cone; a candidate whose evaluation fails
+// does not refute. At most kShrinkEvaluations candidates are
+// confirmed, within kShrinkSeconds of CPU (graphs near the evaluation budget
+// take long to evaluate; CPU, not wall, so that a loaded machine shrinks as far
+// as an idle one). Only the pair's reported counterexample is shrunk, before it is
 // replayed through LibTorch; a shrunk input that does not replay gives way to
 // the input found (recordRefutation, src/verify/counterexample.cpp).
 constexpr int kShrinkEvaluations = 96;
-constexpr double kShrinkSeconds = 5.0;
+constexpr double kShrinkSeconds = 5.0;  // of CPU
 
 // Shrinks `r` in place (its inputs, and the difference confirmed on them);
 // returns a phrase saying what shrinking did, "" when nothing smaller refutes.

@@ -114,7 +114,7 @@ def main(argv=None):
                     help="run torchtv on the pair files of tests/capture/pairs too, instead of taking the verdict "
                          "their golden tests enforce")
     args = ap.parse_args(argv)
-    rows, failures = [], []
+    rows, failures, not_bugs = [], [], []  # not_bugs: pairs whose # EXPECT: is equivalent
     with tempfile.TemporaryDirectory(prefix="torchtv-differential-") as bench_dir:
         for path in pairs(bench_dir, args.bug_layers):
             name = os.path.splitext(os.path.basename(path))[0]
@@ -136,17 +136,29 @@ def main(argv=None):
                 # the file documents why torchtv says unknown there (e.g. graphs equal, runs not)
                 ok, verdict = True, verdict + " (as its # EXPECT: says)"
             rows.append((name, detects, verdict, "" if ok else "LOSES"))
+            if golden_verdict(path) == "equivalent":
+                not_bugs.append(name)
             print("%-45s  assert_close: %-40s torchtv: %s%s" % (name, detects, verdict, "" if ok else "  <- LOSES"),
                   flush=True)
             if not ok:
                 failures.append(name)
+    caught = sum(v.split()[0] == "not_equivalent" for _, _, v, _ in rows)
+    by_ac = sum(d.startswith("yes") for _, d, _, _ in rows)
     if args.markdown:
+        neither = [name for name, d, v, _ in rows if not d.startswith("yes") and v.split()[0] != "not_equivalent"
+                   and name not in not_bugs]
         with open(args.markdown, "w") as f:
+            f.write("Written by `/usr/bin/python3 tests/refute/differential.py --markdown FILE` (ctest "
+                    "refute/differential runs the same without the file).\n\n")
+            f.write("| method | planted bugs caught (of %d; not a bug: %s) |\n|---|---|\n"
+                    % (len(rows) - len(not_bugs), ", ".join("`%s`" % n for n in not_bugs) or "none"))
+            f.write("| `torch.testing.assert_close` (default tolerances; example_inputs() and 3 seeded draws) | %d |\n"
+                    % by_ac)
+            f.write("| `torchtv verify` (not_equivalent, with a counterexample) | %d |\n" % caught)
+            f.write("\nCaught by neither: %s.\n\n" % (", ".join("`%s`" % n for n in neither) or "none"))
             f.write("| pair | assert_close detects? | torchtv verdict |\n|---|---|---|\n")
             for name, detects, verdict, bad in rows:
                 f.write("| `%s` | %s | %s%s |\n" % (name, detects, verdict, " (**loses**)" if bad else ""))
-    caught = sum(v.split()[0] == "not_equivalent" for _, _, v, _ in rows)
-    by_ac = sum(d.startswith("yes") for _, d, _, _ in rows)
     print("%d pairs: assert_close detects %d, torchtv refutes %d" % (len(rows), by_ac, caught))
     if failures:
         print("FAIL: assert_close detects a bug torchtv does not refute, or a refutation is not minimized and "

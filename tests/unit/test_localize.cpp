@@ -109,3 +109,63 @@ graph @production(%x: f32[4], %w: f32[4], %v: f32[4]) -> (f32[4]) {
   CHECK(d->production.loc == "prod.py:2");
   CHECK(d->typeDifference.empty());
 }
+
+TEST_CASE("a shrunk input's zero detour gives way to where the input as found departs") {
+  // Production computes 2x by a detour of another shape (x expanded to [2,4], summed) and
+  // halves y (the planted bug, prod.py:4). On random inputs the detour re-converges (2x agrees)
+  // and the departure is the halving; with x shrunk to zero the detour is all zeros, which
+  // agree with no reference value of its type (y expanded, outside the output's cone), and it
+  // is where that input departs, upstream of the bug.
+  Module m = parseModule(R"(graph @reference(%x: f32[4], %y: f32[4]) -> (f32[4]) {
+  %d: f32[4] = aten::mul.Scalar(%x) {other=2.0} loc("ref.py":2)
+  %o: f32[4] = aten::add.Tensor(%d, %y) loc("ref.py":3)
+  %e: f32[2,4] = aten::expand(%y) {size=[2,4]} loc("ref.py":4)
+  return %o
+}
+graph @production(%x: f32[4], %y: f32[4]) -> (f32[4]) {
+  %a: f32[2,4] = aten::expand(%x) {size=[2,4]} loc("prod.py":2)
+  %b: f32[4] = aten::sum.dim_IntList(%a) {dim=[0]} loc("prod.py":3)
+  %h: f32[4] = aten::mul.Scalar(%y) {other=0.5} loc("prod.py":4)
+  %o: f32[4] = aten::add.Tensor(%b, %h) loc("prod.py":5)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  const TensorType &t = ref.inputs()[0]->type;
+  std::vector<eval::EvalTensor> found = {{t, {0.5L, -1.25L, 2.0L, 3.0L}}, {t, {1.5L, 2.25L, -0.75L, 4.0L}}};
+  std::vector<eval::EvalTensor> shrunk = {{t, {0, 0, 0, 0}}, {t, {2, 0, 0, 0}}};
+  std::optional<IntermediateDifference> alone = localizeDifference(ref, prod, shrunk, 0);
+  REQUIRE(alone);
+  CHECK(alone->production.loc == "prod.py:2");
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, shrunk, 0, &found);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:4");
+  // The values are the shrunk input's.
+  CHECK(d->productionValue == doctest::Approx(1.0));
+}
+
+TEST_CASE("where production returns a reference intermediate, the outputs are the localization") {
+  // The reference guards its softmax (rows where the guard is off come out zero); production
+  // returns the softmax itself: every production value agrees with a reference value.
+  Module m = parseModule(R"(graph @reference(%x: f32[2,4], %keep: bool[2,1]) -> (f32[2,4]) {
+  %p: f32[2,4] = aten::_softmax(%x) {dim=-1, half_to_float=false} loc("ref.py":2)
+  %z: f32[2,4] = aten::zeros_like(%p) loc("ref.py":3)
+  %y: f32[2,4] = aten::where.self(%keep, %p, %z) loc("ref.py":4)
+  return %y
+}
+graph @production(%x: f32[2,4], %keep: bool[2,1]) -> (f32[2,4]) {
+  %y: f32[2,4] = aten::_softmax(%x) {dim=-1, half_to_float=false} loc("prod.py":2)
+  return %y
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<eval::EvalTensor> inputs = {{ref.inputs()[0]->type, {1, 2, 3, 4, 0, 0, 0, 0}},
+                                          {ref.inputs()[1]->type, {1, 0}}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, inputs, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:2");
+  CHECK(d->reference.loc == "ref.py:4");
+  CHECK(d->index == std::vector<long long>{1, 0});
+  CHECK(d->productionValue == doctest::Approx(0.25));
+  CHECK(d->referenceValue == 0);
+}

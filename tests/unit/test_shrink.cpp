@@ -79,3 +79,29 @@ graph @production(%x: f32[8], %w: f32[8], %w2: f32[8]) -> (f32[8]) {
     for (long double v : found.front().inputs[i].values) CHECK(v == 0);
   REQUIRE(confirmer->confirm(ref, prod, found.front().inputs, {0}));
 }
+
+TEST_CASE("integer inputs are shrunk too") {
+  // int8 a + 1 > a is false only where a is 127: every other entry is set to zero.
+  Module m = parseModule(R"(graph @reference(%a: i8[8]) -> (bool[8]) {
+  %y: bool[8] = aten::ge.Tensor(%a, %a)
+  return %y
+}
+graph @production(%a: i8[8]) -> (bool[8]) {
+  %s: i8[8] = aten::add.Scalar(%a) {other=1}
+  %y: bool[8] = aten::gt.Tensor(%s, %a)
+  return %y
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  auto confirmer = makeEvaluatorConfirmer();
+  Refutation r;
+  r.inputs = {{ref.inputs()[0]->type, {3, 127, -5, 9, 127, 1, -128, 2}}};
+  auto d = confirmer->confirm(ref, prod, r.inputs, {0});
+  REQUIRE(d);
+  r.difference = *d;
+  CHECK(shrinkRefutation(ref, prod, r, *confirmer).find("shrunk: ") == 0);
+  size_t nonzero = 0;
+  for (long double v : r.inputs[0].values) nonzero += v != 0;
+  CHECK(nonzero == 1);
+  CHECK(r.inputs[0].values[static_cast<size_t>(r.difference.index.at(0))] == 127);
+}
