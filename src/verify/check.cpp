@@ -563,7 +563,7 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
     progress("self-check", result.outputs.size());
     EagerEvidence runs;
     result.selfCheck = selfCheck(g.origRef, g.origProd, g.ref, g.prod, result, runs);
-    applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits);
+    applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits, /*refutes=*/false);
   }
   applyRequirement(result, options.require);
   return result;

@@ -24,19 +24,38 @@ std::string howTheyDiffer(const EagerOutputCheck &c) {
 }  // namespace
 
 void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view what,
-                      std::string_view bitsDiffer) {
+                      std::string_view bitsDiffer, bool refutes) {
   if (!runs.ran) return;
   const std::string source =
       runs.reducedShapes ? std::string(what) + " at the reduced shapes of " + runs.inputs : std::string(what);
   bool changed = false;
+  auto refute = [&](OutputResult &out, const EagerOutputCheck &c, const std::string &also) {
+    out.verdict = Verdict::NotEquivalent;
+    out.level = Level::None;
+    out.reason = std::string(reasons::kRefutedByRunning) + " (" + source + "): " + *c.beyondRounding + "; " +
+                 howTheyDiffer(c) + also;
+    if (!result.counterexample) {
+      Counterexample cex;
+      cex.output = out.name;
+      cex.note = source + ", " + c.firstDifference;
+      result.counterexample = cex;
+    }
+    changed = true;
+  };
   for (OutputResult &out : result.outputs) {
     const EagerOutputCheck *c = runs.find(out.name);
     if (!c || c->draws == 0) continue;
     if (out.verdict == Verdict::Equivalent && c->beyondRounding) {
-      out.reason = std::string(reasons::kInternalInconsistency) + ": proven " + std::string(levelName(out.level)) +
-                   " (" + out.reason + "), but " + source +
-                   " gives outputs that differ beyond rounding: " + *c->beyondRounding +
-                   "; the decided graphs are not the code that runs, or torchtv is wrong";
+      const std::string inconsistency = std::string(reasons::kInternalInconsistency) + ": proven " +
+                                        std::string(levelName(out.level)) + " (" + out.reason + "), but " + source +
+                                        " gives outputs that differ beyond rounding";
+      if (refutes) {
+        refute(out, *c, "; " + inconsistency + ", so the decided graphs are not the code that runs (code that checks "
+                                               "whether it is traced?), or torchtv is wrong");
+        continue;
+      }
+      out.reason = inconsistency + ": " + *c->beyondRounding + "; the decided graphs are not the code that runs, or "
+                                                                "torchtv is wrong";
       out.verdict = Verdict::Unknown;
       out.level = Level::None;
       changed = true;
@@ -47,16 +66,7 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
                    (c->inconclusive ? "; " + *c->inconclusive : "") + "); the proof holds at level real: " + out.reason;
       changed = true;
     } else if (out.verdict == Verdict::Unknown && c->beyondRounding) {
-      out.verdict = Verdict::NotEquivalent;
-      out.reason = std::string(reasons::kRefutedByRunning) + " (" + source + "): " +
-                   *c->beyondRounding + "; " + howTheyDiffer(*c);
-      if (!result.counterexample) {
-        Counterexample cex;
-        cex.output = out.name;
-        cex.note = source + ", " + c->firstDifference;
-        result.counterexample = cex;
-      }
-      changed = true;
+      refute(out, *c, "");
     }
   }
   if (changed) {
@@ -67,7 +77,8 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
 
 void applyCaptureEvidence(CheckResult &result, const CaptureEvidence &capture) {
   if (capture.eager)
-    applyRunEvidence(result, *capture.eager, "running the pair's functions eagerly", reasons::kRunsDifferInBits);
+    applyRunEvidence(result, *capture.eager, "running the pair's functions eagerly", reasons::kRunsDifferInBits,
+                     /*refutes=*/true);
   auto mutates = [](const std::vector<std::string> &names, const std::string &n) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };

@@ -18,22 +18,28 @@ namespace torchtv {
 // - a `bitwise` output whose runs differ in any bit becomes `real`, saying how
 //   many elements differ by how many ulp (the graph is not the code that runs,
 //   or an op's semantics is not bit-exact);
-// - an `equivalent` output whose runs differ beyond rounding (they still
-//   differ in float64) becomes `unknown`: an internal inconsistency, never
-//   `equivalent`;
 // - an `unknown` output whose eager runs differ beyond rounding becomes
 //   `not_equivalent`: two runs of the user's code on one input disagree,
-//   which is a counterexample in itself.
+//   which is a counterexample in itself;
+// - so does an `equivalent` output whose eager runs differ beyond rounding
+//   (they still differ in float64): the user's functions differ on that
+//   input whatever the graphs say, and the reason names the internal
+//   inconsistency (the decided graphs are not the code that runs: code that
+//   checks whether it is traced, or a torchtv bug). Where the runs are of
+//   the graphs, not of the user's code (--self-check: `refutes` false), such
+//   an output becomes `unknown` (internal inconsistency): the graphs are
+//   proven equal and run apart, so torchtv is wrong somewhere, and nothing
+//   says which side the user's code is on.
 // Runs at reduced shapes (a shape-only pair's small_inputs(),
 // runs.reducedShapes) can only refute: a difference beyond rounding is an
-// input on which the code differs (it makes `unknown` `not_equivalent` and
-// `equivalent` `unknown`, the shapes stated), but bits that differ at other
+// input on which the code differs (it makes `unknown` and `equivalent`
+// `not_equivalent`, the shapes stated), but bits that differ at other
 // shapes say nothing about a bitwise claim at the captured ones.
 // `what` names the runs in reasons ("running the pair's functions eagerly");
 // `bitsDiffer` is what a bit difference means for them (reasons::kRunsDifferInBits
 // for the user's code, kKernelsDifferInBits for --self-check's runs of the graphs).
 void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::string_view what,
-                      std::string_view bitsDiffer);
+                      std::string_view bitsDiffer, bool refutes);
 
 // The eager runs of a capture (above), and its input mutations: an output
 // NAME__updated that is not equivalent, where only one side modifies NAME,

@@ -42,21 +42,21 @@ EagerEvidence runs(bool reduced, bool bitwiseEqual, bool beyond) {
 
 TEST_CASE("cross-check: runs at the captured shapes weaken bitwise on a bit difference") {
   CheckResult r = oneOutput(Verdict::Equivalent, Level::Bitwise);
-  applyRunEvidence(r, runs(false, false, false), "running", reasons::kRunsDifferInBits);
+  applyRunEvidence(r, runs(false, false, false), "running", reasons::kRunsDifferInBits, /*refutes=*/true);
   CHECK(r.outputs[0].verdict == Verdict::Equivalent);
   CHECK(r.outputs[0].level == Level::Real);
 }
 
 TEST_CASE("cross-check: runs at reduced shapes say nothing about bits at the captured shapes") {
   CheckResult r = oneOutput(Verdict::Equivalent, Level::Bitwise);
-  applyRunEvidence(r, runs(true, false, false), "running", reasons::kRunsDifferInBits);
+  applyRunEvidence(r, runs(true, false, false), "running", reasons::kRunsDifferInBits, /*refutes=*/true);
   CHECK(r.outputs[0].verdict == Verdict::Equivalent);
   CHECK(r.outputs[0].level == Level::Bitwise);
 }
 
 TEST_CASE("cross-check: runs at reduced shapes refute an unknown output, stating the shapes") {
   CheckResult r = oneOutput(Verdict::Unknown, Level::None);
-  applyRunEvidence(r, runs(true, false, true), "running", reasons::kRunsDifferInBits);
+  applyRunEvidence(r, runs(true, false, true), "running", reasons::kRunsDifferInBits, /*refutes=*/true);
   CHECK(r.outputs[0].verdict == Verdict::NotEquivalent);
   CHECK(r.verdict == Verdict::NotEquivalent);
   CHECK(r.outputs[0].reason.find("at the reduced shapes of small_inputs() (x [4, 8] for [4096, 4096])") !=
@@ -65,8 +65,22 @@ TEST_CASE("cross-check: runs at reduced shapes refute an unknown output, stating
   CHECK(r.counterexample->output == "loss");
 }
 
-TEST_CASE("cross-check: runs at reduced shapes that differ beyond rounding withdraw an equivalent") {
+TEST_CASE("cross-check: runs of the code that differ beyond rounding refute an equivalent, naming the inconsistency") {
+  for (bool reduced : {false, true}) {
+    CheckResult r = oneOutput(Verdict::Equivalent, Level::Real);
+    applyRunEvidence(r, runs(reduced, false, true), "running", reasons::kRunsDifferInBits, /*refutes=*/true);
+    CHECK(r.outputs[0].verdict == Verdict::NotEquivalent);
+    CHECK(r.verdict == Verdict::NotEquivalent);
+    CHECK(r.outputs[0].reason.find(reasons::kInternalInconsistency) != std::string::npos);
+    REQUIRE(r.counterexample);
+    CHECK(r.counterexample->output == "loss");
+  }
+}
+
+TEST_CASE("cross-check: runs of the graphs (--self-check) that differ beyond rounding withdraw an equivalent") {
   CheckResult r = oneOutput(Verdict::Equivalent, Level::Real);
-  applyRunEvidence(r, runs(true, false, true), "running", reasons::kRunsDifferInBits);
+  applyRunEvidence(r, runs(false, false, true), "--self-check", reasons::kKernelsDifferInBits, /*refutes=*/false);
   CHECK(r.outputs[0].verdict == Verdict::Unknown);
+  CHECK(r.outputs[0].reason.find(reasons::kInternalInconsistency) != std::string::npos);
+  CHECK(!r.counterexample);
 }

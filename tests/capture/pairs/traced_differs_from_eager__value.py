@@ -1,6 +1,7 @@
 """As traced_differs_from_eager.py, but the code that runs is wrong: the graphs are equal, the
-eager runs differ beyond rounding. torchtv must not say equivalent (Note [Cross-checks]: an
-internal inconsistency, unknown)."""
+eager runs differ beyond rounding. torchtv must not say equivalent: the functions differ on
+example_inputs(), which refutes the pair (Note [Cross-checks]), and the reason names the internal
+inconsistency (the graphs decided are not the code that runs)."""
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from traced_differs_from_eager import example_inputs, reference  # noqa: F401
@@ -12,6 +13,6 @@ def production(x):
     return x * 0.1 + 1e-3
 
 
-# EXPECT: unknown
+# EXPECT: not_equivalent
 # EXPECT-REASON: internal inconsistency
 # NEVER: equivalent
