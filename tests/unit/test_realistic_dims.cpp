@@ -44,7 +44,28 @@ graph @production(%x: f32[2048,4096], %w1: f32[4096,11008], %b1: f32[11008], %gh
 }
 )";
 
+// The same gate as relu(h) > 0 in the reference: no rule relates it to h > 0 yet, so the output
+// stays unknown, and Z3's model sets the two sums over F (uninterpreted) apart.
+std::string reluGtBackward() {
+  std::string s = kReluBackward;
+  const std::string from = "  %detach: f32[2048,11008] = aten::detach(%relu)\n"
+                           "  %tb: f32[2048,11008] = aten::threshold_backward(%gh, %detach) {threshold=0}\n";
+  const std::string to = "  %gt: bool[2048,11008] = aten::gt.Scalar(%relu) {other=0}\n"
+                         "  %mask: f32[2048,11008] = aten::_to_copy(%gt) {dtype=f32}\n"
+                         "  %tb: f32[2048,11008] = aten::mul.Tensor(%gh, %mask)\n";
+  size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
 }  // namespace
+
+TEST_CASE("a real-level model that sets long sums apart is no counterexample, and says so") {
+  CheckResult r = check(reluGtBackward());
+  REQUIRE(r.outputs.size() == 1);
+  CHECK(r.outputs[0].verdict == Verdict::Unknown);
+  CHECK(r.outputs[0].reason.find(reasons::kLongSumsUninterpreted) != std::string::npos);
+}
 
 TEST_CASE("a ReLU backward gated by the saved result or by the pre-activation is proven at D=4096") {
   // rules/arithmetic.rules, where-le-of-relu: both comparisons become x <= 0.
