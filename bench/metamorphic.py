@@ -5,8 +5,9 @@ rewrite class and size, written to bench/results/metamorphic.md.
     /usr/bin/python3 bench/metamorphic.py [--torchtv build/torchtv] [--count 80] [--real-count 16]
         [--seed b1] [--timeout 60] [-j 2] [--out FILE]
 
-small: every seed pair at its small dims; real: the bench transformer (one layer) at realistic
-dims (D=4096, T=2048, V=32000), captured shape-only, refuted at its small_inputs(). A class is
+small: every seed pair at its small dims; real: every train step of issue 18's item 2 (the seeds of
+metamorphic.REAL_SHAPES) and the bench transformer (one layer) at realistic dims (D=4096, T=2048,
+F=11008, V=32000, 32 heads of 128), captured shape-only, refuted at their small_inputs(). A class is
 the generated pair's bug, or else its weakest preserving rewrite. Exit 1 when any verdict is
 unsound (see tools/metamorphic/metamorphic.py for the judgement).
 """
@@ -62,8 +63,9 @@ def main(argv=None):
     sizes = ["small"] + (["real"] if args.real_count else [])
     sources = metamorphic.seed_sources(sizes)
     small_seeds = [n for n in sources if metamorphic.size_of(n) == "small"]
+    real_seeds = [n for n in sources if metamorphic.size_of(n) == "real"]
     runs, dropped, wall = {}, {}, {}
-    for size, count, seeds in (("small", args.count, small_seeds), ("real", args.real_count, ["transformer_real_L1"])):
+    for size, count, seeds in (("small", args.count, small_seeds), ("real", args.real_count, real_seeds)):
         if not count:
             continue
         t0 = time.time()
@@ -86,8 +88,9 @@ def main(argv=None):
            "(docs/metamorphic.md explains the generator and the judgement).", "",
            "Each cell: generated pairs / proven at the expected level / proven at a weaker level (a bitwise "
            "rewrite proven real) / unknown (a generality gap) / refuted / soundness failures (must be 0). "
-           "Preserving classes should be proven, bug classes refuted. `real` is the bench transformer (one "
-           "layer) at D=4096, T=2048, F=11008, V=32000, shape-only. Times are the median `torchtv check` "
+           "Preserving classes should be proven, bug classes refuted. `real`: every item-2 train step (MLPs, "
+           "norms, cross-entropy, attention) and the bench transformer (one layer) at D=4096, T=2048, "
+           "F=11008, V=32000, 32 heads of 128, shape-only. Times are the median `torchtv check` "
            "seconds of a pair (capture excluded), --timeout %g, on a shared machine." % args.timeout, "",
            table(runs, sizes), ""]
     for s in sizes:

@@ -36,6 +36,25 @@ std::string describeModel(const smt::QueryResult &r, const std::function<std::st
   return s;
 }
 
+// Whether `a` or `b` holds a reduction longer than Z3 unrolls at level real
+// (smt::kUnrollLimit): there it is an uninterpreted function, free to take a
+// value that no input gives, so a model of the query is no counterexample.
+bool hasUninterpretedReduction(sem::TermPtr a, sem::TermPtr b) {
+  std::set<int> seen;
+  std::vector<sem::TermPtr> todo{a, b};
+  while (!todo.empty()) {
+    sem::TermPtr t = todo.back();
+    todo.pop_back();
+    if (!seen.insert(t->id).second) continue;
+    bool reduction = t->op == sem::TOp::Sum || t->op == sem::TOp::Prod || t->op == sem::TOp::RMax ||
+                     t->op == sem::TOp::RMin;
+    if (reduction && !(t->extent.isConcrete() && t->extent.size() > 0 && t->extent.size() <= smt::kUnrollLimit))
+      return true;
+    todo.insert(todo.end(), t->args.begin(), t->args.end());
+  }
+  return false;
+}
+
 double secondsLeft(const ProverLimits &l) {
   if (l.deadline == std::chrono::steady_clock::time_point::max()) return 120;
   return std::chrono::duration<double>(l.deadline - std::chrono::steady_clock::now()).count();
@@ -324,15 +343,17 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         std::string n = slotNamer()(m.slot);
         if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
       }
-      if (f == Frontier::Inputs || names.empty()) {
-        notes.push_back(reasons::kRealDifferOnInputs + (" (" + describeModel(q, slotNamer()) + ")"));
-      } else {
-        std::string list;
-        for (size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", " : "") + names[i];
-        if (names.size() > 4) list += ", ...";
-        notes.push_back(reasons::kRealDifferOnAbstracted + list + reasons::kMayBeUnreachable +
-                        (" (" + describeModel(q, slotNamer()) + ")"));
+      // Sums longer than Z3 unrolls are abstracted too (uninterpreted): the reason says so as well.
+      bool overInputs = f == Frontier::Inputs || names.empty();
+      std::string which = reasons::kRealDifferOnInputs, tail;
+      if (!overInputs) {
+        which = reasons::kRealDifferOnAbstracted;
+        for (size_t i = 0; i < names.size() && i < 4; ++i) which += (i ? ", " : "") + names[i];
+        if (names.size() > 4) which += ", ...";
+        tail = reasons::kMayBeUnreachable;
       }
+      if (hasUninterpretedReduction(r.reference, r.production)) tail = reasons::kLongSumsUninterpreted;
+      notes.push_back(which + tail + " (" + describeModel(q, slotNamer()) + ")");
       if (f == Frontier::Inputs || out.realModel.empty()) {
         out.realModel = q.reads;
         out.realModelOverInputs = f == Frontier::Inputs;

@@ -60,6 +60,9 @@ const char *const kRoundedConstantsHint =
     "that assumption)";
 const char *const kRoundedConstantsOption = " (--assume-rounded-constants)";
 const char *const kRoundedConstantsAssumed = " are roundings of one real (--assume-rounded-constants)";
+const char *const kLongSumsUninterpreted =
+    " and of the sums over more than 16 elements (Z3 takes them as uninterpreted functions at level real, free "
+    "to take values no input gives), which may be unreachable; no counterexample";
 const char *const kMayBeUnreachable =
     " (the region's frontier: any real values, not computed from the graphs' inputs), which may be unreachable; "
     "no counterexample";

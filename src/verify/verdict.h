@@ -197,6 +197,7 @@ extern const char *const kIsIndexIn;
 extern const char *const kRealDifferOnInputs;
 extern const char *const kRealDifferOnAbstracted;
 extern const char *const kMayBeUnreachable;
+extern const char *const kLongSumsUninterpreted;
 // Note [Rounded constants] in src/verify/rounded_constants.h.
 extern const char *const kRoundedConstants;
 extern const char *const kRoundedConstantsHint;

@@ -37,6 +37,32 @@ class Generator(unittest.TestCase):
             self.assertTrue(c.bug or c.level in ("bitwise", "real"))
 
 
+class RealisticDims(unittest.TestCase):
+    def test_every_real_seed_is_the_small_seed_captured_shape_only(self):
+        sources = metamorphic.seed_sources(["real"])
+        for name, shapes in metamorphic.REAL_SHAPES.items():
+            text = sources[name + "_real"]
+            self.assertEqual(metamorphic.size_of(name + "_real"), "real")
+            self.assertIn("def small_inputs", text)
+            self.assertIn(repr(shapes), text)
+
+    def test_a_real_seed_loads_as_a_shape_only_pair(self):
+        # integer targets: the meta tensors keep the small inputs' dtypes
+        import tempfile
+        sys.path.insert(0, os.path.join(REPO, "src", "capture"))
+        from torchtv_capture.pairfile import load_pair
+        text = metamorphic.seed_sources(["real"])["xent_int_train_real"]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "xent_int_train_real.py")
+            with open(path, "w") as f:
+                f.write(text)
+            pair = load_pair(path)
+        self.assertTrue(pair.fake)
+        self.assertEqual([tuple(t.shape) for t in pair.example_inputs], metamorphic.REAL_SHAPES["xent_int_train"])
+        self.assertEqual([t.dtype for t in pair.example_inputs], [t.dtype for t in pair.small_inputs])
+        self.assertEqual([t.device.type for t in pair.small_inputs], ["cpu", "cpu"])
+
+
 class Judgement(unittest.TestCase):
     def test_unsound_verdicts_fail(self):
         bug = case(bug="nudge_constant@production#0", result={"verdict": "equivalent", "level": "real"})

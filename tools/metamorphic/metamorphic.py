@@ -63,8 +63,50 @@ NOT_REWRITTEN = {"bug", "example_inputs", "small_inputs", "reference", "_registe
 LEVELS = {"bitwise": 2, "real": 1}
 
 
+# Realistic dims (issue 18, item 2), the bench transformer's (bench/gen_transformer.py, `real`): model
+# dim, tokens, MLP hidden dim, vocabulary, heads, head dim.
+D, T, F_HID, V, H, DH = 4096, 2048, 11008, 32000, 32, 128
+# seed -> the shapes of its inputs at realistic dims (dtypes and requires_grad as at small dims)
+_MLP = [(T, D), (D, F_HID), (F_HID, D), (T, D)]
+_ATTENTION = [(H, T, DH)] * 4
+REAL_SHAPES = {
+    "gelu_mlp_train": _MLP,
+    "gelu_tanh_mlp_train": _MLP,
+    "relu_mlp_train": [(T, D), (D, F_HID), (F_HID,), (F_HID, D), (T, D)],
+    "swiglu_mlp_train": [(T, D), (D, F_HID), (D, F_HID), (F_HID, D), (T, D)],
+    "rmsnorm_train": [(T, D), (D,), (T, D)],
+    "layernorm_train": [(T, D), (D,), (D,)],
+    "softmax_xent_train": [(T, V), (T, V)],
+    "xent_int_train": [(T, V), (T,)],
+    "causal_attention_train": _ATTENTION,
+    "attention_unmasked_train": _ATTENTION,
+    "attention_masked_train": _ATTENTION + [(T, T)],
+}
+
+
+def real_variant(text, shapes):
+    """The seed pair at realistic dims, captured shape-only (as the bench transformer at `real`): its
+    example_inputs() becomes small_inputs() (where torchtv runs the functions to refute, and the
+    generator checks the ground truth) and a new example_inputs() gives meta tensors of `shapes`
+    with the small inputs' dtypes and requires_grad. The seed's functions take their sizes from
+    their inputs' shapes."""
+    tree = ast.parse(text)
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef) and n.name == "example_inputs":
+            n.name = "small_inputs"
+    return ast.unparse(tree) + """
+
+
+def example_inputs():
+    # realistic dims, shape-only (written by tools/metamorphic/metamorphic.py)
+    return tuple(torch.empty(s, dtype=t.dtype, device="meta", requires_grad=t.requires_grad)
+                 for s, t in zip(%r, small_inputs()))
+""" % (shapes,)
+
+
 def seed_sources(sizes):
-    """name -> pair-file text of every seed."""
+    """name -> pair-file text of every seed; with size `real`, also NAME_real for each seed of
+    REAL_SHAPES (and the bench transformer at each size)."""
     out = {}
     for name in PROJECT_SEEDS:
         with open(os.path.join(PAIRS, name + ".py")) as f:
@@ -73,6 +115,9 @@ def seed_sources(sizes):
         if fn.endswith(".py"):
             with open(os.path.join(SEED_DIR, fn)) as f:
                 out[fn[:-3]] = f.read()
+    if "real" in sizes:
+        for name, shapes in REAL_SHAPES.items():
+            out[name + "_real"] = real_variant(out[name], shapes)
     import gen_transformer
     for size in sizes:
         out["transformer_%s_L1" % size] = gen_transformer.render(size, 1)
@@ -80,7 +125,7 @@ def seed_sources(sizes):
 
 
 def size_of(seed_name):
-    return "real" if seed_name.startswith("transformer_real") else "small"
+    return "real" if seed_name.startswith("transformer_real") or seed_name.endswith("_real") else "small"
 
 
 # ---- generation -------------------------------------------------------------------------------
@@ -248,6 +293,11 @@ def ground_truth(pair):
     import torch
     from torchtv_capture import eager
     inputs = pair.small_inputs if pair.fake else pair.example_inputs
+    if pair.fake:
+        # A shape-only pair runs at small_inputs() here, but is captured at its realistic shapes: a
+        # mutation may break a shape only there (a swapped q @ k is square at T = DH = 4). Running
+        # production on the meta inputs raises then, and the case is dropped as one that does not run.
+        eager._run_production(pair, eager._fresh(pair.example_inputs))
     gap, bitwise = 0.0, True
     for _, draw in list(eager._draws(inputs, "inputs"))[:3]:
         r = eager._run_reference(pair, eager._fresh(draw, torch.float64))

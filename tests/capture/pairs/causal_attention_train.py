@@ -20,7 +20,7 @@ def example_inputs():
 
 def reference(q, k, v, c):
     s = (q @ k.transpose(-2, -1)) * SCALE
-    mask = torch.ones(T, T, dtype=torch.bool).triu(1)
+    mask = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool).triu(1)
     p = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
     return ((p @ v) * c).sum()
 
@@ -29,7 +29,7 @@ def production(q, k, v, c, bug="none"):
     # bug: the planted bug of a variant (causal_attention_train__BUG.py), "none" here. tiny_term: an
     # extra 1e-7 * k in the key gradient; mask_diagonal: production's mask also hides the diagonal
     # (triu(0) instead of triu(1)).
-    mask = torch.ones(T, T, dtype=torch.bool).triu(0 if bug == "mask_diagonal" else 1)
+    mask = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool).triu(0 if bug == "mask_diagonal" else 1)
     s = (q @ k.transpose(-2, -1)) * SCALE
     p = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
     o = p @ v

@@ -25,9 +25,9 @@ def production(logits, y, bug="none"):
     # 1e-7 * logits in the gradient; reduction_dim: the targets are summed over tokens, not over the
     # vocabulary.
     logp = logits - logits.logsumexp(-1, keepdim=True)
-    loss = -(y * logp).sum() / T
+    loss = -(y * logp).sum() / logits.shape[0]
     ysum = y.sum(0 if bug == "reduction_dim" else -1, keepdim=True)
-    glogits = (torch.exp(logp) * ysum - y) / T
+    glogits = (torch.exp(logp) * ysum - y) / logits.shape[0]
     if bug == "tiny_term":
         glogits = glogits + 1e-7 * logits
     return loss, glogits

@@ -21,7 +21,7 @@ def production(logits, y):
     m = logits.max(-1, keepdim=True).values
     z = logits - m
     logp = z - torch.log(torch.exp(z).sum(-1, keepdim=True))
-    onehot = (y[:, None] == torch.arange(V)).to(logits.dtype)
-    loss = -(logp * onehot).sum() / T
-    glogits = (torch.exp(logp) - onehot) / T
+    onehot = (y[:, None] == torch.arange(logits.shape[-1])).to(logits.dtype)
+    loss = -(logp * onehot).sum() / logits.shape[0]
+    glogits = (torch.exp(logp) - onehot) / logits.shape[0]
     return loss, glogits
