@@ -92,9 +92,17 @@ private:
     case TOp::Not:
       if (args[0]->op == TOp::Const) return tc_.boolConstant(args[0]->inum == 0);
       break;
-    case TOp::Sum:  // over the reals, a count of what the rules above made constant
-      if (reals_ && args[0]->op == TOp::Const && isFloating(t->dtype) && t->extent.isConcrete())
-        return tc_.constant(args[0]->num * static_cast<double>(t->extent.size()), t->dtype);
+    case TOp::Sum:  // a count of what the rules above made constant
+      // Floating: over the reals only (a float sum rounds). Integers: exact in
+      // every order, modulo the dtype's width as intConstant wraps it.
+      if (args[0]->op == TOp::Const && t->extent.isConcrete()) {
+        if (reals_ && isFloating(t->dtype))
+          return tc_.constant(args[0]->num * static_cast<double>(t->extent.size()), t->dtype);
+        if (isIntegral(t->dtype) && t->dtype != DType::Bool && t->dtype != DType::U64)
+          return tc_.intConstant(static_cast<int64_t>(static_cast<uint64_t>(args[0]->inum) *
+                                                      static_cast<uint64_t>(t->extent.size())),
+                                 t->dtype);
+      }
       break;
     default: break;
     }

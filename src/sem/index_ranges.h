@@ -25,9 +25,11 @@ namespace torchtv::sem {
 //     constants cover [0, bound): e is never reached, so the innermost select
 //     is its a_n (a dispatch's raise(v): Note [Data-dependent indices]);
 //   - what those make constant is folded: and/or/not of a constant, and
-//     (`reals` only: over the reals, where no sum rounds) a sum of a constant
-//     over a concrete extent, such as the count of targets kept, which Z3
-//     otherwise divides by as by an unknown (nonlinear arithmetic).
+//     a sum of a constant over a concrete extent, such as the count of
+//     targets kept, which Z3 otherwise divides by as by an unknown (nonlinear
+//     arithmetic): a float sum only for `reals` (over the reals no sum
+//     rounds), an integer one always (exact modulo its width, in any order;
+//     torch's decomposition counts the targets kept as an i64 sum).
 // `bounds`: by slot, the tensors whose every element lies in [0, bound).
 TermPtr assumeIndexRanges(TermContext &tc, TermPtr t, const std::map<int, int64_t> &bounds, bool reals);
 

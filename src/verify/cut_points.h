@@ -57,7 +57,9 @@ namespace torchtv {
 //    other side reads a view of k^T), each bounded (Note [Bounded widening]),
 //    never to the inputs. The normal form alone tries every candidate; Z3 (2 s
 //    a query) only those that an evaluation found to agree, since without one
-//    most candidates are wrong and a failed query is the costliest answer.
+//    most candidates are wrong and a failed query is the costliest answer, and
+//    only until 4 of them failed (Note [Solver failures in the cut search]
+//    in cut_points.cpp).
 // 4. Merge. Only a proven pair is merged: the production value takes the
 //    reference value's number, and what hashes equal downstream now matches
 //    structurally. A candidate that fails is dropped, nothing else.

@@ -296,12 +296,35 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     try {
       sem::NormalForm nf(ctx);
       std::string keyRef = nf.key(r.reference), keyProd = nf.key(r.production);
+      // Note [Normal form with indices in range]
+      // A decomposition reads at a "safe" index where(t != ignore, t, 0) and
+      // counts the targets kept as an integer sum, where the traced op reads at
+      // t and counts in floats: equal for targets in range, but the query
+      // without the ranges is the one Z3 must finish first (Note [Index inputs
+      // in range]), and with more than 16 rows, and a select over 100 classes
+      // in each, it runs out of resources (BERT's cross-entropy). The terms
+      // with the ranges applied (an identity for in-range indices, Note [Terms
+      // with indices in range]) are compared by their normal forms first, as
+      // cheap as the plain comparison; equal, the proof assumes the ranges,
+      // as a Z3 proof with them does, and names them.
+      std::set<std::string> rangeAssumed;
+      if (keyRef != keyProd && !r.indexDomains.empty()) {
+        std::map<int, int64_t> bounds;
+        for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.bound;
+        sem::NormalForm inRange(ctx);  // its own assumptions: only those of the ranged terms
+        std::string ranged = inRange.key(sem::assumeIndexRanges(ctx, r.reference, bounds, true));
+        if (ranged == inRange.key(sem::assumeIndexRanges(ctx, r.production, bounds, true))) {
+          keyRef = keyProd = ranged;
+          rangeAssumed = inRange.assumptions();
+          for (const auto &[slot, d] : r.indexDomains) rangeAssumed.insert(d.text);
+        }
+      }
       std::optional<std::vector<RoundedConstantPair>> rounded;
       if (keyRef != keyProd) rounded = roundedConstantsOnly(keyRef, keyProd);
       if (keyRef == keyProd || (rounded && limits_.assumeRoundedConstants)) {
         out.proven = true;
         out.level = Level::Real;
-        out.assumptions = nf.assumptions();
+        out.assumptions = rangeAssumed.empty() ? nf.assumptions() : rangeAssumed;
         out.reason = std::string(reasons::kRealNormalForm) + "; " + *bitwise;
         if (rounded) {
           for (const RoundedConstantPair &p : *rounded)
