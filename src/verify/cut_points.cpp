@@ -37,7 +37,7 @@ constexpr size_t kCandidatesPerValue = 3;
 // search goes on with the normal form alone: a count, not a time, so that the
 // verdict does not depend on the machine's load. Every cut that Z3 proves in
 // tests/inductor and the golden cut_points, train and attention pairs comes
-// before any failure (measured, session 16): the bound loses none of them.
+// before any failure (measured, session 11): the bound loses none of them.
 constexpr size_t kMaxSolverFailures = 4;
 // Bounds of the structural search: values walked back from a production value
 // to its leaves, and reference values walked forward from each leaf.
