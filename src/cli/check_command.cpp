@@ -66,17 +66,20 @@ FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::s
   return lib;
 }
 
-InputReader::InputReader(const std::string &inputs, const std::string &fusionsDir) {
+InputReader::InputReader(const std::string &inputs, std::string fusionsDir) : fusionsDir_(std::move(fusionsDir)) {
   if (!inputs.empty()) options_.inputs = parseInputTypes(inputs);
-  if (fusionsDir.empty()) return;
-  userFusions_.loadDirectory(fusionsDir, FusionOrigin::User);
-  for (const auto &[name, schema] : userFusions_.resolver().custom()) customOps_.schemas.push_back(schema);
-  customOps_.resultTypes = [this](const std::string &op, const std::vector<const TensorType *> &operands,
-                                  const AttributeMap &attrs) { return userFusions_.resultTypes(op, operands, attrs); };
-  options_.customOps = &customOps_;
 }
 
-std::unique_ptr<Module> InputReader::load(const std::string &path) const { return loadModule(path, options_); }
+std::unique_ptr<Module> InputReader::load(const std::string &path) {
+  if (!fusionsDir_.empty() && !options_.customOps && endsWith(path, ".pt")) {
+    userFusions_.loadDirectory(fusionsDir_, FusionOrigin::User);
+    for (const auto &[name, schema] : userFusions_.resolver().custom()) customOps_.schemas.push_back(schema);
+    customOps_.resultTypes = [this](const std::string &op, const std::vector<const TensorType *> &operands,
+                                    const AttributeMap &attrs) { return userFusions_.resultTypes(op, operands, attrs); };
+    options_.customOps = &customOps_;
+  }
+  return loadModule(path, options_);
+}
 
 int worseExitCode(int a, int b) {
   // Exit codes in the order of severity() (verdict.h): equivalent < unknown < not_equivalent < error.

@@ -116,15 +116,18 @@ FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::s
 // How a command reads its input files: --inputs, and the custom ops --fusions
 // DIR declares and defines, which a TorchScript file calling them needs to be
 // read at all (Note [Custom ops in TorchScript files] in src/torch/torchscript.h).
+// The folder is read here only for a .pt file (fusionsFor reads it for the
+// decision).
 class InputReader {
 public:
-  InputReader(const std::string &inputs, const std::string &fusionsDir);
+  InputReader(const std::string &inputs, std::string fusionsDir);
   InputReader(const InputReader &) = delete;  // customOps_ refers to userFusions_
   InputReader &operator=(const InputReader &) = delete;
-  std::unique_ptr<Module> load(const std::string &path) const;
+  std::unique_ptr<Module> load(const std::string &path);
 
 private:
   LoadOptions options_;
+  std::string fusionsDir_;
   FusionLibrary userFusions_;
   CustomOps customOps_;
 };

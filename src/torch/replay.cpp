@@ -13,7 +13,6 @@ namespace torchtv {
 
 namespace {
 
-
 at::Tensor toTorch(const ConcreteTensor &c) {
   std::vector<int64_t> sizes;
   for (const Dim &d : c.type.shape) {

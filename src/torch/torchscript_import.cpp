@@ -32,7 +32,6 @@ using torch_impl::Functionalized;
 using torch_impl::functionalize;
 using torch_impl::inPlaceOpLeft;
 
-
 // The user's source line: the range in the original Python that generated the
 // node (kept in the file's debug tables), else the range in the saved code.
 SourceLoc locOf(const jit::Node *n) {
@@ -450,7 +449,6 @@ std::string firstLine(const std::string &message) {
   size_t b = message.find_first_not_of("\n ");
   return b == std::string::npos ? "" : message.substr(b, message.find('\n', b) - b);
 }
-
 
 std::unique_ptr<Module> importTorchScript(const std::string &path, const std::vector<TensorType> &inputs,
                                           const CustomOps *custom) {

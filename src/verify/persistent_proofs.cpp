@@ -38,6 +38,11 @@ std::string widenedPersistentKey(const std::string &key, const ProofOutcome &at,
          std::to_string(at.provenExpansions) + "\n" + widenedRegionKey;
 }
 
+std::vector<std::string> keysToKeep(const std::string &key, const ProofOutcome &o) {
+  if (o.proven && o.provenAt != Frontier::Matched) return {widenedPersistentKey(key, o, o.widenedKey), key};
+  return {key};
+}
+
 std::optional<ProofOutcome> lookupPersistent(const std::string &key, const ProverLimits &limits) {
   if (!limits.cache) return std::nullopt;
   std::optional<std::string> payload = limits.cache->lookup(key);

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/verify/prover.h"
 
@@ -40,6 +41,9 @@ std::string persistentKey(const std::string &regionKey, Widening widening, const
 // key (the layers of a model) can need different widened regions, and each
 // keeps its own proof under this key (the first key holds the last one).
 std::string widenedPersistentKey(const std::string &key, const ProofOutcome &at, const std::string &widenedRegionKey);
+// The keys `o`, found for `key`, is kept under: `key`, and its second key when
+// it is a proof at a widened frontier (the in-run memo and the cache alike).
+std::vector<std::string> keysToKeep(const std::string &key, const ProofOutcome &o);
 std::optional<ProofOutcome> lookupPersistent(const std::string &key, const ProverLimits &limits);
 // Stores `o` if the rules above allow; `budgetCut`: the deadline shortened it.
 void storePersistent(const std::string &key, const ProofOutcome &o, const ProverLimits &limits, bool budgetCut);

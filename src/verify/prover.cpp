@@ -186,8 +186,7 @@ std::optional<ProofOutcome> Prover::memoized(const std::string &key, const Value
 // Keeps `o` under `key`, and a proof at a widened frontier under its second key too (the first
 // holds the last one).
 void Prover::remember(const std::string &key, const ProofOutcome &o) {
-  if (o.proven && o.provenAt != Frontier::Matched) cache_.insert_or_assign(widenedPersistentKey(key, o, o.widenedKey), o);
-  cache_.insert_or_assign(key, o);
+  for (const std::string &k : keysToKeep(key, o)) cache_.insert_or_assign(k, o);
 }
 
 ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
@@ -232,11 +231,8 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
     budgetCut_ = false;
     o = proveUncached(tc, real, a, b, widening);
     remember(termKey, *o);
-    if (limits_.cache) {
-      storePersistent(persistent, *o, limits_, budgetCut_);
-      if (o->proven && o->provenAt != Frontier::Matched)
-        storePersistent(widenedPersistentKey(persistent, *o, o->widenedKey), *o, limits_, budgetCut_);
-    }
+    if (limits_.cache)
+      for (const std::string &k : keysToKeep(persistent, *o)) storePersistent(k, *o, limits_, budgetCut_);
   }
   remember(memoKey, *o);
   return *o;
