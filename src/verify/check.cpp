@@ -380,7 +380,7 @@ std::vector<size_t> worthProving(const Matching &m, const Classified &c) {
 
 // What deciding the pending outputs adds besides their verdicts.
 struct Proved {
-  std::set<std::string> assumptions;  // of real-level proofs
+  AssumptionCounts assumptions;  // of real-level proofs, counted per output
   size_t distinctProofs = 0, cacheHits = 0, persistentHits = 0, persistentMisses = 0, solverQueries = 0;
 };
 
@@ -431,7 +431,7 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
       out.verdict = Verdict::Equivalent;
       out.level = p.level;
       out.reason = p.reason;
-      proved.assumptions.insert(p.assumptions.begin(), p.assumptions.end());
+      for (const std::string &a : p.assumptions) ++proved.assumptions[a];
       continue;
     }
     out.reason = p.reason + "; " + out.reason;
@@ -512,7 +512,7 @@ std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &v
 Decision decisionOf(const Compared &g, const Matching &m, CheckResult result, const Proved &proved) {
   Decision decision;
   decision.realAssumptions = m.cuts.assumptions;
-  decision.realAssumptions.insert(proved.assumptions.begin(), proved.assumptions.end());
+  for (const auto &[a, count] : proved.assumptions) decision.realAssumptions[a] += count;
   result.match.reference = numbersByName(g.ref, m.vn);
   result.match.production = numbersByName(g.prod, m.vn);
   result.stats.distinctProofs = proved.distinctProofs + m.cuts.distinctProofs;
@@ -556,8 +556,7 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
   summarize(result);
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);
-    const std::set<std::string> &real = decision.realAssumptions;
-    for (const std::string &a : summarizeRealAssumptions({real.begin(), real.end()})) result.assumptions.push_back(a);
+    for (const std::string &a : summarizeRealAssumptions(decision.realAssumptions)) result.assumptions.push_back(a);
   }
   if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
     progress("self-check", result.outputs.size());

@@ -317,7 +317,7 @@ private:
   void merge(const Value *r, const Value *p, Level proofLevel, const std::set<std::string> &assumptions) {
     anyReal_ = anyReal_ || proofLevel == Level::Real;
     out_.cuts.push_back(CutPoint{r, p, anyReal_ ? Level::Real : proofLevel});
-    out_.assumptions.insert(assumptions.begin(), assumptions.end());
+    for (const std::string &a : assumptions) ++out_.assumptions[a];
     out_.numbering.renumber(p, out_.numbering.number(r));
   }
 

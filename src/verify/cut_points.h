@@ -79,7 +79,7 @@ struct CutPoints {
   // Both graphs numbered, each production value of a cut taking its
   // reference value's number (what the rest of the check matches against).
   ValueNumbering numbering;
-  std::set<std::string> assumptions;
+  AssumptionCounts assumptions;  // of each cut's proof, counted per cut (summarizeRealAssumptions)
   size_t attempts = 0;  // candidate pairs sent to the prover
   size_t replayed = 0;  // values decided from the record of an earlier run (Note [Cut search record])
   size_t distinctProofs = 0, cacheHits = 0, solverQueries = 0;  // the prover's, as in CheckStats

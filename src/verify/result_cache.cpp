@@ -18,7 +18,7 @@ bool runningRefutedAnOutput(const CheckOptions &options) {
 
 std::string keyOf(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                   const CheckOptions &o) {
-  return "torchtv-result 1\n" + semanticsVersion() +
+  return "torchtv-result 2\n" + semanticsVersion() +
          "\nnormalize=" + std::to_string(o.normalization == Normalization::On) +
          " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
          " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
@@ -54,7 +54,7 @@ std::optional<Decision> ResultCache::lookup() {
     d.result.match.reference = j.at("match_reference").get<std::map<std::string, int>>();
     d.result.match.production = j.at("match_production").get<std::map<std::string, int>>();
     d.result.stats.cutPoints = j.at("cut_points").get<size_t>();
-    d.realAssumptions = j.at("real_assumptions").get<std::set<std::string>>();
+    d.realAssumptions = j.at("real_assumptions").get<AssumptionCounts>();
     return d;
   } catch (const nlohmann::json::exception &) {
     return std::nullopt;  // intact but unreadable: another version's layout

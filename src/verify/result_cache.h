@@ -18,7 +18,7 @@ namespace torchtv {
 // assumptions of real-level proofs.
 struct Decision {
   CheckResult result;
-  std::set<std::string> realAssumptions;
+  AssumptionCounts realAssumptions;  // summarizeRealAssumptions's
 };
 
 // Note [Result cache]

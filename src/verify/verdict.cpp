@@ -110,21 +110,22 @@ std::string indexAssumption(const std::string &input, int64_t bound, const std::
   return text + ")";
 }
 
-std::vector<std::string> summarizeRealAssumptions(const std::vector<std::string> &assumptions) {
+std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assumptions) {
   // The normal form writes "<value> > 0", "<value> != 0" and "some element of <value> is not masked to -inf";
   // the prover "%<input> is an index in [0, <size>) (...)" (Note [Index inputs in range]), an assumption of
   // every level.
   struct Kind {
     const char *prefix, *infix, *suffix, *many, *lead;
+    bool countsPlaces;  // else distinct texts: an index input is one assumption however many proofs read it
   };
   static const Kind kinds[] = {
       {"", "", " > 0", " values are positive (arguments of a square root or another fractional power)",
-       reasons::kRealAssumptionPrefix},
-      {"", "", " != 0", " divisors are nonzero", reasons::kRealAssumptionPrefix},
+       reasons::kRealAssumptionPrefix, true},
+      {"", "", " != 0", " divisors are nonzero", reasons::kRealAssumptionPrefix, true},
       {"some element of ", "", " is not masked to -inf", " masked reductions keep some element (not masked to -inf)",
-       reasons::kRealAssumptionPrefix},
+       reasons::kRealAssumptionPrefix, true},
       {"%", reasons::kIsIndexIn, ")", " index inputs lie in the range of the dim they index (the ops raise outside it)",
-       ""},
+       "", false},
   };
   constexpr int kKinds = sizeof kinds / sizeof kinds[0];
   auto kindOf = [](const std::string &a) -> int {
@@ -137,16 +138,21 @@ std::vector<std::string> summarizeRealAssumptions(const std::vector<std::string>
     return -1;
   };
   std::vector<std::vector<std::string>> byKind(kKinds);
+  std::vector<size_t> places(kKinds, 0);
   std::vector<std::string> out;
-  for (const std::string &a : assumptions) {
+  for (const auto &[a, count] : assumptions) {
     int k = kindOf(a);
-    if (k < 0) out.push_back(reasons::kRealAssumptionPrefix + a);
-    else byKind[k].push_back(a);
+    if (k < 0) {
+      out.push_back(reasons::kRealAssumptionPrefix + a);
+      continue;
+    }
+    byKind[k].push_back(a);
+    places[k] += kinds[k].countsPlaces ? std::max<size_t>(count, 1) : 1;
   }
   for (int k = 0; k < kKinds; ++k) {
-    if (byKind[k].size() == 1) out.push_back(kinds[k].lead + byKind[k][0]);
-    if (byKind[k].size() > 1)
-      out.push_back(kinds[k].lead + std::to_string(byKind[k].size()) + kinds[k].many + ", e.g. " + byKind[k][0]);
+    if (places[k] == 1) out.push_back(kinds[k].lead + byKind[k][0]);
+    if (places[k] > 1)
+      out.push_back(kinds[k].lead + std::to_string(places[k]) + kinds[k].many + ", e.g. " + byKind[k][0]);
   }
   return out;
 }

@@ -23,12 +23,15 @@ std::string_view levelName(Level l);      // "bitwise", "real", "" for None
 int exitCode(Verdict v);                  // 0, 1, 2, 3 as in README.md's verdict table
 // The real-level assumptions of a verdict (the normal form's, Note [Real normal form]), one line per
 // kind with the count of places and one example: a 126-layer step assumes "a variance plus eps is
-// positive" once, not once per layer. Kinds: a value that a fractional power (sqrt, rsqrt) takes
+// positive" once, not once per layer. `assumptions` maps each assumption's text to the number of
+// proven places (cut points, outputs) resting on it: a region proven once and reused in every layer
+// names the first layer's values in its text, and counts once per layer it is reused in. Kinds: a value that a fractional power (sqrt, rsqrt) takes
 // is positive; a divisor is nonzero; a masked reduction keeps some element. A line of no known
 // kind is kept as it is.
 // An index input's range (Note [Index inputs in range] in src/verify/input_domains.h) is an assumption of
 // every level, reported as "assumes %y is an index in [0, 8) (...)".
-std::vector<std::string> summarizeRealAssumptions(const std::vector<std::string> &assumptions);
+using AssumptionCounts = std::map<std::string, size_t>;
+std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assumptions);
 // "%y is an index in [0, 8) (aten::nll_loss_forward raises outside it; its ignore_index -100 is assumed absent)".
 std::string indexAssumption(const std::string &input, int64_t bound, const std::string &op,
                             std::optional<int64_t> ignoredIndex);

@@ -36,8 +36,8 @@ TEST_CASE("rounded constants: anything else is no rounding") {
 }
 
 TEST_CASE("assumptions: one line per kind with the count of places") {
-  std::vector<std::string> many = {"(a0) > 0", "(a1) > 0", "(a2) > 0", "b != 0",
-                                   "some element of m is not masked to -inf", "something else"};
+  AssumptionCounts many = {{"(a0) > 0", 1}, {"(a1) > 0", 1}, {"(a2) > 0", 1}, {"b != 0", 1},
+                           {"some element of m is not masked to -inf", 1}, {"something else", 1}};
   std::vector<std::string> lines = summarizeRealAssumptions(many);
   REQUIRE(lines.size() == 4);
   CHECK(lines[0] == std::string(reasons::kRealAssumptionPrefix) + "something else");
@@ -45,19 +45,23 @@ TEST_CASE("assumptions: one line per kind with the count of places") {
   CHECK(lines[1].find("e.g. (a0) > 0") != std::string::npos);
   CHECK(lines[2] == std::string(reasons::kRealAssumptionPrefix) + "b != 0");
   CHECK(lines[3] == std::string(reasons::kRealAssumptionPrefix) + "some element of m is not masked to -inf");
+  // A proof reused at 63 more places (a memo hit names the first place's values) counts at each.
+  AssumptionCounts reused = {{"(a0) > 0", 64}, {"(a1) > 0", 1}};
+  CHECK(summarizeRealAssumptions(reused)[0].find("65 values are positive") != std::string::npos);
 }
 
 TEST_CASE("assumptions: index inputs in range are one kind of every level") {
-  // Note [Index inputs in range]: not "level real assumes", and counted like the others.
+  // Note [Index inputs in range]: not "level real assumes", and counted by input, not by the
+  // proofs that read it.
   std::string y = indexAssumption("y", 8, "aten::nll_loss_forward", -100);
   CHECK(y == "%y is an index in [0, 8) (aten::nll_loss_forward raises outside it; its ignore_index -100 is "
              "assumed absent)");
-  std::vector<std::string> one = summarizeRealAssumptions({y});
+  std::vector<std::string> one = summarizeRealAssumptions({{y, 3}});
   REQUIRE(one.size() == 1);
   CHECK(one[0] == y);
   std::string ids = indexAssumption("ids", 50, "aten::embedding", std::nullopt);
   CHECK(ids == "%ids is an index in [0, 50) (aten::embedding raises outside it)");
-  std::vector<std::string> two = summarizeRealAssumptions({y, ids, "(a0) > 0"});
+  std::vector<std::string> two = summarizeRealAssumptions({{y, 5}, {ids, 1}, {"(a0) > 0", 1}});
   REQUIRE(two.size() == 2);
   CHECK(two[0] == std::string(reasons::kRealAssumptionPrefix) + "(a0) > 0");
   CHECK(two[1].rfind("2 index inputs lie in the range of the dim they index", 0) == 0);
