@@ -363,7 +363,6 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       notes.push_back(reasons::kTimeLimit);
       break;
     }
-    bool lastRung = false;
     try {
       sem::NormalForm nf(ctx);
       std::string keyRef = nf.key(r.reference), keyProd = nf.key(r.production);
@@ -409,10 +408,15 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         if (f != Frontier::Matched && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
         return out;
       }
-      // Z3 can only find the rounding (its model still serves the refutation), and no wider
-      // region removes it: say what it is, and widen no further.
-      if (rounded) notes.push_back(describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
-      lastRung = rounded.has_value();
+      // Z3 can only find the rounding, a model no user can act on (Note [Rounded constants]),
+      // and no wider region removes it: say what it is, first (a model found on a narrower rung
+      // is over abstracted values), and neither ask Z3 nor widen any further. (Asking it here
+      // cost a query's time limit at small dims; at D=4096 the reason led with a model over
+      // uninterpreted long sums.)
+      if (rounded) {
+        notes.insert(notes.begin(), describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
+        break;
+      }
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());
     }
@@ -459,7 +463,6 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     } else {
       notes.push_back("Z3: " + q.detail);
     }
-    if (lastRung) break;
   }
   // Note [Widening at level bitwise]
   if (provenBitwiseWidened(a, b, out)) return out;
