@@ -104,6 +104,8 @@ constexpr const char *kLayout =
 
 bool isLayoutChangingCopy(const Node &n) { return layoutChangingCopy(n); }
 
+bool isContiguousCopy(const Node &n) { return isCopy(n.op) && contiguousFormat(n); }
+
 // Measured by the semantics audit against LibTorch 1.13 (CPU, AVX2):
 // bench/results/semantics_audit.txt has an example of each.
 const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {

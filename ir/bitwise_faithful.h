@@ -40,5 +40,9 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps();
 // A copy that may change the memory layout of its operand (Note [Layout-changing
 // copies]): not a no-op for normalization.
 bool isLayoutChangingCopy(const Node &n);
+// A copy into a fresh row-major tensor (contiguous(), or clone / _to_copy with
+// memory_format=contiguous_format): its memory layout is row-major whatever its
+// operand's (Note [Copies through copies] in src/normalize/drop_no_ops.cpp).
+bool isContiguousCopy(const Node &n);
 
 }  // namespace torchtv

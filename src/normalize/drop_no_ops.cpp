@@ -69,10 +69,56 @@ bool allTrueMask(Rewriter &rw, const Node &n) {
   return true;
 }
 
+// Note [Copies through copies]
+// A contiguous copy keeps its operand's values and lays them out row-major,
+// whatever the operand's layout; a layout-changing copy is kept (Note
+// [Layout-changing copies] in ir/bitwise_faithful.cpp) because what reads it
+// may accumulate in another order than over its operand. Where what reads it is
+// a chain of views into another contiguous copy, nothing accumulates over it:
+// the outer copy's bits are the same with the inner copy bypassed. So
+// `x.permute(o).contiguous().permute(o).contiguous()` (a permutation and its
+// inverse, the layout restored) is the outer copy of permute(permute(x)), which
+// the layout rules collapse to x (bitwise; the metamorphic generator's
+// permute_chain). The inner copy stays for its other readers.
+bool bypassInnerCopy(Rewriter &rw, Node *n) {
+  if (!isContiguousCopy(*n) || n->outputs.size() != 1 || n->inputs.empty() || !n->inputs[0]) return false;
+  std::vector<const Node *> chain;  // the views between the two copies, outermost first
+  const Node *inner = n->inputs[0]->producer;
+  while (inner && !isContiguousCopy(*inner)) {
+    ElementMap m = opProps(inner->op).elements;
+    if ((m != ElementMap::Reshape && m != ElementMap::Reorder) || inner->outputs.size() != 1 ||
+        inner->inputs.empty() || !inner->inputs[0])
+      return false;
+    chain.push_back(inner);
+    inner = inner->inputs[0]->producer;
+  }
+  if (!inner || inner->inputs.empty() || !inner->inputs[0] || inner->outputs.size() != 1 ||
+      inner->inputs[0]->type != inner->outputs[0]->type)
+    return false;
+  Value *from = inner->inputs[0];
+  bool real = rw.isReal(inner->outputs[0]);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Node &view = **it;
+    std::vector<Value *> inputs = view.inputs;
+    inputs[0] = from;
+    real = real || rw.anyOutputReal(view);
+    Node *rebuilt = rw.build(NodeSpec{view.op, inputs, view.attrs, {}, {}, view.loc}, real);
+    if (rebuilt->outputs.size() != 1 || rebuilt->outputs[0]->type != view.outputs[0]->type) return false;
+    from = rebuilt->outputs[0];
+  }
+  std::vector<Value *> inputs = n->inputs;
+  inputs[0] = from;
+  Node *copy = rw.build(NodeSpec{n->op, inputs, n->attrs, {}, {}, n->loc}, real || rw.anyOutputReal(*n));
+  if (copy->outputs.size() != 1 || copy->outputs[0]->type != n->outputs[0]->type) return false;
+  rw.replace(n->outputs[0], copy->outputs[0]);
+  return true;
+}
+
 }  // namespace
 
 bool dropNoOps(Rewriter &rw) {
   return rw.rewriteEach([&](Node *n) {
+    if (bypassInnerCopy(rw, n)) return true;
     if (!isNoOp(*n)) return false;
     if (n->outputs.size() == 2 && !allTrueMask(rw, *n)) return false;
     rw.replace(n->outputs[0], n->inputs[0]);

@@ -212,6 +212,8 @@ struct Matching {
   std::unordered_set<int> refNumbers, prodNumbers;
   // Per output: its cone holds a real-level value (either side), or a cut point (production).
   std::vector<bool> realInCone, throughCut;
+  // Per output: its cone holds a value normalization made at level real (either side).
+  std::vector<bool> realByNormalization;
   // The outputs the cuts were searched for and the prover may see (empty: all).
   std::vector<bool> forTheProver;
 };
@@ -257,6 +259,9 @@ Matching matchStage(const Compared &g, const Normalized &norm, const CheckOption
     prodReal.insert(c.production);
   }
   m.throughCut = outputsWithRealCone(g.prod, cutValues);
+  std::vector<bool> refNormReal = outputsWithRealCone(g.ref, norm.refNorm.realValues),
+                    prodNormReal = outputsWithRealCone(g.prod, norm.prodNorm.realValues);
+  for (size_t i = 0; i < refNormReal.size(); ++i) m.realByNormalization.push_back(refNormReal[i] || prodNormReal[i]);
   std::vector<bool> refRealCone = outputsWithRealCone(g.ref, refReal),
                     prodRealCone = outputsWithRealCone(g.prod, prodReal);
   for (size_t i = 0; i < refRealCone.size(); ++i) m.realInCone.push_back(refRealCone[i] || prodRealCone[i]);
@@ -381,6 +386,9 @@ std::vector<size_t> worthProving(const Matching &m, const Classified &c) {
 // What deciding the pending outputs adds besides their verdicts.
 struct Proved {
   AssumptionCounts assumptions;  // of real-level proofs, counted per output
+  // Outputs proven bitwise over the graph inputs alone: no cut point on the way counts (Note
+  // [Widening at level bitwise] in src/verify/prover.cpp).
+  std::set<size_t> overInputs;
   size_t distinctProofs = 0, cacheHits = 0, persistentHits = 0, persistentMisses = 0, solverQueries = 0;
 };
 
@@ -432,6 +440,9 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
       out.level = p.level;
       out.reason = p.reason;
       for (const std::string &a : p.assumptions) ++proved.assumptions[a];
+      if (p.level == Level::Bitwise && p.provenAt == Frontier::Inputs && m.realInCone[i] &&
+          prover.bitwiseOverInputs(g.ref.outputs()[i], g.prod.outputs()[i]))
+        proved.overInputs.insert(i);
       continue;
     }
     out.reason = p.reason + "; " + out.reason;
@@ -478,8 +489,11 @@ Proved monolithicStage(const Compared &g, const Matching &m, const std::vector<s
 // is at most real. The one place that settles it, for the outputs matched after
 // normalization (whose reason becomes the real one) and for those decided by
 // proveStage or monolithicStage (whose reason gains it). Outputs equal as written
-// stay bitwise.
-void levelStage(const Matching &m, const Classified &c, const std::vector<size_t> &decided, CheckResult &result) {
+// stay bitwise, and so do those proven bit for bit over the graph inputs alone
+// (Proved::overInputs) with no real-level normalization on the way: such a proof
+// reads no cut point.
+void levelStage(const Matching &m, const Classified &c, const std::vector<size_t> &decided, const Proved &proved,
+                CheckResult &result) {
   for (size_t i : c.structural) {
     OutputResult &out = result.outputs[i];
     if (m.realInCone[i]) {
@@ -491,6 +505,7 @@ void levelStage(const Matching &m, const Classified &c, const std::vector<size_t
   for (size_t i : decided) {
     OutputResult &out = result.outputs[i];
     if (out.verdict != Verdict::Equivalent) continue;
+    if (out.level == Level::Bitwise && proved.overInputs.count(i) && !m.realByNormalization[i]) continue;
     if (m.throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
     if (out.level == Level::Bitwise && m.realInCone[i]) {
       out.level = Level::Real;
@@ -536,7 +551,7 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
   const Proved proved = options.strategy == Strategy::Monolithic
                             ? monolithicStage(g, m, pending, limits, c.result)
                             : proveStage(g, m, pending, limits, progress, c.result);
-  levelStage(m, c, pending, c.result);
+  levelStage(m, c, pending, proved, c.result);
   return decisionOf(g, m, std::move(c.result), proved);
 }
 

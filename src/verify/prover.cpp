@@ -137,7 +137,9 @@ smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::A
 }
 
 // nullopt: proven bitwise; else why not.
-std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed) {
+std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed,
+                                                  bool &overAbstracted) {
+  overAbstracted = false;
   sem::TermContext tc;
   Region r;
   try {
@@ -152,6 +154,10 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
   case smt::Answer::Differ: {
     // If a reduction is involved (an opaque value#), the difference may be the
     // order of accumulation (Note [Bitwise regions]).
+    overAbstracted = std::any_of(q.reads.begin(), q.reads.end(), [&](const smt::ModelRead &m) {
+      const Value *v = slotValue(m.slot);
+      return !v || v->producer;
+    });
     return "not bitwise: IEEE values can differ (" + describeModel(q, slotNamer()) + ")";
   }
   case smt::Answer::Unknown: return "bitwise not decided: " + q.detail;
@@ -238,10 +244,79 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
   return *o;
 }
 
+// Note [Widening at level bitwise]
+// The bitwise query runs on the smallest region, whose frontier values are
+// free: a shared |x| read by `|x| != inf` loses that it is |x|, which
+// isfinite(x) on the other side needs; a cut point's value n = neg(x), merged
+// with 0 - x (equal over the reals only), loses that it is never -0, which
+// `0 - x` against `n + 0` needs. The bitwise query is asked once more with the
+// frontier widened to the inputs, bounded (Note [Bounded widening]), where the
+// smallest region failed for want of what a frontier value is: where no real
+// proof exists either (an infinity constant has no real value), and where the
+// real proof itself needed a wider frontier than the smallest and the bitwise
+// model there read such a value (not a time-out, not a model over the graph
+// inputs alone). So it costs only outputs that would otherwise stay unknown or
+// that widening proved already. A widened region whose graph key is the
+// smallest one's was asked about already.
+// A proof there that reads only graph inputs rests on no value number, and so on
+// no cut point (bitwiseOverInputs; levelStage in check.cpp).
+bool Prover::provenBitwiseWidened(const Value *a, const Value *b, ProofOutcome &out) {
+  if (!limits_.solver || secondsLeft(limits_) <= 0 ||
+      regionGraphKey(in_, a, b, Frontier::Inputs, RegionMode::Bitwise, kWideningBound) ==
+          regionGraphKey(in_, a, b, Frontier::Matched, RegionMode::Bitwise))
+    return false;
+  sem::TermContext wide;
+  try {
+    Region r = buildRegion(wide, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms,
+                           kWideningBound);
+    std::set<std::string> assumed;
+    if (r.reference != r.production && query(wide, r, smt::Arith::Ieee, assumed).answer != smt::Answer::Equal)
+      return false;
+    out = ProofOutcome{};
+    out.assumptions = assumed;
+    out.proven = true;
+    out.level = Level::Bitwise;
+    out.reason = reasons::kProvenBitwise;
+    out.provenAt = Frontier::Inputs;
+    out.provenExpansions = kWideningBound;
+    out.widenedKey = regionGraphKey(in_, a, b, Frontier::Inputs, RegionMode::Real, kWideningBound);
+    return true;
+  } catch (const sem::Unsupported &) {
+    return false;  // the widened region has no bitwise terms
+  }
+}
+
+// Whether the bitwise region of a and b widened to the inputs reads nothing but graph inputs: a
+// proof there holds for the graphs as they are, whatever values the numbering merged.
+bool Prover::bitwiseOverInputs(const Value *a, const Value *b) const {
+  sem::TermContext tc;
+  Region r;
+  try {
+    r = buildRegion(tc, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms, kWideningBound);
+  } catch (const sem::Unsupported &) {
+    return false;
+  }
+  std::set<int> inputs;
+  for (const Graph *g : {&in_.reference, &in_.production})
+    for (const Value *v : g->inputs())
+      if (in_.vn.has(v)) inputs.insert(in_.vn.number(v));
+  std::set<int> seen;
+  std::vector<sem::TermPtr> todo{r.reference, r.production};
+  while (!todo.empty()) {
+    sem::TermPtr t = todo.back();
+    todo.pop_back();
+    if (!seen.insert(t->id).second) continue;
+    if (t->op == sem::TOp::Read && !inputs.count(t->slot)) return false;
+    todo.insert(todo.end(), t->args.begin(), t->args.end());
+  }
+  return true;
+}
+
 ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                                    Widening widening) {
   ProofOutcome out;
-  auto bitwise = bitwiseFailure(a, b, out.assumptions);
+  bool bitwiseOverAbstracted = false;  // the bitwise model read a frontier value that is no graph input
+  auto bitwise = bitwiseFailure(a, b, out.assumptions, bitwiseOverAbstracted);
   if (!bitwise) {
     out.proven = true;
     out.level = Level::Bitwise;
@@ -288,7 +363,6 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       notes.push_back(reasons::kTimeLimit);
       break;
     }
-    bool lastRung = false;
     try {
       sem::NormalForm nf(ctx);
       std::string keyRef = nf.key(r.reference), keyProd = nf.key(r.production);
@@ -330,12 +404,19 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         out.provenAt = f;
         out.provenExpansions = expansions;
         if (f != Frontier::Matched) out.widenedKey = regionGraphKey(in_, a, b, f, RegionMode::Real, expansions);
+        // Note [Widening at level bitwise]
+        if (f != Frontier::Matched && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
         return out;
       }
-      // Z3 can only find the rounding (its model still serves the refutation), and no wider
-      // region removes it: say what it is, and widen no further.
-      if (rounded) notes.push_back(describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
-      lastRung = rounded.has_value();
+      // Z3 can only find the rounding, a model no user can act on (Note [Rounded constants]),
+      // and no wider region removes it: say what it is, first (a model found on a narrower rung
+      // is over abstracted values), and neither ask Z3 nor widen any further. (Asking it here
+      // cost a query's time limit at small dims; at D=4096 the reason led with a model over
+      // uninterpreted long sums.)
+      if (rounded) {
+        notes.insert(notes.begin(), describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
+        break;
+      }
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());
     }
@@ -349,6 +430,8 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       out.provenAt = f;
       out.provenExpansions = expansions;
       if (f != Frontier::Matched) out.widenedKey = regionGraphKey(in_, a, b, f, RegionMode::Real, expansions);
+      // Note [Widening at level bitwise]
+      if (f != Frontier::Matched && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
       return out;
     }
     if (q.answer == smt::Answer::Differ) {
@@ -380,38 +463,9 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     } else {
       notes.push_back("Z3: " + q.detail);
     }
-    if (lastRung) break;
   }
   // Note [Widening at level bitwise]
-  // The bitwise query runs on the smallest region, whose frontier values are
-  // free: a shared |x| read by `|x| != inf` loses that it is |x|, which
-  // isfinite(x) on the other side needs. Where no real proof exists either
-  // (an infinity constant has no real value), the bitwise query is asked
-  // once more with the frontier widened, bounded (Note [Bounded widening]),
-  // so it costs only outputs that would otherwise stay unknown. A widened
-  // region whose graph key is the smallest one's was asked about already.
-  if (limits_.solver && secondsLeft(limits_) > 0 &&
-      regionGraphKey(in_, a, b, Frontier::Inputs, RegionMode::Bitwise, kWideningBound) !=
-          regionGraphKey(in_, a, b, Frontier::Matched, RegionMode::Bitwise)) {
-    sem::TermContext wide;
-    try {
-      Region r = buildRegion(wide, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms,
-                             kWideningBound);
-      std::set<std::string> assumed;
-      if (r.reference == r.production || query(wide, r, smt::Arith::Ieee, assumed).answer == smt::Answer::Equal) {
-        out.assumptions.insert(assumed.begin(), assumed.end());
-        out.proven = true;
-        out.level = Level::Bitwise;
-        out.reason = reasons::kProvenBitwise;
-        out.provenAt = Frontier::Inputs;
-        out.provenExpansions = kWideningBound;
-        out.widenedKey = regionGraphKey(in_, a, b, Frontier::Inputs, RegionMode::Real, kWideningBound);
-        return out;
-      }
-    } catch (const sem::Unsupported &) {
-      // the widened region has no bitwise terms: the notes above stand
-    }
-  }
+  if (provenBitwiseWidened(a, b, out)) return out;
   out.reason = reasons::kNotProven;
   for (const std::string &n : notes) out.reason += "; " + n;
   return out;

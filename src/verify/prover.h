@@ -79,6 +79,10 @@ public:
   // (Note [Widening the frontier], Note [Cut points]).
   ProofOutcome prove(const Value *reference, const Value *production, Widening widening = Widening::ToInputs);
 
+  // Whether the bitwise region of the outputs widened to the inputs reads only graph inputs (so
+  // a bitwise proof at Frontier::Inputs rests on no cut point: Note [Widening at level bitwise]).
+  bool bitwiseOverInputs(const Value *reference, const Value *production) const;
+
   size_t distinctProofs() const { return proofs_; }
   size_t cacheHits() const { return hits_; }
   size_t solverQueries() const { return queries_; }
@@ -90,7 +94,11 @@ public:
 private:
   ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                              Widening widening);
-  std::optional<std::string> bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed);
+  // Note [Widening at level bitwise]: replaces `out` by the bitwise proof, if one is found.
+  bool provenBitwiseWidened(const Value *a, const Value *b, ProofOutcome &out);
+  // nullopt: proven bitwise. `overAbstracted`: the IEEE model read a frontier value computed by the graphs.
+  std::optional<std::string> bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed,
+                                            bool &overAbstracted);
   bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::optional<ProofOutcome> memoized(const std::string &key, const Value *a, const Value *b);
