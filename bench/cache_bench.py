@@ -16,6 +16,8 @@ cache (Note [Capture cache]) skips the tracing, the result cache (Note [Result c
 Variants, each a copy of the generated pair file (bench/gen_transformer.py):
   refactor  layer N/2's attention backward sums its three input-gradient products in another
             order and grouping (equivalent: a real-level proof of that layer is needed again)
+  refactor_fwd  layer 0's forward writes its first RMSNorm out, the products grouped another way
+            (equivalent: among the first values production computes, so no prefix is unchanged)
   bug       the `dropped_term` planted bug (layer 0's attention backward drops the key path)
 """
 import argparse
@@ -40,13 +42,19 @@ _REFACTORED = """        if l == N_LAYERS // 2:  # cache_bench.py: refactored, e
             gh1 = gv @ wv.t() + (gk @ wk.t() + gq @ wq.t())
         elif bug("dropped_term") and l == 0:
             gh1 = gq @ wq.t() + gv @ wv.t()"""
+_FWD_ORIGINAL = """        h1 = ops.rmsnorm(x, an, EPS)"""
+_FWD_REFACTORED = """        if l == 0:  # cache_bench.py: forward refactored, equivalent
+            h1 = x * (torch.rsqrt((x * x).mean(-1, keepdim=True) + EPS) * an)
+        else:
+            h1 = ops.rmsnorm(x, an, EPS)"""
 
 
 def variants(size, layers, pairs_dir):
     base = gen_transformer.render(size, layers)
-    if _ORIGINAL not in base:
+    if _ORIGINAL not in base or base.count(_FWD_ORIGINAL) != 1:
         raise RuntimeError("bench/transformer_train.py changed: cache_bench.py cannot make the refactor")
     texts = {"base": base, "refactor": base.replace(_ORIGINAL, _REFACTORED),
+             "refactor_fwd": base.replace(_FWD_ORIGINAL, _FWD_REFACTORED),
              "bug": gen_transformer.render(size, layers, "dropped_term")}
     paths = {}
     os.makedirs(pairs_dir, exist_ok=True)
@@ -119,6 +127,7 @@ def measure_size(args, size, tmp):
             row["first"] = decide(args, caps["base"]["dir"], cache)
             row["second"] = decide(args, caps["base"]["dir"], cache)
             row["refactor"] = decide(args, caps["refactor"]["dir"], cache)
+            row["refactor_fwd"] = decide(args, caps["refactor_fwd"]["dir"], cache)
             row["bug"] = decide(args, caps["bug"]["dir"], cache)
             verify_cache = cache + "-verify" if backend == "sqlite" else cache.replace("/0", "/1")
             row["verify_first"] = verify(args, paths["base"], verify_cache)
