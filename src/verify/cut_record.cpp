@@ -38,7 +38,8 @@ CutRecord::CutRecord(const Graph &ref, const Graph &prod, const ProverLimits &li
   }
   text += "\noutputs";  // they decide the reference's post-dominators
   for (const Value *v : ref.outputs()) text += " " + std::to_string(refIndex_.at(v));
-  key_ = persistentKey(std::string(kRecordFormat) + "\n" + text, Widening::AroundProducts, limits);
+  // Hashed once: the store hashes its key on the lookup and again on the store.
+  key_ = cache::sha256Hex(persistentKey(std::string(kRecordFormat) + "\n" + text, Widening::AroundProducts, limits));
   std::optional<std::string> payload = limits.cache->lookup(key_);
   if (!payload) return;
   try {
