@@ -30,7 +30,7 @@ std::string operationKey(const Node &node, std::vector<int> operands) {
   return key + "){" + attributesKey(node.attrs) + "}";
 }
 
-void ValueNumbering::numberNode(const Node &node, std::string *keyOut) {
+void ValueNumbering::numberNode(const Node &node) {
   std::vector<int> operands;
   for (const Value *v : node.inputs) operands.push_back(v ? numbers_.at(v) : -1);
   std::string key = operationKey(node, std::move(operands));
@@ -41,7 +41,6 @@ void ValueNumbering::numberNode(const Node &node, std::string *keyOut) {
     auto [it, inserted] = table_.emplace(outKey, static_cast<int>(numInputs_ + table_.size()));
     numbers_[out] = it->second;
   }
-  if (keyOut) *keyOut = std::move(key);
 }
 
 void ValueNumbering::addGraph(const Graph &g) {

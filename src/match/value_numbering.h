@@ -29,8 +29,7 @@ public:
   // number one node whose operands are numbered, give a numbered value another
   // number (its users numbered after this see it).
   void bindInputs(const Graph &g);
-  // `key`, when given, receives the node's key (Note [Cut search record] hashes it).
-  void numberNode(const Node &node, std::string *key = nullptr);
+  void numberNode(const Node &node);
   void renumber(const Value *v, int number) { numbers_[v] = number; }
 
   int number(const Value *v) const { return numbers_.at(v); }

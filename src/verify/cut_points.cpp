@@ -137,11 +137,7 @@ public:
     // not numbered yet: a cut between them is proven without their ranges).
     indexDomains_ = indexDomainsByNumber(ref, prod, vn);
     regionInputs_.indexDomains = &indexDomains_;
-    ProverLimits cutLimits = limits;
-    cutLimits.maxRegionTerms = kMaxRegionTerms;
-    cutLimits.querySeconds = std::min(limits.querySeconds, kQuerySeconds);
-    // The search only merges what is proven; it never reads a model.
-    cutLimits.needsModels = false;
+    ProverLimits cutLimits = cutSearchLimits(limits);
     evaluated_ = evaluate();
     // Most candidates fail, and only the normal form is cheap enough to try
     // them all; Z3 gets the ones an evaluation found to agree.
@@ -157,23 +153,17 @@ public:
     std::unordered_set<const Node *> live = serve_.empty() ? liveNodes(prod_) : liveNodes(prod_, serve_);
     std::unordered_set<const Value *> outputs(prod_.outputs().begin(), prod_.outputs().end());
     const bool recording = record_ && record_->on();
-    std::string numberingKey;
-    std::vector<bool> interior;
     for (const auto &node : prod_.nodes()) {
-      vn.numberNode(*node, recording ? &numberingKey : nullptr);
+      vn.numberNode(*node);
       const bool isLive = live.count(node.get()) != 0;
-      if (recording) {
-        interior.clear();
-        for (const Value *p : node->outputs) interior.push_back(prodStructure_.postDominator(p) != nullptr);
-        record_->step(*node, numberingKey, isLive, outputs, interior);
-      }
+      if (recording) record_->step(*node, vn, refNumbers_);
       for (size_t i = 0; i < node->outputs.size(); ++i) {
         const Value *p = node->outputs[i];
         // Outputs are left to the prover proper, which says why they are
         // equal (the level and the reason of each output's verdict).
         if (!refNumbers_.count(vn.number(p)) && isLive && !outputs.count(p) &&
             std::chrono::steady_clock::now() < limits_.deadline)
-          decide(p, i);
+          decide(p);
         if (isMatrixProduct(node->op)) matrixProducts_.insert(vn.number(p));
         if (refNumbers_.count(vn.number(p))) shared_.insert(vn.number(p));
       }
@@ -275,22 +265,34 @@ private:
     return a != refTrace_.end() && b != prodTrace_.end() && !allElementsEqual(a->second) && agree(a->second, b->second);
   }
 
-  // Output `index` of the node just numbered: the recorded decision when the
-  // prefix is unchanged (Note [Cut search record]), else the search's.
-  void decide(const Value *p, size_t index) {
-    if (record_ && record_->on())
-      if (std::optional<CutDecision> d = record_->replay(index)) {
-        const Value *r = record_->referenceValue(d->reference);
-        if (d->reference < 0 || (r && r->type == p->type)) {
+  // A value of the node just numbered: the recorded decision, proven again,
+  // when its cone is unchanged (Note [Cut search record]), else the search's.
+  void decide(const Value *p) {
+    std::string key;
+    if (record_ && record_->on()) {
+      key = record_->decisionKey(p, prodStructure_.postDominator(p) != nullptr);
+      if (std::optional<CutDecision> d = record_->replay(key)) {
+        if (d->reference < 0) {
           ++out_.replayed;
-          if (r) merge(r, p, d->level, d->assumptions);
-          record_->record(index, *d, false);
+          record_->record(key, *d, false);
           return;
         }
+        // Only a candidate: merged when its region is proven (the memo, the proof cache).
+        const Value *r = record_->referenceValue(d->reference);
+        if (r && r->type == p->type) {
+          ProofOutcome proof = normalFormProver_->prove(r, p, Widening::AroundProducts);
+          if (proof.proven) {
+            ++out_.replayed;
+            merge(r, p, proof.level, proof.assumptions);
+            record_->record(key, *d, false);
+            return;
+          }
+        }
       }
+    }
     const size_t before = out_.cuts.size();
     CutDecision d = tryCut(p);
-    if (record_ && (d.reference >= 0 || out_.cuts.size() == before)) record_->record(index, d, true);
+    if (record_ && (d.reference >= 0 || out_.cuts.size() == before)) record_->record(key, d, true);
   }
 
   CutDecision tryCut(const Value *p) {
@@ -306,8 +308,6 @@ private:
       if (!proof.proven) continue;
       merge(r, p, proof.level, proof.assumptions);
       d.reference = record_ ? record_->indexOf(r) : -1;
-      d.level = proof.level;
-      d.assumptions = std::move(proof.assumptions);
       return d;
     }
     return d;
@@ -341,6 +341,14 @@ private:
 };
 
 }  // namespace
+
+ProverLimits cutSearchLimits(ProverLimits limits) {
+  limits.maxRegionTerms = kMaxRegionTerms;
+  limits.querySeconds = std::min(limits.querySeconds, kQuerySeconds);
+  // The search only merges what is proven; it never reads a model.
+  limits.needsModels = false;
+  return limits;
+}
 
 CutPoints findCutPoints(const Graph &ref, const Graph &prod, const ProverLimits &limits,
                         const std::vector<bool> &serve) {

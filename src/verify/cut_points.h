@@ -94,6 +94,9 @@ struct CutPoints {
 // output's cone is numbered but offered no candidates (check.cpp serves only
 // the outputs the prover will see: most of a 64-layer pair's time went to
 // cuts for outputs that running the code had refuted already).
+// The prover's limits in the search (its region budget, query seconds), the solver still allowed.
+ProverLimits cutSearchLimits(ProverLimits limits);
+
 CutPoints findCutPoints(const Graph &reference, const Graph &production, const ProverLimits &limits,
                         const std::vector<bool> &serve = {});
 

@@ -1,5 +1,7 @@
 #include "src/verify/cut_record.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "src/match/value_numbering.h"
@@ -11,10 +13,8 @@ namespace torchtv {
 
 namespace {
 
-// Bumped whenever what a step hashes, or the search's rules, change (Note [Cut search record]).
-constexpr const char *kRecordFormat = "torchtv-cut-record 1";
-
-std::string decisionKey(const std::string &digest, size_t index) { return digest + ":" + std::to_string(index); }
+// Bumped whenever what a digest holds, or the search's rules, change (Note [Cut search record]).
+constexpr const char *kRecordFormat = "torchtv-cut-record 2";
 
 }  // namespace
 
@@ -38,47 +38,65 @@ CutRecord::CutRecord(const Graph &ref, const Graph &prod, const ProverLimits &li
   }
   text += "\noutputs";  // they decide the reference's post-dominators
   for (const Value *v : ref.outputs()) text += " " + std::to_string(refIndex_.at(v));
-  key_ = persistentKey(std::string(kRecordFormat) + "\n" + text, Widening::AroundProducts, limits);
-  digest_ = cache::sha256Hex(key_);
+  // Hashed once: the store hashes its key on the lookup and again on the store.
+  key_ = cache::sha256Hex(persistentKey(std::string(kRecordFormat) + "\n" + text, Widening::AroundProducts, limits));
   std::optional<std::string> payload = limits.cache->lookup(key_);
   if (!payload) return;
   try {
     nlohmann::json j = nlohmann::json::parse(*payload);
     for (const auto &[k, d] : j.at("decisions").items()) {
       CutDecision c;
-      c.reference = d.at(0).get<long>();
-      c.level = static_cast<Level>(d.at(1).get<int>());
-      c.assumptions = d.at(2).get<std::set<std::string>>();
+      c.reference = d.get<long>();
       if (c.reference >= static_cast<long>(refValues_.size())) {  // not this reference's: a miss
         stored_.clear();
         return;
       }
-      stored_.emplace(k, std::move(c));
+      stored_.emplace(k, c);
     }
   } catch (const nlohmann::json::exception &) {
     stored_.clear();  // intact but unreadable: another version's layout, a miss
   }
 }
 
-void CutRecord::step(const Node &node, const std::string &numberingKey, bool live,
-                     const std::unordered_set<const Value *> &outputs, const std::vector<bool> &interior) {
+void CutRecord::step(const Node &node, const ValueNumbering &vn, const std::unordered_set<int> &referenceNumbers) {
   if (!on()) return;
-  std::string text = digest_ + "\n" + numberingKey + (live ? " live" : " dead");
-  for (size_t i = 0; i < node.outputs.size(); ++i)
-    text += " " + node.outputs[i]->type.str() + (outputs.count(node.outputs[i]) ? " output" : "") +
-            (interior[i] ? " interior" : "");
-  digest_ = cache::sha256Hex(text);
+  // Only values without a reference number need a digest: a shared operand is written as its number.
+  auto shared = [&](const Value *v) { return referenceNumbers.count(vn.number(v)) != 0; };
+  if (std::all_of(node.outputs.begin(), node.outputs.end(), shared)) return;
+  std::vector<std::string> operands;
+  for (const Value *v : node.inputs) {
+    if (!v) {
+      operands.push_back("-");
+    } else if (shared(v)) {
+      operands.push_back(std::to_string(vn.number(v)));
+    } else {
+      auto it = cone_.find(v);
+      if (it == cone_.end()) return;  // an operand without a digest: no key, nothing replayed
+      operands.push_back("@" + it->second);
+    }
+  }
+  if (isBitwiseCommutative(node)) std::sort(operands.begin(), operands.end());
+  std::string text = node.op + "(";
+  for (const std::string &o : operands) text += o + ",";
+  text += "){" + attributesKey(node.attrs) + "}";
+  for (const Value *v : node.outputs)
+    if (!shared(v)) cone_[v] = cache::sha256Hex(text + "#" + std::to_string(v->outputIndex) + ":" + v->type.str());
 }
 
-std::optional<CutDecision> CutRecord::replay(size_t index) const {
-  auto it = stored_.find(decisionKey(digest_, index));
-  if (it == stored_.end()) return std::nullopt;
+std::string CutRecord::decisionKey(const Value *p, bool interior) const {
+  auto it = cone_.find(p);
+  return it == cone_.end() ? std::string() : it->second + (interior ? ":interior" : ":top");
+}
+
+std::optional<CutDecision> CutRecord::replay(const std::string &key) const {
+  auto it = stored_.find(key);
+  if (key.empty() || it == stored_.end()) return std::nullopt;
   return it->second;
 }
 
-void CutRecord::record(size_t index, const CutDecision &d, bool searched) {
-  if (!on()) return;
-  made_.insert_or_assign(decisionKey(digest_, index), d);
+void CutRecord::record(const std::string &key, const CutDecision &d, bool searched) {
+  if (!on() || key.empty()) return;
+  made_.insert_or_assign(key, d);
   if (searched) ++searched_;
 }
 
@@ -94,7 +112,8 @@ long CutRecord::indexOf(const Value *v) const {
 void CutRecord::save() {
   if (!on() || searched_ == 0) return;
   nlohmann::json decisions = nlohmann::json::object();
-  for (const auto &[k, d] : made_) decisions[k] = nlohmann::json::array({d.reference, static_cast<int>(d.level), d.assumptions});
+  for (const auto *m : {&stored_, &made_})  // this run's decisions replace the stored ones
+    for (const auto &[k, d] : *m) decisions[k] = d.reference;
   limits_.cache->store(key_, nlohmann::json{{"decisions", decisions}}.dump());
 }
 

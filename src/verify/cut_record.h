@@ -1,5 +1,5 @@
-// The cut search's decisions kept across runs: an unchanged prefix of
-// production is not searched again (Note [Cut search record]).
+// The cut search's decisions kept across runs: a production value whose cone
+// is unchanged is not searched again (Note [Cut search record]).
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "src/match/value_numbering.h"
 #include "src/verify/prover.h"
 
 namespace torchtv {
@@ -21,36 +22,43 @@ namespace torchtv {
 // candidate's region key written and looked up): about 1 s of CPU above the
 // floor at 64 layers, where the changed layer's own proofs are a fraction of
 // that. So the search's decisions are stored too, one entry per reference
-// graph, and replayed for the production nodes before the first change.
-// What a decision for production value p depends on (Note [Cut points]): the
-// reference graph (its numbers, structure, post-dominators, the reference
-// values reached from p's leaves), the production nodes numbered before p and
-// the decisions made for them (numbers, shared values, merged cuts: the
-// frontier of p's regions), p's cone (its leaves, its regions), and three
-// properties production's suffix decides: whether p's node is live (reaches a
-// served output), whether p is an output, and p's post-dominator position. So:
+// graph, and replayed for every production value whose cone is unchanged,
+// wherever the change is.
+// What the search's decision for production value p reads (Note [Cut points]):
+// p's cone back to the values shared so far (its leaves: their numbers, which
+// are the reference's, and the nodes between), p's post-dominator position
+// (the ranking), the reference graph, which reference values near the leaves
+// are shared so far, and the outcomes of its candidates' proofs. So:
 // - the entry's key holds the cut search's key of Note [Proof cache]
 //   (semantics version, normal form only, term budget), a format version, and
-//   the normalized reference graph printed whole;
-// - a chain of SHA-256 digests runs over production's nodes in order, each
-//   step hashing the previous digest, the node's value-numbering key (op,
-//   attributes, operand numbers after the merges so far) and its outputs'
-//   types, its liveness, and per output whether it is an output and interior
-//   to an expression; a decision is stored under the digest of its node's step
-//   and its output index. Equal digests mean an equal prefix with equal
-//   properties, so the search would decide exactly as recorded; the first node
-//   that differs breaks the chain, and every value from it on is searched.
-// A decision is "no cut" or "cut to reference value i, proven at level L with
-// assumptions A" (the proof's, which rests on the same key). Used only when the
+//   the normalized reference graph printed whole: the reference's value
+//   numbers, which the leaves are written in, are a function of it;
+// - each production value without a shared number gets a digest of its cone,
+//   built as production is numbered: SHA-256 of its node's operation,
+//   attributes, output index and type, with each operand written as its number
+//   when shared and as its own digest otherwise (a Merkle hash of the cone up
+//   to the shared values, commutative operands sorted). A decision is stored
+//   under p's digest and its post-dominator position. A change before p in
+//   production's order but outside its cone (the layers before, and the
+//   forward of a layer whose backward p is in) leaves the key unchanged, once
+//   the changed values are cut back to the reference's numbers.
+// The key does not hold which reference values near the leaves are shared (a
+// change elsewhere can make a different candidate rank first), so a replayed
+// decision is only a candidate, never a proof: "cut to reference value r" is
+// proven again by the search's prover (its memo and the proof cache, keyed by
+// the canonical region: Note [Proof cache]) and merged with that proof's level
+// and assumptions; when that proof fails, p is searched as if nothing were
+// stored. "No cut" only skips p's search: it can lose a cut (a verdict
+// `unknown` instead of `equivalent`), never make one. Used only when the
 // search evaluates nothing: with an evaluation the candidates come from Z3
 // too, whose wall-clock limit makes a failed candidate no function of its key.
 // Not stored when the run's deadline passed during the search (a decision the
-// deadline cut short is no decision). A record written by an older chain is a
-// miss (the format version); a damaged entry is a miss (src/cache).
+// deadline cut short is no decision). A record of an older format is a miss
+// (the format version); a damaged entry is a miss (src/cache). Decisions
+// stored by earlier runs are kept (a CI cache serves branches that alternate),
+// this run's replacing those with the same key.
 struct CutDecision {
   long reference = -1;  // index into the reference's values (inputs, then node outputs); -1: no cut
-  Level level = Level::None;
-  std::set<std::string> assumptions;
 };
 
 class CutRecord {
@@ -58,25 +66,28 @@ public:
   // Off (every call a no-op) without a usable cache in `limits`.
   CutRecord(const Graph &ref, const Graph &prod, const ProverLimits &limits);
   bool on() const { return !key_.empty(); }
+  // The entry's key in the proof cache (tests forge entries under it).
+  const std::string &key() const { return key_; }
 
-  // One production node, just numbered: `numberingKey` is its value-numbering
-  // key; `interior` per output (post-dominated by another value).
-  void step(const Node &node, const std::string &numberingKey, bool live,
-            const std::unordered_set<const Value *> &outputs, const std::vector<bool> &interior);
-  // The recorded decision for output `index` of the last node stepped.
-  std::optional<CutDecision> replay(size_t index) const;
+  // One production node, just numbered (before any of its outputs is decided):
+  // the cone digests of its outputs that have no reference number.
+  void step(const Node &node, const ValueNumbering &vn, const std::unordered_set<int> &referenceNumbers);
+  // The key of a decision for `p` (an output of the last node stepped, not shared).
+  std::string decisionKey(const Value *p, bool interior) const;
+  std::optional<CutDecision> replay(const std::string &key) const;
   // `searched`: decided by the search in this run, not replayed.
-  void record(size_t index, const CutDecision &d, bool searched);
+  void record(const std::string &key, const CutDecision &d, bool searched);
   const Value *referenceValue(long i) const;
   long indexOf(const Value *referenceValue) const;
-  // Stores this run's decisions when some were searched (not all replayed).
+  // Stores the decisions when some were searched (not all replayed).
   void save();
 
 private:
   ProverLimits limits_;
-  std::string key_, digest_;
+  std::string key_;
   std::vector<const Value *> refValues_;
   std::unordered_map<const Value *, long> refIndex_;
+  std::unordered_map<const Value *, std::string> cone_;  // digests of production's unshared values
   std::unordered_map<std::string, CutDecision> stored_, made_;
   size_t searched_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include "ir/text_format.h"
 #include "src/cache/proof_cache.h"
+#include "src/cache/sha256.h"
 #include "src/verify/persistent_proofs.h"
 
 namespace torchtv {
@@ -33,7 +34,9 @@ ResultCache::ResultCache(const Graph &origRef, const Graph &origProd, const Grap
                          const CheckOptions &options)
     : options_(options) {
   if (options.proofCache && options.proofCache->usable() && !runningRefutedAnOutput(options))
-    key_ = keyOf(origRef, origProd, ref, prod, options);
+    // Hashed once here: the four graphs printed are megabytes at 64 layers, and the
+    // store hashes its key on each lookup and store (Note [Result cache]).
+    key_ = cache::sha256Hex(keyOf(origRef, origProd, ref, prod, options));
 }
 
 std::optional<Decision> ResultCache::lookup() {

@@ -10,10 +10,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "src/cache/proof_cache.h"
 #include "src/cache/sha256.h"
 #include "ir/text_format.h"
 #include "src/verify/cut_points.h"
+#include "src/verify/cut_record.h"
 #include "src/verify/persistent_proofs.h"
 
 using namespace torchtv;
@@ -205,54 +208,92 @@ TEST_CASE("proof cache: concurrent writer processes lose nothing") {
 
 // Note [Cut search record]: 4096 x 512, past the evaluation budget, so the search is structural.
 // Production's %w1 (w + 1) has no counterpart (3 candidates fail), %p = x * w1 is the reference's
-// %b = x * w + x; %y2 is where the variants differ.
-static std::string recordPair(const std::string &w1, const std::string &y2) {
+// %b = x * w + x; %y2 is where the variants differ after %p, %y0 (an output, computed first) where
+// they differ before it but outside its cone.
+static std::string recordPair(const std::string &w1, const std::string &y2, const std::string &y0 = "aten::neg(%x)") {
   const std::string t = "f32[4096,512]";
-  const std::string sig = "(%x: " + t + ", %w: " + t + ") -> (" + t + ", " + t + ") {";
+  const std::string sig = "(%x: " + t + ", %w: " + t + ") -> (" + t + ", " + t + ", " + t + ") {";
   return "graph @reference" + sig + "\n  %a: " + t + " = aten::mul.Tensor(%x, %w)\n  %b: " + t +
          " = aten::add.Tensor(%a, %x)\n  %y1: " + t + " = aten::tanh(%b)\n  %y2: " + t +
-         " = aten::sigmoid(%b)\n  return %y1, %y2\n}\ngraph @production" + sig + "\n  %w1: " + t +
-         " = aten::add.Scalar(%w) {other=" + w1 + "}\n  %p: " + t + " = aten::mul.Tensor(%x, %w1)\n  %y1: " + t +
-         " = aten::tanh(%p)\n  %y2: " + t + " = " + y2 + "(%p)\n  return %y1, %y2\n}\n";
+         " = aten::sigmoid(%b)\n  %y0: " + t + " = aten::neg(%x)\n  return %y1, %y2, %y0\n}\ngraph @production" +
+         sig + "\n  %y0: " + t + " = " + y0 + "\n  %w1: " + t + " = aten::add.Scalar(%w) {other=" + w1 +
+         "}\n  %p: " + t + " = aten::mul.Tensor(%x, %w1)\n  %y1: " + t + " = aten::tanh(%p)\n  %y2: " + t + " = " +
+         y2 + "(%p)\n  return %y1, %y2, %y0\n}\n";
 }
 
-TEST_CASE("cut search record: an unchanged prefix of production is replayed, a changed one searched") {
+static std::vector<std::string> recordedCuts(const std::string &text, cache::ProofCache *cache, size_t *attempts,
+                                             size_t *replayed) {
+  Module m = parseModule(text, "record.tvir");
+  ProverLimits limits;
+  limits.cache = cache;
+  CutPoints cuts = findCutPoints(*m.find("reference"), *m.find("production"), limits);
+  *attempts = cuts.attempts;
+  *replayed = cuts.replayed;
+  std::vector<std::string> out;
+  for (const CutPoint &cut : cuts.cuts)
+    out.push_back(cut.reference->name + "=" + cut.production->name + "@" + std::to_string(int(cut.level)));
+  return out;
+}
+
+TEST_CASE("cut search record: a value whose cone is unchanged is replayed wherever the change is") {
   TempDir dir;
   auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
   REQUIRE(c->usable());
-  auto names = [](const std::string &text, cache::ProofCache *cache, size_t *attempts, size_t *replayed) {
-    Module m = parseModule(text, "record.tvir");
-    ProverLimits limits;
-    limits.cache = cache;
-    CutPoints cuts = findCutPoints(*m.find("reference"), *m.find("production"), limits);
-    *attempts = cuts.attempts;
-    *replayed = cuts.replayed;
-    std::vector<std::string> out;
-    for (const CutPoint &cut : cuts.cuts)
-      out.push_back(cut.reference->name + "=" + cut.production->name + "@" + std::to_string(int(cut.level)));
-    return out;
-  };
   size_t attempts = 0, replayed = 0;
   const std::string base = recordPair("1.0", "aten::sigmoid");
-  std::vector<std::string> cold = names(base, c.get(), &attempts, &replayed);
+  std::vector<std::string> cold = recordedCuts(base, c.get(), &attempts, &replayed);
   REQUIRE(cold.size() == 1);
   CHECK(cold[0].rfind("b=p@", 0) == 0);
   CHECK(attempts == 4);  // %w1's 3 candidates in vain, %p's first
   CHECK(replayed == 0);
   // Unchanged: both decisions (no cut for %w1, %b for %p) replayed, nothing searched.
-  CHECK(names(base, c.get(), &attempts, &replayed) == cold);
+  CHECK(recordedCuts(base, c.get(), &attempts, &replayed) == cold);
   CHECK(attempts == 0);
   CHECK(replayed == 2);
-  // Production changed after %p (its suffix): the prefix is replayed, the same cut.
-  CHECK(names(recordPair("1.0", "aten::cos"), c.get(), &attempts, &replayed) == cold);
+  // Production changed after %p: the same cut, replayed.
+  CHECK(recordedCuts(recordPair("1.0", "aten::cos"), c.get(), &attempts, &replayed) == cold);
   CHECK(attempts == 0);
   CHECK(replayed == 2);
-  // Changed before %p (w + 2): nothing is replayed; searched, %p has no counterpart now.
-  CHECK(names(recordPair("2.0", "aten::sigmoid"), c.get(), &attempts, &replayed).empty());
+  // Changed before %p, outside its cone (the first node): replayed too.
+  CHECK(recordedCuts(recordPair("1.0", "aten::sigmoid", "aten::mul.Scalar(%x) {other=-1.0}"), c.get(), &attempts,
+                     &replayed) == cold);
+  CHECK(attempts == 0);
+  CHECK(replayed == 2);
+  // Changed in %p's cone (w + 2): nothing is replayed; searched, %p has no counterpart now.
+  CHECK(recordedCuts(recordPair("2.0", "aten::sigmoid"), c.get(), &attempts, &replayed).empty());
   CHECK(attempts > 0);
   CHECK(replayed == 0);
   // Without a cache the search is the same as the first run's.
-  CHECK(names(base, nullptr, &attempts, &replayed) == cold);
+  CHECK(recordedCuts(base, nullptr, &attempts, &replayed) == cold);
   CHECK(attempts == 4);
   CHECK(replayed == 0);
+}
+
+TEST_CASE("cut search record: a replayed cut is only a candidate; one that does not hold is searched") {
+  TempDir dir;
+  auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
+  REQUIRE(c->usable());
+  const std::string base = recordPair("1.0", "aten::sigmoid");
+  size_t attempts = 0, replayed = 0;
+  std::vector<std::string> cold = recordedCuts(base, c.get(), &attempts, &replayed);
+  REQUIRE(cold.size() == 1);
+  // A forged record (the store is writable): every decision now says "%p is %a" (x * w, not x * (w + 1)).
+  Module m = parseModule(base, "record.tvir");
+  ProverLimits limits;
+  limits.cache = c.get();
+  limits = cutSearchLimits(limits);
+  limits.solver = false;  // the record is kept under the normal form's key (Note [Cut search record])
+  CutRecord record(*m.find("reference"), *m.find("production"), limits);
+  std::optional<std::string> payload = c->lookup(record.key());
+  REQUIRE(payload);
+  nlohmann::json j = nlohmann::json::parse(*payload);
+  long indexOfA = -1;
+  for (long i = 0; record.referenceValue(i); ++i)
+    if (record.referenceValue(i)->name == "a") indexOfA = i;
+  REQUIRE(indexOfA >= 0);
+  for (auto &[k, d] : j.at("decisions").items()) d = indexOfA;
+  c->store(record.key(), j.dump());
+  // The forged cut fails its proof and is not merged; %p is searched and cut to %b as before.
+  CHECK(recordedCuts(base, c.get(), &attempts, &replayed) == cold);
+  CHECK(attempts > 0);
 }
