@@ -103,7 +103,9 @@ def _run_production(pair, inputs):
 # while computing exactly what the plain formulation would: bits compared as integers (NaN with
 # NaN counted equal), masked maxima instead of boolean indexing (every masked value is >= 0, so a
 # zero in its place changes no maximum), a finiteness test of two tensors in one expression, and
-# a unit in the last place as the power of two below the scale read from its bits. Comparing
+# a unit in the last place as the power of two below the scale read from its bits (exact, where
+# 2 ** floor(log2(x)) was not for a float64 x just below a power of two, whose log2 rounds up:
+# the largest double's ulp came out infinite and its distance NaN). Comparing
 # them all in one concatenation per draw was measured slower (tensors out of cache).
 _SAME_SIZE_INT = {torch.float64: torch.int64, torch.float32: torch.int32, torch.float16: torch.int16,
                   torch.bfloat16: torch.int16}
