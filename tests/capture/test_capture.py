@@ -530,6 +530,80 @@ class EachTest(unittest.TestCase):
         self.assertEqual(errors[1], {"error": "the capture took longer than 15 s", "file": sleepy, "line": 0})
 
 
+class EagerComparisonTest(unittest.TestCase):
+    """The eager check's comparisons (Note [Comparisons in one pass]) against their plain
+    formulations, on the values the bit-level shortcuts could get wrong."""
+
+    @classmethod
+    def setUpClass(cls):
+        if CAPTURE_SRC not in sys.path:
+            sys.path.insert(0, CAPTURE_SRC)
+        import torch
+        from torchtv_capture import eager
+        cls.torch, cls.eager = torch, eager
+
+    def pairs(self, dtype):
+        torch = self.torch
+        inf, nan = float("inf"), float("nan")
+        fi = torch.finfo(dtype)
+        a = torch.tensor([0.0, -0.0, 1.0, nan, nan, inf, -inf, 2.0, fi.tiny / 4, fi.max, 3.0, 1.0 - fi.eps / 2, 7.0],
+                         dtype=dtype)
+        b = torch.tensor([-0.0, -0.0, 1.0, nan, 1.0, inf, inf, 2.0000005, fi.tiny / 2, -fi.max, 3.0, 1.0, 7.0],
+                         dtype=dtype)
+        # another NaN payload: the same as a NaN for the comparison
+        if dtype == torch.float32:
+            b[3] = torch.tensor([0x7fc00001], dtype=torch.int32).view(torch.float32)[0]
+        yield a, b
+        yield a[[2, 3, 10, 12]], b[[2, 3, 10, 12]]           # only NaNs and equal values
+        g = torch.Generator().manual_seed(0)
+        x = torch.randn(40, 3, generator=g, dtype=torch.float64)
+        yield x.to(dtype), (x * (1 + 1e-3 * torch.randn(40, 3, generator=g, dtype=torch.float64))).to(dtype)
+        yield x.to(dtype).t(), x.to(dtype).t().clone()       # not contiguous, equal
+
+    def plain(self, a, b):
+        torch = self.torch
+        fa, fb = a.double().reshape(-1), b.double().reshape(-1)
+        bad = ~((torch.isnan(fa) & torch.isnan(fb)) | ((fa == fb) & (torch.signbit(fa) == torch.signbit(fb))))
+        if not bad.any():
+            return None
+        finite = torch.isfinite(fa) & torch.isfinite(fb)
+        scale = torch.maximum(fa.abs(), fb.abs()).clamp(min=torch.finfo(a.dtype).tiny)
+        # 2 ** floor(log2(scale)) with the exponent from frexp: log2 rounds up just below a power of
+        # two in float64 (log2 of the largest double is 1024.0), which the eager check does not
+        _, exp = torch.frexp(scale)
+        ulp = torch.pow(2.0, (exp - 1).double()) * torch.finfo(a.dtype).eps
+        ulps = float(((fa - fb).abs() / ulp)[finite].max()) if finite.any() else 0.0
+        i = int(bad.nonzero()[0])
+        return i, float(fa[i]), float(fb[i]), int(bad.sum()), ulps
+
+    def test_same_as_plain(self):
+        e, torch = self.eager, self.torch
+        for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+            for a, b in self.pairs(dtype):
+                want = self.plain(a, b)
+                self.assertEqual(e._bits_equal(a, b), want is None, (dtype, a, b))
+                if want is None:
+                    continue
+                index, rv, pv, n = e._first_difference(a, b, e._differ_mask(a, b))
+                flat = 0
+                for i, d in zip(index, a.shape):
+                    flat = flat * d + i
+                got = (flat, rv, pv, n, e._ulps(a, b))
+                self.assertEqual(repr(got), repr(want), dtype)
+
+    def test_beyond_rounding_finite_mask(self):
+        e, torch = self.eager, self.torch
+        inf, nan = float("inf"), float("nan")
+        r = torch.tensor([1.0, inf, 2.0, nan], dtype=torch.float64)
+        p = torch.tensor([1.0, inf, 2.5, nan], dtype=torch.float64)
+        w = e._beyond_rounding(r, p, r.float(), p.float())
+        self.assertIsNotNone(w)
+        self.assertIn("element [2]", w)        # the finite difference, not the infinities
+        self.assertIsNone(e._beyond_rounding(r[:2], p[:2], r[:2].float(), p[:2].float()))
+        self.assertIn("element [1]", e._beyond_rounding(r[:2], torch.tensor([1.0, nan], dtype=torch.float64),
+                                                      r[:2].float(), p[:2].float()))
+
+
 class ValuesTest(unittest.TestCase):
     """In-process checks of the argument encoding."""
 
