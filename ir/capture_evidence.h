@@ -50,6 +50,11 @@ struct CaptureEvidence {
   // src/capture/torchtv_capture/export.py): the graphs return their updated
   // values as extra outputs named NAME__updated.
   std::vector<std::string> referenceMutates, productionMutates;
+  // The graphs are a shape-only pair's, captured at its small_inputs() shapes
+  // only, because its runs there refuted it (Note [Refuted before the
+  // shape-only capture] in src/capture/torchtv_capture/capture.py): they may
+  // refute, never prove.
+  bool reducedOnly = false;
 };
 
 }  // namespace torchtv

@@ -186,6 +186,10 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
       checkOptions.reducedReference = pair.refModule->find(kReducedReference);
       checkOptions.reducedProduction = pair.refModule->find(kReducedProduction);
     }
+    if (pair.evidence && pair.evidence->reducedOnly) {  // the graphs are at the reduced shapes themselves
+      checkOptions.reducedReference = &ref;
+      checkOptions.reducedProduction = &prod;
+    }
     checkOptions.progress = [&progress](const char *stage, size_t decided, size_t total) {
       progress.update(stage, decided, total);
     };

@@ -371,6 +371,8 @@ std::vector<std::string> names(const json &list, const Where &w) {
 CaptureEvidence readCaptureEvidence(const json &capture, const std::string &path) {
   CaptureEvidence ev;
   ev.eager = readEagerEvidence(capture, path);
+  ev.reducedOnly = capture.is_object() && capture.contains("reduced_only") && capture["reduced_only"].is_boolean() &&
+                   capture["reduced_only"].get<bool>();
   if (capture.is_object() && capture.contains("input_mutations")) {
     const json &m = capture["input_mutations"];
     Where w{path, "input_mutations"};

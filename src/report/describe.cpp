@@ -51,6 +51,9 @@ std::string indexText(const std::vector<long long> &index) {
 
 std::string firstDifferenceText(const IntermediateDifference &d) {
   auto site = [](const Site &s) { return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " at " + s.loc); };
+  if (!d.hasValues)  // the types are the difference (Note [Localized type differences])
+    return "first differing intermediate: production " + site(d.production) + " where reference " +
+           site(d.reference) + " (" + d.typeDifference + ")";
   return "first differing intermediate: production " + site(d.production) + " is " + formatFloat(d.productionValue) +
          " at " + indexText(d.index) + " where reference " + site(d.reference) + " is " + formatFloat(d.referenceValue) +
          (d.typeDifference.empty() ? "" : " (" + d.typeDifference + ")");
@@ -58,7 +61,7 @@ std::string firstDifferenceText(const IntermediateDifference &d) {
 
 std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   std::string out = "counterexample: output " + c.output;
-  if (!c.index.empty()) {
+  if (!c.index.empty() && (!c.firstDifference || c.firstDifference->hasValues)) {
     out += " at index " + indexText(c.index) + ": reference " + formatFloat(c.referenceValue) + ", production " + formatFloat(c.productionValue);
   }
   if (!c.note.empty()) out += (c.index.empty() ? ": " : "; ") + c.note;

@@ -109,6 +109,7 @@ std::string summarySection(const CheckResult &r, const DiffView *view) {
   if (r.counterexample && r.counterexample->firstDifference) {
     const IntermediateDifference &d = *r.counterexample->firstDifference;
     auto side = [&](const Site &site, double value, const SideView *sv, const std::string &name) {
+      if (!d.hasValues) return siteLink(site, sv, name);  // the types are the difference
       return siteLink(site, sv, name) + " <span class=\"mono\">" + indexText(d.index) + " = <b>" +
              xmlEscape(formatFloat(value)) + "</b></span>";
     };

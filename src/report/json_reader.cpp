@@ -72,8 +72,10 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
       }
       cex.output = c.at("output").get<std::string>();
       cex.index = c.at("index").get<std::vector<long long>>();
-      cex.referenceValue = numberOf(c.at("reference_value"));
-      cex.productionValue = numberOf(c.at("production_value"));
+      if (!c.at("reference_value").is_null()) {  // null: the types differ (Note [Localized type differences])
+        cex.referenceValue = numberOf(c.at("reference_value"));
+        cex.productionValue = numberOf(c.at("production_value"));
+      }
       cex.note = c.at("note").get<std::string>();
       cex.shrunk = c.value("shrunk", "");
       if (const json &d = c.value("first_difference", json(nullptr)); !d.is_null()) {
@@ -81,8 +83,11 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
         diff.reference = *siteOf(d.at("reference"));
         diff.production = *siteOf(d.at("production"));
         diff.index = d.at("index").get<std::vector<long long>>();
-        diff.referenceValue = numberOf(d.at("reference_value"));
-        diff.productionValue = numberOf(d.at("production_value"));
+        diff.hasValues = !d.at("reference_value").is_null();
+        if (diff.hasValues) {
+          diff.referenceValue = numberOf(d.at("reference_value"));
+          diff.productionValue = numberOf(d.at("production_value"));
+        }
         diff.typeDifference = d.value("type_difference", "");
         cex.firstDifference = diff;
       }

@@ -26,11 +26,12 @@ json number(double v) {
 
 json firstDifferenceJson(const std::optional<IntermediateDifference> &d) {
   if (!d) return nullptr;
+  // Outputs whose types differ: the types are the difference, no values (Note [Localized type differences]).
   return {{"reference", siteJson(d->reference)},
           {"production", siteJson(d->production)},
           {"index", d->index},
-          {"reference_value", number(d->referenceValue)},
-          {"production_value", number(d->productionValue)},
+          {"reference_value", d->hasValues ? number(d->referenceValue) : json(nullptr)},
+          {"production_value", d->hasValues ? number(d->productionValue) : json(nullptr)},
           {"type_difference", d->typeDifference}};
 }
 
@@ -42,11 +43,12 @@ json counterexampleJson(const std::optional<Counterexample> &c) {
     for (double v : t.values) values.push_back(number(v));
     inputs.push_back({{"name", t.name}, {"type", t.type}, {"values", values}});
   }
+  const bool typesOnly = c->firstDifference && !c->firstDifference->hasValues;
   return {{"inputs", inputs},
           {"output", c->output},
           {"index", c->index},
-          {"reference_value", number(c->referenceValue)},
-          {"production_value", number(c->productionValue)},
+          {"reference_value", typesOnly ? json(nullptr) : number(c->referenceValue)},
+          {"production_value", typesOnly ? json(nullptr) : number(c->productionValue)},
           {"note", c->note},
           {"shrunk", c->shrunk},
           {"first_difference", firstDifferenceJson(c->firstDifference)}};

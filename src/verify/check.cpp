@@ -313,6 +313,22 @@ std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map
   return text;
 }
 
+// Output i has types that differ: not_equivalent, whatever the input (Note [Localized type
+// differences]); `r`/`p`: where matching lost track on each side, null when unknown.
+void typesDiffer(const Graph &ref, const Graph &prod, size_t i, const Node *r, const Node *p, OutputResult &out,
+                 CheckResult &result) {
+  out.verdict = Verdict::NotEquivalent;
+  out.reason = std::string(reasons::kTypeMismatch) + ": reference " + ref.outputs()[i]->type.str() + ", production " +
+               prod.outputs()[i]->type.str();
+  if (!result.counterexample) {
+    result.counterexample = typeDifferenceCounterexample(ref, prod, i, out.reason + " (any input shows it)", r, p);
+    const Site &where = result.counterexample->firstDifference->production;
+    if (where.op != "input") out.productionSite = where;
+    if (result.counterexample->firstDifference->reference.op != "input")
+      out.referenceSite = result.counterexample->firstDifference->reference;
+  }
+}
+
 struct Classified {
   CheckResult result;            // every output, those settled here with their verdict
   std::vector<size_t> structural;  // equal after normalization (levelStage settles their level)
@@ -333,15 +349,7 @@ Classified classifyStage(const Compared &g, const Normalized &norm, const Matchi
     OutputResult out;
     out.name = g.ref.outputNames()[i];
     if (a->type != b->type) {
-      out.verdict = Verdict::NotEquivalent;
-      out.reason = std::string(reasons::kTypeMismatch) + ": reference " + a->type.str() + ", production " +
-                   b->type.str();
-      if (!result.counterexample) {
-        Counterexample cex;
-        cex.output = out.name;
-        cex.note = out.reason + " (any input shows it)";
-        result.counterexample = cex;
-      }
+      typesDiffer(g.ref, g.prod, i, refFirstUnmatched[i], prodFirstUnmatched[i], out, result);
     } else if (options.strategy == Strategy::Monolithic) {
       c.pending.push_back(i);
     } else if (m.raw.number(g.origRef.outputs()[i]) == m.raw.number(g.origProd.outputs()[i]) ||
@@ -555,6 +563,28 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
   return decisionOf(g, m, std::move(c.result), proved);
 }
 
+// Note [Refuted before the shape-only capture] in src/capture/torchtv_capture/capture.py: graphs
+// captured at a shape-only pair's small_inputs() only, because its runs there refuted it. Nothing
+// is proven at shapes the user did not ask about: an output is not_equivalent when its types
+// differ (at these shapes too, a real input shows it) or when the runs refute it (concludeStage,
+// with the counterexample refined on these graphs), else unknown, saying why.
+Decision reducedOnlyDecision(const Graph &ref, const Graph &prod) {
+  Decision decision;
+  CheckResult &result = decision.result;
+  for (size_t i = 0; i < ref.outputs().size(); ++i) {
+    OutputResult out;
+    out.name = ref.outputNames()[i];
+    if (ref.outputs()[i]->type != prod.outputs()[i]->type) {
+      typesDiffer(ref, prod, i, nullptr, nullptr, out, result);
+    } else {
+      out.verdict = Verdict::Unknown;
+      out.reason = reasons::kReducedOnlyUnchecked;
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  return decision;
+}
+
 // ---- conclude ------------------------------------------------------------
 
 // What every check does after the decision, stored or not: the capture's
@@ -565,8 +595,13 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
   CheckResult result = std::move(decision.result);
   if (options.capture) {
     applyCaptureEvidence(result, *options.capture);
-    refineReducedShapeCounterexample(result, options.capture->eager, options.reducedReference,
-                                     options.reducedProduction, options.fusions ? *options.fusions : bundledFusions());
+    const std::optional<EagerEvidence> &runs = options.capture->eager;
+    const FusionLibrary &fusions = options.fusions ? *options.fusions : bundledFusions();
+    if (runs && runs->reducedShapes)
+      refineReducedShapeCounterexample(result, runs, options.reducedReference, options.reducedProduction, fusions,
+                                       options.capture->reducedOnly ? RefinedOn::ReducedOnly : RefinedOn::ReducedAgain);
+    else
+      refineReducedShapeCounterexample(result, runs, &g.origRef, &g.origProd, fusions, RefinedOn::Captured);
   }
   summarize(result);
   if (result.verdict == Verdict::Equivalent) {
@@ -590,6 +625,14 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   const auto start = std::chrono::steady_clock::now();
   requireSameInterface(origRef, origProd);
   const Progress progress{options, origRef.outputs().size()};
+  if (options.capture && options.capture->reducedOnly) {
+    CheckResult result = concludeStage({origRef, origProd, origRef, origProd}, reducedOnlyDecision(origRef, origProd),
+                                       options, progress);
+    result.stats.referenceNodes = origRef.nodes().size();
+    result.stats.productionNodes = origProd.nodes().size();
+    result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
   const Normalized norm = normalizeStage(origRef, origProd, options, progress);
   const Compared graphs{origRef, origProd, norm.refCopy ? *norm.refCopy : origRef,
                         norm.prodCopy ? *norm.prodCopy : origProd};

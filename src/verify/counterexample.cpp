@@ -23,7 +23,8 @@ Counterexample counterexampleOf(const Graph &ref, const Refutation &r, const std
   c.index = r.difference.index;
   c.referenceValue = r.difference.referenceValue;
   c.productionValue = r.difference.productionValue;
-  c.note = "found by " + r.how + "; confirmed by evaluating both graphs (Note [Confirming counterexamples])";
+  c.note = "found by " + r.how + "; " +
+           (r.byLibTorch ? reasons::kConfirmedByReplay : "confirmed by evaluating both graphs (Note [Confirming counterexamples])");
   return c;
 }
 
@@ -68,8 +69,11 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     result.counterexample = counterexampleOf(ref, refuted, out.name);
     result.counterexample->note += "; " + evidence;
     result.counterexample->shrunk = shrunk;
-    result.counterexample->firstDifference =
-        localizeDifference(ref, prod, refuted.inputs, i, shrunk.empty() ? nullptr : &found.inputs);
+    const std::vector<eval::EvalTensor> *asFound = shrunk.empty() ? nullptr : &found.inputs;
+    result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i, asFound);
+    // Graphs the evaluator cannot evaluate: LibTorch's values (Note [Counterexamples through LibTorch]).
+    if (!result.counterexample->firstDifference)
+      result.counterexample->firstDifference = localizeDifferenceByReplay(origRef, origProd, refuted.inputs, i, asFound);
   }
   return true;
 }

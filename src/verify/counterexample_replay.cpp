@@ -176,28 +176,35 @@ ReplayOutcome replayOnOriginals(const Graph &reference, const Graph &production,
   return readChild(p);
 }
 
-ReplayedOutputs replayBoth(const Graph &reference, const Graph &production,
-                           const std::vector<eval::EvalTensor> &inputs) {
-  ReplayedOutputs r;
+namespace {
+
+// Both graphs replayed in a child: the outputs (in order, named "#0", "#1", ...), or with
+// `everyValue` every value by name. The child writes one line per tensor, "R" or "P", its name,
+// then its values as hex floats, or one line "error WHY".
+ReplayedValues replayForked(const Graph &reference, const Graph &production,
+                            const std::vector<eval::EvalTensor> &inputs, bool everyValue) {
+  ReplayedValues r;
   try {
     loadReplay();
   } catch (const ReplayUnavailable &e) {
     r.why = e.what();
     return r;
   }
-  // The child writes one line per output, "R" or "P" then its values as hex
-  // floats, or one line "error WHY".
   ProcessResult p = runForked(
       [&](int fd) {
         setReplayThreads(1);
+        auto write = [&](char tag, const std::string &name, const ConcreteTensor &t) {
+          std::string line = std::string(1, tag) + " " + name;
+          for (double v : t.values) line += " " + hexDouble(v);
+          writeAll(fd, line + "\n");
+        };
         try {
           auto concrete = toConcrete(inputs);
           for (auto [tag, graph] : {std::pair<char, const Graph *>{'R', &reference}, {'P', &production}}) {
-            for (const ConcreteTensor &t : replayGraph(*graph, concrete)) {
-              std::string line(1, tag);
-              for (double v : t.values) line += " " + hexDouble(v);
-              writeAll(fd, line + "\n");
-            }
+            std::map<const Value *, ConcreteTensor> trace;
+            std::vector<ConcreteTensor> outs = replayGraph(*graph, concrete, everyValue ? &trace : nullptr);
+            for (size_t i = 0; i < outs.size(); ++i) write(tag, "#" + std::to_string(i), outs[i]);
+            for (const auto &[v, t] : trace) write(tag, v->name, t);
           }
         } catch (const ReplayError &e) {
           std::string why = e.what();
@@ -211,6 +218,15 @@ ReplayedOutputs replayBoth(const Graph &reference, const Graph &production,
     r.why = readChild(p).detail;
     return r;
   }
+  // Names to types: the values as the graphs declare them.
+  std::map<std::string, TensorType> types[2];
+  for (int side = 0; side < 2; ++side) {
+    const Graph &g = side ? production : reference;
+    for (const Value *v : g.inputs()) types[side][v->name] = v->type;
+    for (const auto &n : g.nodes())
+      for (const Value *v : n->outputs) types[side][v->name] = v->type;
+    for (size_t i = 0; i < g.outputs().size(); ++i) types[side]["#" + std::to_string(i)] = g.outputs()[i]->type;
+  }
   std::istringstream in(p.out);
   std::string line;
   while (std::getline(in, line)) {
@@ -220,12 +236,81 @@ ReplayedOutputs replayBoth(const Graph &reference, const Graph &production,
     }
     std::istringstream ls(line);
     char tag = 0;
-    ls >> tag;
-    std::vector<double> values;
-    for (std::string v; ls >> v;) values.push_back(std::strtod(v.c_str(), nullptr));
-    (tag == 'R' ? r.reference : r.production).push_back(std::move(values));
+    std::string name;
+    ls >> tag >> name;
+    const int side = tag == 'P';
+    eval::EvalTensor t{types[side][name], {}};
+    for (std::string v; ls >> v;) t.values.push_back(std::strtod(v.c_str(), nullptr));
+    (side ? r.production : r.reference)[name] = std::move(t);
   }
   return r;
+}
+
+// Beyond rounding, as Note [Counterexamples through LibTorch] says: the first element of `b`
+// that differs from `a`'s.
+std::optional<size_t> differsBeyondRounding(const eval::EvalTensor &a, const eval::EvalTensor &b) {
+  if (a.values.size() != b.values.size()) return std::nullopt;
+  long double scale = 1;
+  for (long double v : a.values)
+    if (std::isfinite(static_cast<double>(v))) scale = std::max(scale, std::fabs(v));
+  const DType dt = a.type.dtype;
+  const double rel = !isFloating(dt) ? 0 : dtypeBits(dt) == 16 ? 1e-2 : kReplayRelativeDifference;
+  for (size_t k = 0; k < a.values.size(); ++k) {
+    long double x = a.values[k], y = b.values[k];
+    if (std::isnan(static_cast<double>(x)) && std::isnan(static_cast<double>(y))) continue;
+    if (x == y) continue;
+    if (!(std::fabs(x - y) <= rel * scale)) return k;  // NaN against a number, inf against finite
+  }
+  return std::nullopt;
+}
+
+class ReplayConfirmer : public CounterexampleConfirmer {
+public:
+  ReplayConfirmer(const Graph &reference, const Graph &production) : reference_(reference), production_(production) {}
+  // The graphs given are the compared ones; the replay runs the originals, whose inputs are the same.
+  std::optional<ConfirmedDifference> confirm(const Graph &, const Graph &, const std::vector<eval::EvalTensor> &inputs,
+                                             const std::vector<size_t> &outputs) override {
+    ReplayedValues r = replayForked(reference_, production_, inputs, false);
+    if (!r.why.empty()) return std::nullopt;
+    for (size_t o : outputs) {
+      const std::string name = "#" + std::to_string(o);
+      auto a = r.reference.find(name), b = r.production.find(name);
+      if (a == r.reference.end() || b == r.production.end() || a->second.type != b->second.type) continue;
+      if (std::optional<size_t> k = differsBeyondRounding(a->second, b->second))
+        return ConfirmedDifference{o, eval::unflatten(a->second.type.shape, *k), static_cast<double>(a->second.values[*k]),
+                                   static_cast<double>(b->second.values[*k])};
+    }
+    return std::nullopt;
+  }
+
+private:
+  const Graph &reference_, &production_;
+};
+
+}  // namespace
+
+ReplayedOutputs replayBoth(const Graph &reference, const Graph &production,
+                           const std::vector<eval::EvalTensor> &inputs) {
+  ReplayedValues v = replayForked(reference, production, inputs, false);
+  ReplayedOutputs r;
+  r.why = v.why;
+  if (!r.why.empty()) return r;
+  for (auto [side, into] : {std::pair{&v.reference, &r.reference}, {&v.production, &r.production}})
+    for (size_t i = 0; side->count("#" + std::to_string(i)); ++i) {
+      std::vector<double> values;
+      for (long double x : side->at("#" + std::to_string(i)).values) values.push_back(static_cast<double>(x));
+      into->push_back(std::move(values));
+    }
+  return r;
+}
+
+ReplayedValues replayValues(const Graph &reference, const Graph &production,
+                            const std::vector<eval::EvalTensor> &inputs) {
+  return replayForked(reference, production, inputs, true);
+}
+
+std::unique_ptr<CounterexampleConfirmer> makeReplayConfirmer(const Graph &reference, const Graph &production) {
+  return std::make_unique<ReplayConfirmer>(reference, production);
 }
 
 }  // namespace torchtv

@@ -32,11 +32,14 @@
 // raise SIGSEGV at the first node it replays (fault injection for the tests).
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
 #include "src/eval/concrete.h"
+#include "src/verify/counterexample_confirm.h"
 
 namespace torchtv {
 
@@ -64,5 +67,37 @@ struct ReplayedOutputs {
 };
 ReplayedOutputs replayBoth(const Graph &reference, const Graph &production,
                            const std::vector<eval::EvalTensor> &inputs);
+
+// Every value both original graphs compute on `inputs` (inputs included), by
+// value name, replayed as above: what localization compares where torchtv's
+// evaluator cannot evaluate the graphs (Note [Counterexamples through
+// LibTorch]); `why` when they could not be replayed.
+struct ReplayedValues {
+  std::map<std::string, eval::EvalTensor> reference, production;
+  std::string why;
+};
+ReplayedValues replayValues(const Graph &reference, const Graph &production,
+                            const std::vector<eval::EvalTensor> &inputs);
+
+// Note [Counterexamples through LibTorch]
+// Where torchtv's evaluator lacks an op of the graphs (aten::mish_backward; any
+// op it will never have), an output that the capture's runs refute (Note
+// [Cross-checks]) would keep the runs' counterexample: their inputs, neither
+// shrunk nor localized. LibTorch's kernels take the evaluator's place: a
+// random input is a counterexample when replaying both original graphs
+// differs on the output beyond rounding, by kReplayRelativeDifference of the
+// output's scale (the largest magnitude of the reference's output; absolute
+// below a scale of 1) in float32 and float64, 1e-2 in 16-bit floats, any
+// difference in integers; shrinking (Note [Shrinking counterexamples]) asks
+// the same of each candidate; localization (Note [Localized
+// counterexamples]) compares the values of both replays, to
+// kReplayDigits significant digits in float32 and wider, 3 in 16-bit floats.
+// Each replay is a forked child (Note [Replay isolation]). This confirmer
+// never decides a verdict: it refines the counterexample of an output the runs
+// already refuted (Note [Refuting at reduced shapes]), whose verdict stands
+// whatever it finds.
+constexpr double kReplayRelativeDifference = 1e-4;
+constexpr int kReplayDigits = 5;
+std::unique_ptr<CounterexampleConfirmer> makeReplayConfirmer(const Graph &reference, const Graph &production);
 
 }  // namespace torchtv

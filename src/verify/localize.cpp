@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 
+#include "src/verify/counterexample_replay.h"
 #include "src/verify/refute.h"
 #include "src/verify/shrink.h"
 
@@ -16,8 +19,10 @@ namespace {
 
 using eval::EvalTensor;
 
-// A value's content to 9 significant digits, for "agrees with" (Note [Localized counterexamples]).
-std::string fingerprint(const EvalTensor &t) {
+// A value's content to `digits` significant digits (9 at Wide precision, fewer for LibTorch's
+// values: Note [Counterexamples through LibTorch]), for "agrees with" (Note [Localized
+// counterexamples]).
+std::string fingerprint(const EvalTensor &t, int digits) {
   std::string key = t.type.str();
   char buf[40];
   for (long double v : t.values) {
@@ -25,18 +30,18 @@ std::string fingerprint(const EvalTensor &t) {
       key += "|nan";
       continue;
     }
-    std::snprintf(buf, sizeof buf, "|%.8Le", v);
+    std::snprintf(buf, sizeof buf, "|%.*Le", digits - 1, v);
     key += buf;
   }
   return key;
 }
 
-// Index of the first element where a and b differ beyond 9 significant digits, and how far.
-std::optional<size_t> firstDiffering(const EvalTensor &a, const EvalTensor &b, long double *distance) {
+// Index of the first element where a and b differ beyond `digits` significant digits, and how far.
+std::optional<size_t> firstDiffering(const EvalTensor &a, const EvalTensor &b, long double *distance, int digits) {
   std::optional<size_t> first;
   long double total = 0;
   for (size_t k = 0; k < a.values.size() && k < b.values.size(); ++k) {
-    long double x = roundSignificant(a.values[k], 9), y = roundSignificant(b.values[k], 9);
+    long double x = roundSignificant(a.values[k], digits), y = roundSignificant(b.values[k], digits);
     if (x == y || (std::isnan(static_cast<double>(x)) && std::isnan(static_cast<double>(y)))) continue;
     if (!first) first = k;
     long double d = std::fabs(x - y);
@@ -78,7 +83,7 @@ std::unordered_set<const Node *> coneOf(const Graph &g, const Value *out) {
 // production (relative positions: both graphs run forward, then backward).
 const Node *otherShapeCounterpart(const Graph &ref, const Graph &prod, const std::map<const Value *, EvalTensor> &refTrace,
                                   const std::unordered_set<std::string> &prodKeys, const Node &n,
-                                  const TensorType &type, const std::unordered_set<const Node *> &refCone) {
+                                  const TensorType &type, const std::unordered_set<const Node *> &refCone, int digits) {
   size_t prodAt = 0;
   for (; prodAt < prod.nodes().size() && prod.nodes()[prodAt].get() != &n; ++prodAt) {
   }
@@ -92,7 +97,7 @@ const Node *otherShapeCounterpart(const Graph &ref, const Graph &prod, const std
       if (m->outputs.empty() || (sameOp && m->op != n.op) || (inCone && !refCone.count(m))) continue;
       auto r = refTrace.find(m->outputs[0]);
       if (r == refTrace.end() || r->second.type.dtype != type.dtype || r->second.type.shape.size() != type.shape.size() ||
-          prodKeys.count(fingerprint(r->second)))
+          prodKeys.count(fingerprint(r->second, digits)))
         continue;
       double gap = std::fabs(static_cast<double>(k) / static_cast<double>(ref.nodes().size()) - prodPos);
       if (!best || gap < bestGap) {
@@ -110,10 +115,46 @@ const Node *otherShapeCounterpart(const Graph &ref, const Graph &prod, const std
 Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
 
 namespace {
+Site siteOfValue(const Value *v) {
+  const Node *n = v->producer;
+  return Site{v->name, n ? n->op : "input", n && n->loc.known() ? n->loc.str() : ""};
+}
+}  // namespace
 
-// Both graphs' values on one input.
+IntermediateDifference localizeTypeDifference(const Value &refOut, const Value &prodOut, const Node *refFirst,
+                                              const Node *prodFirst) {
+  const Value *r = &refOut, *p = &prodOut;
+  if (refFirst && prodFirst && refFirst->outputs.at(0)->type != prodFirst->outputs.at(0)->type)
+    r = refFirst->outputs.at(0), p = prodFirst->outputs.at(0);
+  IntermediateDifference d;
+  d.reference = siteOfValue(r);
+  d.production = siteOfValue(p);
+  d.typeDifference = std::string(r->type.dtype != p->type.dtype ? "dtype" : "shape") + " differs: production " +
+                     p->type.str() + ", reference " + r->type.str();
+  d.hasValues = false;
+  return d;
+}
+
+Counterexample typeDifferenceCounterexample(const Graph &ref, const Graph &prod, size_t output, const std::string &note,
+                                            const Node *refFirst, const Node *prodFirst) {
+  Counterexample c;
+  for (const Value *in : ref.inputs()) {
+    std::optional<int64_t> n = numel(in->type.shape);
+    c.inputs.push_back(TensorValues{in->name, in->type.str(), std::vector<double>(static_cast<size_t>(n.value_or(0)), 0.0)});
+  }
+  c.output = ref.outputNames().at(output);
+  c.note = note;
+  c.shrunk = "shrunk: every input all zeros (the types differ whatever the input)";
+  c.firstDifference = localizeTypeDifference(*ref.outputs().at(output), *prod.outputs().at(output), refFirst, prodFirst);
+  return c;
+}
+
+namespace {
+
+// Both graphs' values on one input, and to how many significant digits they are compared.
 struct Traces {
   std::map<const Value *, EvalTensor> ref, prod;
+  int digits = 9;
 };
 
 // Graphs within the evaluation budget are traced whole (a counterpart may lie outside the
@@ -136,11 +177,6 @@ struct Departure {
 };
 
 // A value's site: its producer's, else (a graph input) its name.
-Site siteOfValue(const Value *v) {
-  const Node *n = v->producer;
-  return Site{v->name, n ? n->op : "input", n && n->loc.known() ? n->loc.str() : ""};
-}
-
 // Where no production value departs, every one agrees with some reference value: production
 // returns one of the reference's values, or computes its output from them in one step that the
 // reference takes too, where the reference goes on (drops a guard or a final step). Where the
@@ -151,7 +187,7 @@ std::optional<Departure> atTheOutputs(const Graph &ref, const Graph &prod, const
   const Value *po = prod.outputs().at(output), *ro = ref.outputs().at(output);
   auto p = t.prod.find(po), r = t.ref.find(ro);
   if (p == t.prod.end() || r == t.ref.end() || p->second.type != r->second.type) return std::nullopt;
-  std::optional<size_t> k = firstDiffering(r->second, p->second, nullptr);
+  std::optional<size_t> k = firstDiffering(r->second, p->second, nullptr, t.digits);
   if (!k) return std::nullopt;
   IntermediateDifference d;
   d.reference = siteOfValue(ro);
@@ -165,8 +201,9 @@ std::optional<Departure> atTheOutputs(const Graph &ref, const Graph &prod, const
 std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Traces &t, size_t output) {
   const std::map<const Value *, EvalTensor> &refTrace = t.ref, &prodTrace = t.prod;
   std::unordered_set<std::string> refKeys, prodKeys;
-  for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t));
-  for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t));
+  const int digits = t.digits;
+  for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t, digits));
+  for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t, digits));
   std::unordered_set<const Node *> cone = coneOf(prod, prod.outputs().at(output));
   // Which nodes of the cone agree with a reference value, and which feed (within the cone) a
   // node that agrees again: another decomposition's own intermediate re-converges, a departure
@@ -176,7 +213,7 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
   for (const auto &n : prod.nodes()) {
     if (!cone.count(n.get()) || n->outputs.empty()) continue;
     auto it = prodTrace.find(n->outputs[0]);
-    if (it != prodTrace.end() && refKeys.count(fingerprint(it->second))) agrees.insert(n.get());
+    if (it != prodTrace.end() && refKeys.count(fingerprint(it->second, digits))) agrees.insert(n.get());
   }
   auto varies = [&](const Node *n) {
     const auto &values = prodTrace.at(n->outputs[0]).values;
@@ -210,9 +247,9 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
         if (m->outputs.empty() || (sameOp && m->op != n->op)) continue;
         auto r = refTrace.find(m->outputs[0]);
         if (r == refTrace.end() || r->second.type != it->second.type) continue;
-        if (onlyUnmatched && prodKeys.count(fingerprint(r->second))) continue;
+        if (onlyUnmatched && prodKeys.count(fingerprint(r->second, digits))) continue;
         long double distance = 0;
-        std::optional<size_t> k = firstDiffering(r->second, it->second, &distance);
+        std::optional<size_t> k = firstDiffering(r->second, it->second, &distance, digits);
         if (k && (!best || distance < bestDistance)) {
           best = m.get();
           bestDistance = distance;
@@ -227,7 +264,7 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
       // of the same dtype and rank computed by the same op, else by any op
       // (Note [Localized counterexamples]); the report says the shapes differ.
       best = otherShapeCounterpart(ref, prod, refTrace, prodKeys, *n, it->second.type,
-                                   coneOf(ref, ref.outputs().at(output)));
+                                   coneOf(ref, ref.outputs().at(output)), digits);
       // Nothing to hold it against (a value of a dtype or rank the reference never computes).
       if (!best) return atTheOutputs(ref, prod, t, output);
       const EvalTensor &r = refTrace.at(best->outputs[0]);
@@ -245,12 +282,13 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
   return atTheOutputs(ref, prod, t, output);
 }
 
-}  // namespace
+// Localization on the values `traceOn` gives for an input (the evaluator's, or LibTorch's).
+using TraceOn = std::function<std::optional<Traces>(const std::vector<EvalTensor> &)>;
 
-std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
-                                                         const std::vector<EvalTensor> &inputs, size_t output,
-                                                         const std::vector<EvalTensor> *found) {
-  std::optional<Traces> shown = traces(ref, prod, inputs, output);
+std::optional<IntermediateDifference> localizeWith(const Graph &ref, const Graph &prod, const std::vector<EvalTensor> &inputs,
+                                                   size_t output, const std::vector<EvalTensor> *found,
+                                                   const TraceOn &traceOn) {
+  std::optional<Traces> shown = traceOn(inputs);
   if (!shown) return std::nullopt;
   std::optional<Departure> d = departure(ref, prod, *shown, output);
   // Where the shrunk input departs with a value of all zeros (or nowhere), where the input as
@@ -262,13 +300,13 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
   };
   if (!found || (d && !zeros(d->production))) return d ? std::optional(d->difference) : std::nullopt;
   std::optional<Departure> earlier;
-  if (std::optional<Traces> t = traces(ref, prod, *found, output)) earlier = departure(ref, prod, *t, output);
+  if (std::optional<Traces> t = traceOn(*found)) earlier = departure(ref, prod, *t, output);
   if (earlier && (!d || d->production != earlier->production)) {
     const EvalTensor &p = shown->prod.at(earlier->production);
     auto r = shown->ref.find(earlier->reference);
     long double distance = 0;
     std::optional<size_t> k;
-    if (r != shown->ref.end() && r->second.type == p.type) k = firstDiffering(r->second, p, &distance);
+    if (r != shown->ref.end() && r->second.type == p.type) k = firstDiffering(r->second, p, &distance, shown->digits);
     if (k) {
       IntermediateDifference moved = earlier->difference;
       moved.index = eval::unflatten(p.type.shape, *k);
@@ -278,6 +316,42 @@ std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const
     }
   }
   return d ? std::optional(d->difference) : std::nullopt;
+}
+
+// Both original graphs' values replayed through LibTorch (Note [Counterexamples through LibTorch]).
+std::optional<Traces> replayTraces(const Graph &ref, const Graph &prod, const std::vector<EvalTensor> &inputs,
+                                   size_t output) {
+  if (!withinEvalBudget(ref, prod)) return std::nullopt;  // every value travels back from the child
+  ReplayedValues v = replayValues(ref, prod, inputs);
+  if (!v.why.empty()) return std::nullopt;
+  Traces t;
+  t.digits = dtypeBits(prod.outputs().at(output)->type.dtype) == 16 ? 3 : kReplayDigits;
+  for (auto [g, from, into] : {std::tuple{&ref, &v.reference, &t.ref}, {&prod, &v.production, &t.prod}}) {
+    auto take = [&](const Value *val) {
+      auto it = from->find(val->name);
+      if (it != from->end()) into->emplace(val, it->second);
+    };
+    for (const Value *in : g->inputs()) take(in);
+    for (const auto &n : g->nodes())
+      for (const Value *out : n->outputs) take(out);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
+                                                         const std::vector<EvalTensor> &inputs, size_t output,
+                                                         const std::vector<EvalTensor> *found) {
+  return localizeWith(ref, prod, inputs, output, found,
+                      [&](const std::vector<EvalTensor> &in) { return traces(ref, prod, in, output); });
+}
+
+std::optional<IntermediateDifference> localizeDifferenceByReplay(const Graph &ref, const Graph &prod,
+                                                                 const std::vector<EvalTensor> &inputs, size_t output,
+                                                                 const std::vector<EvalTensor> *found) {
+  return localizeWith(ref, prod, inputs, output, found,
+                      [&](const std::vector<EvalTensor> &in) { return replayTraces(ref, prod, in, output); });
 }
 
 }  // namespace torchtv

@@ -54,10 +54,36 @@ namespace torchtv {
 // Where a node is, for reports: its first result's name, its op, its source line.
 Site siteOf(const Node &n);
 
+// Note [Localized type differences]
+// Outputs whose types differ are not_equivalent on every input, so the
+// counterexample is the smallest input (every element zero: in range as an
+// index too) and its localization is static, from value numbering: the first
+// node of each side where matching loses track (classify's "diverges at"),
+// when their types differ; else the outputs themselves (nothing earlier
+// differs in type: a cast after the last shared value). The difference is the
+// types ("dtype differs" or "shape differs", both given), no values.
+// `refFirst`/`prodFirst`: those first unmatched nodes, null when unknown.
+IntermediateDifference localizeTypeDifference(const Value &refOut, const Value &prodOut, const Node *refFirst,
+                                              const Node *prodFirst);
+
+// The counterexample of output `output`, whose types differ: all-zero inputs,
+// localized as above; `note` says what differs.
+Counterexample typeDifferenceCounterexample(const Graph &ref, const Graph &prod, size_t output, const std::string &note,
+                                            const Node *refFirst, const Node *prodFirst);
+
 // Nullopt when the graphs cannot be evaluated or no departing value is found.
 // `found`: the input before shrinking, where it differs from `inputs`.
 std::optional<IntermediateDifference> localizeDifference(const Graph &ref, const Graph &prod,
                                                          const std::vector<eval::EvalTensor> &inputs, size_t output,
                                                          const std::vector<eval::EvalTensor> *found = nullptr);
+
+// The same on the ORIGINAL graphs' values replayed through LibTorch, where the
+// evaluator cannot evaluate them (Note [Counterexamples through LibTorch] in
+// src/verify/counterexample_replay.h): within the evaluation budget only, values
+// compared to kReplayDigits significant digits.
+std::optional<IntermediateDifference> localizeDifferenceByReplay(const Graph &ref, const Graph &prod,
+                                                                 const std::vector<eval::EvalTensor> &inputs,
+                                                                 size_t output,
+                                                                 const std::vector<eval::EvalTensor> *found = nullptr);
 
 }  // namespace torchtv

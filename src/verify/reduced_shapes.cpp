@@ -9,6 +9,7 @@
 #include "ir/rewrite.h"
 #include "src/normalize/normalize.h"
 #include "src/verify/counterexample.h"
+#include "src/verify/counterexample_replay.h"
 #include "src/verify/refute.h"
 
 namespace torchtv {
@@ -37,22 +38,32 @@ std::string reducedShapes(std::string runsInputs) {
 }  // namespace
 
 void refineReducedShapeCounterexample(CheckResult &result, const std::optional<EagerEvidence> &runs,
-                                      const Graph *origRef, const Graph *origProd, const FusionLibrary &fusions) {
-  // Only the runs' own counterexample at reduced shapes (it carries no inputs); one found on the
-  // captured graphs is minimal and localized already.
-  if (!runs || !runs->ran || !runs->reducedShapes || !result.counterexample || !result.counterexample->inputs.empty())
+                                      const Graph *origRef, const Graph *origProd, const FusionLibrary &fusions,
+                                      RefinedOn on) {
+  // Only the runs' own counterexample (it carries no inputs); one found on the captured graphs
+  // is minimal and localized already.
+  const bool reduced = on != RefinedOn::Captured;
+  if (!runs || !runs->ran || runs->reducedShapes != reduced || !result.counterexample ||
+      !result.counterexample->inputs.empty())
     return;
   Counterexample &cex = *result.counterexample;
-  if (!origRef || !origProd) return keepRunsCounterexample(cex, reasons::kReducedNotCaptured);
+  // At the captured shapes the runs' counterexample stays as it was when nothing better is found.
+  auto keep = [&](const std::string &why) {
+    if (reduced) keepRunsCounterexample(cex, why);
+  };
+  if (!origRef || !origProd) return keep(reasons::kReducedNotCaptured);
   if (origRef->outputNames() != origProd->outputNames() || origRef->inputs().size() != origProd->inputs().size() ||
       origRef->outputs().size() != result.outputs.size())
-    return keepRunsCounterexample(cex, reasons::kReducedOtherInterface);
+    return keep(reasons::kReducedOtherInterface);
   // The outputs the runs refute.
   std::vector<size_t> refuted;
   for (size_t i = 0; i < result.outputs.size(); ++i) {
     const EagerOutputCheck *c = runs->find(result.outputs[i].name);
     if (result.outputs[i].verdict != Verdict::NotEquivalent || !c || !c->beyondRounding) continue;
-    if (origRef->outputNames()[i] != result.outputs[i].name) return keepRunsCounterexample(cex, reasons::kReducedOtherInterface);
+    // Graphs the check proved equal on this output (the runs contradict them: an internal
+    // inconsistency, Note [Cross-checks]) cannot show the difference: not searched.
+    if (!reduced && result.outputs[i].reason.find(reasons::kInternalInconsistency) != std::string::npos) continue;
+    if (origRef->outputNames()[i] != result.outputs[i].name) return keep(reasons::kReducedOtherInterface);
     refuted.push_back(i);
   }
   if (refuted.empty()) return;
@@ -76,19 +87,24 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     spdlog::debug("reduced shapes: {} refuted outputs, the cheapest cone {} elements", byCost.size(), byCost.front().first);
     std::vector<size_t> one = {byCost.front().second};
     if (!withinEvalBudget(*ref, *prod, &one, kReducedEvalBudget))
-      return keepRunsCounterexample(cex, reasons::kReducedPastBudget + std::to_string(byCost.front().first) +
+      return keep(reasons::kReducedPastBudget + std::to_string(byCost.front().first) +
                                              reasons::kReducedPastBudgetTail + std::to_string(kReducedEvalBudget) + ")");
-    auto confirmer = makeEvaluatorConfirmer();
+    // The evaluator first; where it finds nothing (an op it lacks), LibTorch's kernels.
+    std::unique_ptr<CounterexampleConfirmer> confirmer;
     std::optional<Refutation> first;
-    for (size_t k = 0; k < byCost.size() && k < kReducedOutputsTried && !first; ++k) {
-      one = {byCost[k].second};
-      if (!withinEvalBudget(*ref, *prod, &one, kReducedEvalBudget)) break;
-      std::vector<Refutation> found = refuteByRandomInputs(*ref, *prod, one, *confirmer, kReducedEvalBudget);
-      // By the earliest input distribution (normal values before small integers, whose
-      // large values saturate what localization compares).
-      if (!found.empty()) first = found.front();
+    for (int by = reduced ? 0 : 1; by < 2 && !first; ++by) {  // the check's own search used the evaluator
+      confirmer = by == 0 ? makeEvaluatorConfirmer() : makeReplayConfirmer(*origRef, *origProd);
+      for (size_t k = 0; k < byCost.size() && k < kReducedOutputsTried && !first; ++k) {
+        one = {byCost[k].second};
+        if (!withinEvalBudget(*ref, *prod, &one, kReducedEvalBudget)) break;
+        std::vector<Refutation> found = refuteByRandomInputs(*ref, *prod, one, *confirmer, kReducedEvalBudget);
+        // By the earliest input distribution (normal values before small integers, whose
+        // large values saturate what localization compares).
+        if (!found.empty()) first = found.front();
+      }
+      if (first) first->byLibTorch = by == 1;
     }
-    if (!first) return keepRunsCounterexample(cex, reasons::kReducedNotConfirmed);
+    if (!first) return keep(reasons::kReducedNotConfirmed);
     Refutation r = *first;
     const size_t i = r.difference.output;
     spdlog::debug("reduced shapes: output {} refuted by {} in {:.2f} s", i, r.how, seconds(start));
@@ -97,13 +113,16 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     CheckResult scratch;
     scratch.outputs = result.outputs;
     if (!recordRefutation(*origRef, *origProd, *ref, *prod, r, i, scratch, *confirmer) || !scratch.counterexample)
-      return keepRunsCounterexample(cex, reasons::kReducedNotReplayed + scratch.outputs[i].reason);
+      return keep(reasons::kReducedNotReplayed + scratch.outputs[i].reason);
     spdlog::debug("reduced shapes: shrunk, replayed and localized in {:.2f} s", seconds(start));
     Counterexample refined = std::move(*scratch.counterexample);
-    const std::string where = std::string(reasons::kReducedShapes) + reducedShapes(runs->inputs);
-    refined.note = where + reasons::kReducedCapturedAgain + refined.note;
+    const std::string where =
+        !reduced ? std::string(reasons::kRunsCounterexampleRefined)
+                 : std::string(reasons::kReducedShapes) + reducedShapes(runs->inputs) +
+                       (on == RefinedOn::ReducedOnly ? reasons::kReducedCapturedOnly : reasons::kReducedCapturedAgain);
+    refined.note = where + refined.note;
     OutputResult &out = result.outputs[i];
-    out.reason += "; " + where + reasons::kReducedCapturedAgain + scratch.outputs[i].reason;
+    out.reason += "; " + where + scratch.outputs[i].reason;
     // The localized value becomes where the output diverges: value numbering's site is where
     // matching lost track (often the loss, upstream of a hand-written backward).
     if (refined.firstDifference) {
@@ -112,7 +131,7 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     }
     cex = std::move(refined);
   } catch (const std::exception &e) {  // a reduced graph torchtv cannot handle: the runs' verdict stands
-    keepRunsCounterexample(cex, e.what());
+    keep(e.what());
   }
 }
 

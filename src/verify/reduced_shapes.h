@@ -42,8 +42,21 @@ namespace torchtv {
 // why it is not shrunk.
 // `runs`: the capture's eager runs; `ref`/`prod`: the graphs at the reduced
 // shapes (null: the capture has none); `fusions`: the definitions the check
-// expands, those captured at the reduced shapes included.
+// expands, those captured at the reduced shapes included; `on`: which graphs
+// these are.
+//
+// The same refines the runs' counterexample of a pair captured at the shapes it
+// ran (`on` = Captured, the check's own graphs) where the check's random search
+// found none (the evaluator lacks an op of the graphs): there, and wherever the
+// evaluator finds nothing, LibTorch replays are the confirmer (Note
+// [Counterexamples through LibTorch] in src/verify/counterexample_replay.h).
+enum class RefinedOn {
+  ReducedAgain,  // the reduced graphs captured besides the shape-only ones
+  ReducedOnly,   // the reduced graphs are the capture's only ones (Note [Refuted
+                 // before the shape-only capture] in src/capture/torchtv_capture/capture.py)
+  Captured,      // the runs ran at the graphs' own shapes
+};
 void refineReducedShapeCounterexample(CheckResult &result, const std::optional<EagerEvidence> &runs, const Graph *ref,
-                                      const Graph *prod, const FusionLibrary &fusions);
+                                      const Graph *prod, const FusionLibrary &fusions, RefinedOn on);
 
 }  // namespace torchtv

@@ -15,6 +15,8 @@ struct Refutation {
   ConfirmedDifference difference;
   std::vector<eval::EvalTensor> inputs;
   std::string how;  // "random inputs (seed 3, small integers)", "a Z3 model"
+  // Confirmed by LibTorch's kernels, not the evaluator (Note [Counterexamples through LibTorch]).
+  bool byLibTorch = false;
 };
 
 // Elements evaluated per run above which the random search is skipped.

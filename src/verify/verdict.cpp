@@ -74,6 +74,12 @@ const char *const kRefutedByRunning = "refuted by running the code: the outputs 
 // Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
 const char *const kReducedShapes = "at the reduced shapes of ";
 const char *const kReducedCapturedAgain = ", where the pair was captured again: ";
+const char *const kRunsCounterexampleRefined = "found again on the captured graphs: ";
+const char *const kConfirmedByReplay = "confirmed by LibTorch's kernels (Note [Counterexamples through LibTorch])";
+const char *const kReducedCapturedOnly = ", where the pair was captured (its runs there refute it): ";
+const char *const kReducedOnlyUnchecked =
+    "not checked: the runs at small_inputs() refute the pair, so it was captured at those shapes only, and a proof "
+    "there says nothing about the example_inputs() shapes (Note [Refuted before the shape-only capture])";
 const char *const kReducedNotShrunk = "not shrunk nor localized: ";
 const char *const kReducedNotCaptured = "the capture holds no graphs at the reduced shapes";
 const char *const kReducedOtherInterface = "the graphs captured at the reduced shapes have other inputs or outputs";

@@ -71,6 +71,10 @@ struct IntermediateDifference {
   // reference value has production's type (the values are then each one's
   // first element); "" when the types agree.
   std::string typeDifference;
+  // False when the types alone are the difference (outputs whose types differ,
+  // Note [Localized type differences] in src/verify/localize.h): no values,
+  // no index.
+  bool hasValues = true;
 };
 
 struct Counterexample {
@@ -215,6 +219,10 @@ extern const char *const kRefutedByRunning;
 // Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
 extern const char *const kReducedShapes;
 extern const char *const kReducedCapturedAgain;
+extern const char *const kReducedCapturedOnly;
+extern const char *const kRunsCounterexampleRefined;
+extern const char *const kConfirmedByReplay;
+extern const char *const kReducedOnlyUnchecked;
 extern const char *const kReducedNotShrunk;
 extern const char *const kReducedNotCaptured;
 extern const char *const kReducedOtherInterface;

@@ -91,11 +91,18 @@ class RefutedAtReducedShapes(CaptureTestCase):
         rc, stderr, _ = run_capture("cumsum_matmul__exclusive", out)
         self.assertEqual(rc, 0, stderr)
         with open(os.path.join(out, "capture.json")) as f:
-            eager = json.load(f)["eager_check"]
+            capture = json.load(f)
+        eager = capture["eager_check"]
         self.assertTrue(eager["ran"], eager)
         self.assertTrue(eager["reduced_shapes"])
         self.assertIn("x [4, 8] for [4096, 4096]", eager["inputs"])
         self.assertIsNotNone(eager["outputs"][0]["beyond_rounding"])
+        # Note [Refuted before the shape-only capture]: refuted by the runs, so captured at the
+        # shapes of small_inputs() only, and the capture says so.
+        self.assertTrue(capture.get("reduced_only"), capture)
+        self.assertNotIn("reduced", capture)
+        with open(os.path.join(out, capture["reference"])) as f:
+            self.assertIn("[4,8]", json.dumps(json.load(f)).replace(" ", ""))
 
     def test_without_small_inputs_the_warning_says_so(self):
         out = os.path.join(self.tmp, "huge_nosmall")
@@ -129,6 +136,7 @@ class RefutedAtReducedShapes(CaptureTestCase):
         self.assertEqual(res["verdict"], "not_equivalent", proc.stdout)
         cex = res["counterexample"]
         self.assertIn("at the reduced shapes of small_inputs() (x [4, 8] for [4096, 4096]", cex["note"])
+        self.assertIn("), where the pair was captured (its runs there refute it)", cex["note"])
         self.assertTrue(cex["shrunk"].startswith("shrunk:"), cex)
         self.assertEqual([t["type"] for t in cex["inputs"]], ["f32[4,8]", "f32[8,8]"])
         with open(pair) as f:

@@ -136,3 +136,27 @@ def test_failure_message_names_the_first_differing_intermediate_with_its_numbers
     assert "production %r, reference %r" % (first["production_value"], first["reference_value"]) in text
     assert "report: " + str(report) in text
     assert "First differing intermediate" in report.read_text()
+
+
+def sum_keepdim(x, w):
+    return (x * w).sum(-1, keepdim=True)
+
+
+def sum_no_keepdim(x, w):
+    return (x * w).sum(-1)
+
+
+def test_output_types_differ_the_message_names_where_without_values(tmp_path):
+    # Note [Localized type differences]: an all-zero input, the first differing types, no values.
+    report = tmp_path / "keepdim.html"
+    result = torchtv.verify(sum_keepdim, sum_no_keepdim, example(), report=str(report))
+    text = result.summary()  # assert_equivalent's message
+    assert result.verdict == "not_equivalent"
+    cex = result.counterexample
+    assert cex["reference_value"] is None and all(v == 0 for i in cex["inputs"] for v in i["values"])
+    first = cex["first_difference"]
+    assert first["production_value"] is None
+    assert first["type_difference"] == "shape differs: production f32[4], reference f32[4,1]"
+    assert "differs at out: shape differs: production f32[4], reference f32[4,1]" in text
+    assert "first differing intermediate: production %%%s = aten::sum.dim_IntList" % first["production"]["value"] in text
+    assert "First differing intermediate" in report.read_text()

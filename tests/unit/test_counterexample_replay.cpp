@@ -4,6 +4,9 @@
 
 #include "ir/text_format.h"
 #include "src/verify/counterexample_replay.h"
+#include "src/verify/localize.h"
+#include "src/verify/refute.h"
+#include "src/verify/shrink.h"
 
 using namespace torchtv;
 
@@ -78,4 +81,37 @@ graph @production(%x: f32[3]) -> (f32[3]) {
   CHECK(fine.index == std::vector<long long>{1});
   CHECK(fine.referenceValue == -4.0);
   CHECK(fine.productionValue == -1.0);
+}
+
+TEST_CASE("an op the evaluator lacks: refuted, shrunk and localized through LibTorch") {
+  // Note [Counterexamples through LibTorch]: aten::mish_backward has no semantics in torchtv's
+  // evaluator; LibTorch's kernel confirms, shrinking asks it again, localization compares its values.
+  Module m = parseModule(R"(graph @reference(%g: f32[2,3], %x: f32[2,3]) -> (f32[2,3]) {
+  %d: f32[2,3] = aten::mish_backward(%g, %x) loc("ref.py":2)
+  %o: f32[2,3] = aten::mul.Scalar(%d) {other=3.0} loc("ref.py":3)
+  return %o
+}
+graph @production(%g: f32[2,3], %x: f32[2,3]) -> (f32[2,3]) {
+  %d: f32[2,3] = aten::mish_backward(%g, %x) loc("prod.py":2)
+  %e: f32[2,3] = aten::mul.Scalar(%d) {other=2.0} loc("prod.py":3)
+  %o: f32[2,3] = aten::mul.Scalar(%e) {other=3.0} loc("prod.py":4)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  CHECK(refuteByRandomInputs(ref, prod, {0}, *makeEvaluatorConfirmer()).empty());  // the evaluator cannot
+  auto confirmer = makeReplayConfirmer(ref, prod);
+  std::vector<Refutation> found = refuteByRandomInputs(ref, prod, {0}, *confirmer);
+  REQUIRE(found.size() == 1);
+  Refutation r = found[0];
+  CHECK_FALSE(shrinkRefutation(ref, prod, r, *confirmer).empty());
+  CHECK(confirmer->confirm(ref, prod, r.inputs, {0}));  // the shrunk input still refutes
+  std::optional<IntermediateDifference> d = localizeDifferenceByReplay(ref, prod, r.inputs, 0, &found[0].inputs);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:3");
+  CHECK(d->reference.loc == "ref.py:3");  // the reference's own value of that op (3 times, not 2)
+  CHECK(3 * d->productionValue == doctest::Approx(2 * d->referenceValue));
+  // Equal graphs: nothing confirmed, nothing localized.
+  auto same = makeReplayConfirmer(ref, ref);
+  CHECK_FALSE(same->confirm(ref, ref, found[0].inputs, {0}));
 }

@@ -169,3 +169,35 @@ graph @production(%x: f32[2,4], %keep: bool[2,1]) -> (f32[2,4]) {
   CHECK(d->productionValue == doctest::Approx(0.25));
   CHECK(d->referenceValue == 0);
 }
+
+TEST_CASE("outputs whose types differ: an all-zero input, localized where the types first differ") {
+  // Note [Localized type differences]: the first unmatched nodes when their types differ (a
+  // reduction without keepdim), else the outputs (a cast after the last shared value).
+  Module m = parseModule(R"(graph @reference(%x: f32[4,8]) -> (f32[4,1], f32[4]) {
+  %s: f32[4,1] = aten::sum.dim_IntList(%x) {dim=[1], keepdim=true} loc("ref.py":2)
+  %y: f32[4] = aten::select.int(%x) {dim=1, index=0} loc("ref.py":3)
+  return %s, %y
+}
+graph @production(%x: f32[4,8]) -> (f32[4], f64[4]) {
+  %s: f32[4] = aten::sum.dim_IntList(%x) {dim=[1]} loc("prod.py":2)
+  %y: f32[4] = aten::select.int(%x) {dim=1, index=0} loc("prod.py":3)
+  %z: f64[4] = aten::_to_copy(%y) {dtype=f64} loc("prod.py":4)
+  return %s, %z
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  const Node *refSum = ref.nodes()[0].get(), *prodSum = prod.nodes()[0].get();
+  Counterexample c = typeDifferenceCounterexample(ref, prod, 0, "output types differ", refSum, prodSum);
+  REQUIRE(c.inputs.size() == 1);
+  CHECK(c.inputs[0].values == std::vector<double>(32, 0.0));
+  REQUIRE(c.firstDifference);
+  CHECK_FALSE(c.firstDifference->hasValues);
+  CHECK(c.firstDifference->production.loc == "prod.py:2");
+  CHECK(c.firstDifference->reference.loc == "ref.py:2");
+  CHECK(c.firstDifference->typeDifference == "shape differs: production f32[4], reference f32[4,1]");
+  // Nothing earlier differs in type: the outputs.
+  IntermediateDifference d = localizeTypeDifference(*ref.outputs()[1], *prod.outputs()[1], nullptr, prod.nodes()[2].get());
+  CHECK(d.production.loc == "prod.py:4");
+  CHECK(d.reference.loc == "ref.py:3");
+  CHECK(d.typeDifference == "dtype differs: production f64[4], reference f32[4]");
+}

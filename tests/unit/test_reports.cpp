@@ -101,6 +101,18 @@ TEST_CASE("renderJson and parseJsonResult round-trip, non-finite values included
   CHECK(again.counterexample->index == std::vector<long long>{1, 2});
   CHECK_FALSE(again.counterexample->firstDifference);
   CHECK_THROWS_AS(parseJsonResult("{\"verdict\": \"maybe\"}", back), InputError);
+  // Outputs whose types differ: the types are the difference, no values (JSON nulls), and back.
+  IntermediateDifference types;
+  types.production = Site{"s", "aten::sum.dim_IntList", "p.py:2"};
+  types.typeDifference = "shape differs: production f32[4], reference f32[4,1]";
+  types.hasValues = false;
+  r.counterexample->firstDifference = types;
+  const std::string typed = renderJson(r, ctx);
+  CHECK(typed.find("\"production_value\": null") != std::string::npos);
+  CheckResult typesBack = parseJsonResult(typed, back);
+  REQUIRE(typesBack.counterexample->firstDifference);
+  CHECK_FALSE(typesBack.counterexample->firstDifference->hasValues);
+  CHECK(typesBack.counterexample->firstDifference->typeDifference == types.typeDifference);
   CHECK_THROWS_AS(parseJsonResult("not json", back), InputError);
 }
 

@@ -71,19 +71,25 @@ class Result:
         cex = self.counterexample
         if cex:
             index = "[%s]" % ", ".join(str(i) for i in cex.get("index") or [])
-            lines.append("  differs at %s%s: reference %r, production %r" % (
-                cex.get("output"), index, cex.get("reference_value"), cex.get("production_value")))
             first = cex.get("first_difference")
+            if cex.get("reference_value") is None:  # the output types differ: no values
+                lines.append("  differs at %s: %s" % (cex.get("output"), (first or {}).get("type_difference")))
+            else:
+                lines.append("  differs at %s%s: reference %r, production %r" % (
+                    cex.get("output"), index, cex.get("reference_value"), cex.get("production_value")))
             if first:
                 def where(site):
                     return "%%%s = %s%s" % (site["value"], site["op"],
                                             " (%s)" % site["loc"] if site.get("loc") else "")
                 lines.append("    first differing intermediate: production %s, closest reference %s" % (
                     where(first["production"]), where(first["reference"])))
-                lines.append("      at [%s]: production %r, reference %r%s" % (
-                    ", ".join(str(i) for i in first["index"]), first["production_value"],
-                    first["reference_value"],
-                    " (%s)" % first["type_difference"] if first.get("type_difference") else ""))
+                if first.get("production_value") is None:
+                    lines.append("      " + first["type_difference"])
+                else:
+                    lines.append("      at [%s]: production %r, reference %r%s" % (
+                        ", ".join(str(i) for i in first["index"]), first["production_value"],
+                        first["reference_value"],
+                        " (%s)" % first["type_difference"] if first.get("type_difference") else ""))
             inputs = ", ".join("%s: %s" % (i["name"], i["type"]) for i in cex.get("inputs") or [])
             if inputs:
                 lines.append("    on inputs %s (values in result.counterexample%s)" % (

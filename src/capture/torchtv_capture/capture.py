@@ -85,6 +85,10 @@ def _without_cycle_collection():
 
 def capture_loaded_pair(pair):
     """Captures an already loaded (and validated) Pair; see capture_pair."""
+    if pair.fake and pair.small_inputs is not None:
+        refuted = _capture_refuted_at_small_inputs(pair)
+        if refuted is not None:
+            return refuted
     with fake_capture(pair), _without_cycle_collection():
         result, out_names = _capture(pair)
     # outside the fake mode: a shape-only pair's small_inputs() are real tensors
@@ -100,6 +104,58 @@ def capture_loaded_pair(pair):
 
 def _runs_refute(record):
     return any(o.get("beyond_rounding") for o in record.get("outputs", []))
+
+
+def _output_names(pair):
+    """The outputs' names as _capture gives them, from running reference() at small_inputs()
+    (train_step: the loss and the gradients of the inputs requiring grad); None when it fails."""
+    if pair.mode == "train_step":
+        return ["loss"] + ["grad_" + pair.input_names[i]
+                           for i, t in enumerate(pair.example_inputs) if t.requires_grad]
+    try:
+        with torch.no_grad():
+            r = pair.reference(*(t.detach().clone() for t in pair.small_inputs))
+    except Exception:  # noqa: BLE001 -- the full capture says what is wrong
+        return None
+    return ["out"] if isinstance(r, torch.Tensor) else ["out%d" % i for i in range(len(r))]
+
+
+def _capture_refuted_at_small_inputs(pair):
+    """Note [Refuted before the shape-only capture]
+    A shape-only pair's eager runs at small_inputs() come first: when they differ beyond rounding,
+    the pair is not equivalent whatever its graphs at the captured shapes say, and a
+    counterexample at the reduced shapes is a real input on which the two functions differ. The
+    shape-only capture (fake tensors: at 64 layers about two thirds of the capture's time) cannot
+    change that verdict and is skipped: the pair is captured at the shapes of small_inputs() only,
+    and those graphs are the capture's (`"reduced_only": true` in capture.json). The checker
+    refutes, shrinks and localizes on them (Note [Refuting at reduced shapes] in
+    src/verify/reduced_shapes.h) and proves nothing: an output the runs did not refute is
+    unknown, saying the realistic shapes were not captured (a proof at other shapes is no proof
+    at the captured ones). None when the runs do not refute (or cannot run, or the reduced capture
+    fails or has another interface): the full capture follows, as before."""
+    names = _output_names(pair)
+    if names is None:
+        return None
+    record = eager_check(pair, names)
+    if not record.get("ran") or not _runs_refute(record):
+        return None  # the full capture runs the functions again: at most a few small runs lost
+    import copy
+    small = copy.copy(pair)
+    small.example_inputs, small.fake = pair.small_inputs, False
+    try:
+        result, out_names = _capture(small)
+    except CaptureError:
+        return None  # the full capture, which captures the reduced shapes again and warns
+    if out_names != names:
+        return None
+    capture = result["capture"]
+    capture["eager_check"] = record
+    capture["reduced_only"] = True
+    capture["warnings"].append(
+        "the runs at small_inputs() refute the pair, so it was captured at those shapes only: outputs they "
+        "do not refute are not checked at the example_inputs() shapes (fix the difference and verify again)")
+    capture["code_files"] = code_files(pair.path)
+    return result
 
 
 def _capture_reduced(pair, out_names, result):
