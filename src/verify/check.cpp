@@ -424,7 +424,8 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
   addConstantValues(g.ref, constants);
   addConstantValues(g.prod, constants);
   const IndexDomains indexDomains = indexDomainsByNumber(g.ref, g.prod, m.vn);
-  RegionInputs regionInputs{g.ref, g.prod, m.vn, shared, matrixProducts, constants, &indexDomains};
+  OversizedDefinitions oversized;  // Note [Oversized definitions]
+  RegionInputs regionInputs{g.ref, g.prod, m.vn, shared, matrixProducts, constants, &indexDomains, &oversized};
   Prover prover(regionInputs, limits);
 
   size_t decided = result.outputs.size() - pending.size();

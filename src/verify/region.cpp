@@ -9,12 +9,15 @@
 #include "ir/bitwise_faithful.h"
 #include "ir/op_registry.h"
 #include "src/sem/semantics.h"
+#include "src/verify/verdict.h"
 
 namespace torchtv {
 
 namespace {
 
 constexpr size_t kMaxWidenedTerms = 20000;
+// Note [Oversized definitions]: a third of the term budget.
+constexpr size_t kOversizedTerms = 100000;
 
 // Ops that only move elements: the same tensor read at other indices
 // (Note [Op properties] in ir/op_registry.h).
@@ -88,6 +91,31 @@ public:
     for (const auto &e : idx) key += e.key() + ",";
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
+    std::string oversizedKey = oversizedKeyOf(v);
+    if (in_.oversized && in_.oversized->keys.count(oversizedKey))
+      throw sem::Unsupported(std::string(reasons::kOversizedDefinition) + " (%" + v->name + ")");
+    size_t termsBefore = tc_.size();
+    try {
+      sem::TermPtr t = definitionOf(v, idx, number);
+      memo_.emplace(key, t);
+      return t;
+    } catch (const sem::Unsupported &) {
+      if (in_.oversized && tc_.size() - termsBefore >= kOversizedTerms) in_.oversized->keys.insert(oversizedKey);
+      throw;
+    }
+  }
+
+  // The frontier tensors read that hold indices (Note [Index inputs in range]).
+  const std::map<int, IndexAssumption> &indexDomains() const { return indexReads_; }
+
+private:
+  // Note [Oversized definitions]: v's definition in this kind of region.
+  std::string oversizedKeyOf(const Value *v) const {
+    return std::to_string(static_cast<int>(f_)) + "|" + std::to_string(static_cast<int>(m_)) + "|" +
+           std::to_string(maxExpansions_) + "|" + std::to_string(reinterpret_cast<uintptr_t>(v));
+  }
+
+  sem::TermPtr definitionOf(const Value *v, const std::vector<sem::IndexExpr> &idx, int number) {
     const Node &n = *v->producer;
     sem::TermPtr t = sem::opTerm(tc_, n, v->outputIndex, idx, [&](int k, const std::vector<sem::IndexExpr> &at) {
       const Value *operand = n.inputs.at(k);
@@ -102,14 +130,9 @@ public:
     if (maxTerms_ && tc_.size() > maxTerms_)
       throw sem::Unsupported(std::string(f_ == Frontier::Matched ? "the region" : "the widened region") +
                              " grew past " + std::to_string(maxTerms_) + " terms");
-    memo_.emplace(key, t);
     return t;
   }
 
-  // The frontier tensors read that hold indices (Note [Index inputs in range]).
-  const std::map<int, IndexAssumption> &indexDomains() const { return indexReads_; }
-
-private:
   sem::TermPtr frontierRead(int number, const std::vector<sem::IndexExpr> &idx, DType dtype) {
     if (in_.indexDomains)
       if (auto it = in_.indexDomains->find(number); it != in_.indexDomains->end()) indexReads_.emplace(*it);

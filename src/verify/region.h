@@ -91,6 +91,21 @@ struct Region {
   std::map<int, IndexAssumption> indexDomains;
 };
 
+// Note [Oversized definitions]
+// One check builds the smallest region of output after output; in a deep
+// training graph many of them contain the same unmatched attention backward,
+// whose terms run to the term budget (Note [Term budget] in src/sem/term.cpp),
+// so each output rebuilt hundreds of thousands of terms only to give up (BERT
+// and T5 training: past 120 s). A value whose own definition built more than
+// kOversizedTerms terms before its region gave up is recorded, by the kind of
+// region (frontier, mode, bound); a later region of the same kind that reaches
+// it gives up at once, saying so. The set of shared numbers, and so each
+// value's definition at a frontier, is fixed for the record's lifetime (one
+// proof stage). Only ever turns work into `unknown`, never into a proof.
+struct OversizedDefinitions {
+  std::unordered_set<std::string> keys;
+};
+
 struct RegionInputs {
   const Graph &reference;
   const Graph &production;
@@ -106,6 +121,8 @@ struct RegionInputs {
   // Values that hold a graph input's indices, by number (Note [Index inputs
   // in range]); null: none known.
   const IndexDomains *indexDomains = nullptr;
+  // Note [Oversized definitions]; null: none recorded.
+  OversizedDefinitions *oversized = nullptr;
 };
 
 bool isMatrixProduct(const std::string &op);

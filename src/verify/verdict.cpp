@@ -88,6 +88,9 @@ const char *const kReducedPastBudgetTail = " elements to evaluate for the cheape
 const char *const kReducedNotConfirmed =
     "torchtv's random inputs found no difference on the graphs captured at the reduced shapes";
 const char *const kReducedNotReplayed = "the counterexample on the graphs captured at the reduced shapes did not hold: ";
+const char *const kOversizedDefinition =
+    "the region contains a definition whose terms grew past 100000 in an earlier region of this check, which "
+    "then gave up";
 }  // namespace reasons
 
 std::string_view verdictName(Verdict v) {

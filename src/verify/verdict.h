@@ -230,6 +230,8 @@ extern const char *const kReducedPastBudget;
 extern const char *const kReducedPastBudgetTail;
 extern const char *const kReducedNotConfirmed;
 extern const char *const kReducedNotReplayed;
+// Note [Oversized definitions] in src/verify/region.h.
+extern const char *const kOversizedDefinition;
 }  // namespace reasons
 
 }  // namespace torchtv
