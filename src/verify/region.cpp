@@ -16,8 +16,6 @@ namespace torchtv {
 namespace {
 
 constexpr size_t kMaxWidenedTerms = 20000;
-// Note [Oversized definitions]: a third of the term budget.
-constexpr size_t kOversizedTerms = 100000;
 
 // Ops that only move elements: the same tensor read at other indices
 // (Note [Op properties] in ir/op_registry.h).
@@ -100,7 +98,7 @@ public:
       memo_.emplace(key, t);
       return t;
     } catch (const sem::Unsupported &) {
-      if (in_.oversized && tc_.size() - termsBefore >= kOversizedTerms) in_.oversized->keys.insert(oversizedKey);
+      if (in_.oversized && tc_.size() - termsBefore >= in_.oversized->minTerms) in_.oversized->keys.insert(oversizedKey);
       throw;
     }
   }

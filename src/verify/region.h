@@ -97,13 +97,14 @@ struct Region {
 // whose terms run to the term budget (Note [Term budget] in src/sem/term.cpp),
 // so each output rebuilt hundreds of thousands of terms only to give up (BERT
 // and T5 training: past 120 s). A value whose own definition built more than
-// kOversizedTerms terms before its region gave up is recorded, by the kind of
+// `minTerms` terms before its region gave up is recorded, by the kind of
 // region (frontier, mode, bound); a later region of the same kind that reaches
 // it gives up at once, saying so. The set of shared numbers, and so each
 // value's definition at a frontier, is fixed for the record's lifetime (one
 // proof stage). Only ever turns work into `unknown`, never into a proof.
 struct OversizedDefinitions {
   std::unordered_set<std::string> keys;
+  size_t minTerms = 100000;  // a third of the term budget
 };
 
 struct RegionInputs {

@@ -6,6 +6,7 @@
 
 #include "tests/unit/region_fixture.h"
 #include "src/verify/region.h"
+#include "src/verify/verdict.h"
 
 namespace torchtv {
 
@@ -65,5 +66,46 @@ TEST_CASE("region keys from the graph: layers share one, a constant or a shared 
   CHECK(graphKey(0) != regionGraphKey(in, ref.outputs().at(0), prod.outputs().at(0), Frontier::Inputs,
                                       RegionMode::Real));
 }
+
+// Note [Oversized definitions]: a value whose own definition built at least
+// minTerms terms before its region gave up is recorded; a later region of the
+// same kind that reaches it gives up at once, naming it. Two outputs of each
+// side read one long chain, written with other constants in production (so
+// nothing is shared and both regions must expand it).
+std::string chainPair() {
+  auto chain = [](const std::string &c) {
+    std::string text = "  %c0: f32[4] = aten::exp(%x)\n";
+    for (int i = 1; i <= 12; ++i)
+      text += "  %c" + std::to_string(i) + ": f32[4] = aten::add.Scalar(%c" + std::to_string(i - 1) +
+              ") {other=" + c + std::to_string(i) + ", alpha=1}\n";
+    return text + "  %y0: f32[4] = aten::exp(%c12)\n  %y1: f32[4] = aten::sin(%c12)\n  return %y0, %y1\n}\n";
+  };
+  const std::string sig = "(%x: f32[4]) -> (f32[4], f32[4]) {\n";
+  return "graph @reference" + sig + chain("0.5") + "graph @production" + sig + chain("0.25");
+}
+
+TEST_CASE("oversized definitions: the second region reaching a recorded value gives up at once") {
+  RegionFixture f(chainPair(), "chain.tvir");
+  OversizedDefinitions oversized;
+  oversized.minTerms = 8;
+  f.in.oversized = &oversized;
+  auto build = [&](size_t output) {
+    sem::TermContext tc;
+    return buildRegion(tc, f.in, f.ref.outputs().at(output), f.prod.outputs().at(output), Frontier::Matched,
+                       RegionMode::Real, 16);
+  };
+  std::string first, second;
+  try { build(0); } catch (const sem::Unsupported &e) { first = e.what(); }
+  CHECK(first.find("grew past 16 terms") != std::string::npos);
+  REQUIRE_FALSE(oversized.keys.empty());
+  try { build(1); } catch (const sem::Unsupported &e) { second = e.what(); }
+  CHECK(second.rfind(reasons::kOversizedDefinition, 0) == 0);
+  // Without the record the second region is built again and fails on its own.
+  f.in.oversized = nullptr;
+  std::string again;
+  try { build(1); } catch (const sem::Unsupported &e) { again = e.what(); }
+  CHECK(again.find("grew past 16 terms") != std::string::npos);
+}
+
 
 }  // namespace torchtv
