@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <unordered_set>
 
 #include "ir/attribute.h"
 
@@ -53,6 +54,19 @@ int64_t wrapToDType(int64_t v, DType dtype) {
   case DType::I32: return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(u)));
   default: return v;
   }
+}
+
+bool anySubterm(TermPtr a, TermPtr b, const std::function<bool(TermPtr)> &visit) {
+  std::unordered_set<int> seen;
+  std::vector<TermPtr> todo{a, b};
+  while (!todo.empty()) {
+    TermPtr t = todo.back();
+    todo.pop_back();
+    if (!seen.insert(t->id).second) continue;
+    if (visit(t)) return true;
+    todo.insert(todo.end(), t->args.begin(), t->args.end());
+  }
+  return false;
 }
 
 namespace table {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -99,6 +100,10 @@ bool dependsOnBound(TermPtr t, const BoundMap &bound) {
     if (bound.count(v)) return true;
   return false;
 }
+
+// Calls `visit` on each distinct subterm of a and b (a subterm they share, once), until it returns
+// true; whether it did.
+bool anySubterm(TermPtr a, TermPtr b, const std::function<bool(TermPtr)> &visit);
 
 // Thrown when an op (or an op/attribute combination) has no semantics yet.
 class Unsupported : public std::runtime_error {

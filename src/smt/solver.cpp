@@ -92,18 +92,12 @@ constexpr unsigned kTrialProducts = 6;
 
 // The float products, divisions and roots in a and b (shared subterms once).
 unsigned floatProducts(sem::TermPtr a, sem::TermPtr b) {
-  std::unordered_set<int> seen;
-  std::vector<sem::TermPtr> work{a, b};
   unsigned n = 0;
-  while (!work.empty()) {
-    sem::TermPtr t = work.back();
-    work.pop_back();
-    if (!seen.insert(t->id).second) continue;
-    if (isFloating(t->dtype) &&
-        (t->op == sem::TOp::Mul || t->op == sem::TOp::Div || t->op == sem::TOp::PowC || t->op == sem::TOp::Sqrt))
-      ++n;
-    work.insert(work.end(), t->args.begin(), t->args.end());
-  }
+  sem::anySubterm(a, b, [&](sem::TermPtr t) {
+    n += isFloating(t->dtype) &&
+         (t->op == sem::TOp::Mul || t->op == sem::TOp::Div || t->op == sem::TOp::PowC || t->op == sem::TOp::Sqrt);
+    return false;  // count them all
+  });
   return n;
 }
 

@@ -40,19 +40,11 @@ std::string describeModel(const smt::QueryResult &r, const std::function<std::st
 // (smt::kUnrollLimit): there it is an uninterpreted function, free to take a
 // value that no input gives, so a model of the query is no counterexample.
 bool hasUninterpretedReduction(sem::TermPtr a, sem::TermPtr b) {
-  std::set<int> seen;
-  std::vector<sem::TermPtr> todo{a, b};
-  while (!todo.empty()) {
-    sem::TermPtr t = todo.back();
-    todo.pop_back();
-    if (!seen.insert(t->id).second) continue;
+  return sem::anySubterm(a, b, [](sem::TermPtr t) {
     bool reduction = t->op == sem::TOp::Sum || t->op == sem::TOp::Prod || t->op == sem::TOp::RMax ||
                      t->op == sem::TOp::RMin;
-    if (reduction && !(t->extent.isConcrete() && t->extent.size() > 0 && t->extent.size() <= smt::kUnrollLimit))
-      return true;
-    todo.insert(todo.end(), t->args.begin(), t->args.end());
-  }
-  return false;
+    return reduction && !(t->extent.isConcrete() && t->extent.size() > 0 && t->extent.size() <= smt::kUnrollLimit);
+  });
 }
 
 double secondsLeft(const ProverLimits &l) {
@@ -300,16 +292,8 @@ bool Prover::bitwiseOverInputs(const Value *a, const Value *b) const {
   for (const Graph *g : {&in_.reference, &in_.production})
     for (const Value *v : g->inputs())
       if (in_.vn.has(v)) inputs.insert(in_.vn.number(v));
-  std::set<int> seen;
-  std::vector<sem::TermPtr> todo{r.reference, r.production};
-  while (!todo.empty()) {
-    sem::TermPtr t = todo.back();
-    todo.pop_back();
-    if (!seen.insert(t->id).second) continue;
-    if (t->op == sem::TOp::Read && !inputs.count(t->slot)) return false;
-    todo.insert(todo.end(), t->args.begin(), t->args.end());
-  }
-  return true;
+  return !sem::anySubterm(r.reference, r.production,
+                          [&](sem::TermPtr t) { return t->op == sem::TOp::Read && !inputs.count(t->slot); });
 }
 
 ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
