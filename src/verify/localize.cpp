@@ -110,16 +110,15 @@ const Node *otherShapeCounterpart(const Graph &ref, const Graph &prod, const std
   return nullptr;
 }
 
-}  // namespace
-
-Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
-
-namespace {
+// A value's site: its producer's, else (a graph input) its name.
 Site siteOfValue(const Value *v) {
   const Node *n = v->producer;
   return Site{v->name, n ? n->op : "input", n && n->loc.known() ? n->loc.str() : ""};
 }
+
 }  // namespace
+
+Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
 
 IntermediateDifference localizeTypeDifference(const Value &refOut, const Value &prodOut, const Node *refFirst,
                                               const Node *prodFirst) {
@@ -176,7 +175,6 @@ struct Departure {
   IntermediateDifference difference;
 };
 
-// A value's site: its producer's, else (a graph input) its name.
 // Where no production value departs, every one agrees with some reference value: production
 // returns one of the reference's values, or computes its output from them in one step that the
 // reference takes too, where the reference goes on (drops a guard or a final step). Where the
