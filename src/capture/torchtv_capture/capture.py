@@ -85,15 +85,20 @@ def _without_cycle_collection():
 
 def capture_loaded_pair(pair):
     """Captures an already loaded (and validated) Pair; see capture_pair."""
+    early = None  # (output names, eager record) of the runs at small_inputs(), made before tracing
     if pair.fake and pair.small_inputs is not None:
-        refuted = _capture_refuted_at_small_inputs(pair)
-        if refuted is not None:
-            return refuted
+        early = _runs_at_small_inputs(pair)
+        if early is not None and _runs_refute(early[1]):
+            refuted = _capture_refuted_at_small_inputs(pair, *early)
+            if refuted is not None:
+                return refuted
     with fake_capture(pair), _without_cycle_collection():
         result, out_names = _capture(pair)
     # outside the fake mode: a shape-only pair's small_inputs() are real tensors
     capture = result["capture"]
-    capture["eager_check"] = eager_check(pair, out_names)
+    # The runs made before tracing are the record when they ran the outputs traced (the same check
+    # on the same inputs: at 126 layers it is about 10 s of CPU, not run twice).
+    capture["eager_check"] = early[1] if early is not None and early[0] == out_names else eager_check(pair, out_names)
     if not capture["eager_check"]["ran"]:
         capture["warnings"].append("eager cross-check not run: " + capture["eager_check"]["why"])
     elif capture["eager_check"].get("reduced_shapes") and _runs_refute(capture["eager_check"]):
@@ -120,7 +125,18 @@ def _output_names(pair):
     return ["out"] if isinstance(r, torch.Tensor) else ["out%d" % i for i in range(len(r))]
 
 
-def _capture_refuted_at_small_inputs(pair):
+def _runs_at_small_inputs(pair):
+    """The output names and the eager record of a shape-only pair's runs at small_inputs(), before
+    anything is traced (Note [Refuted before the shape-only capture]); None when the names cannot
+    be told or the runs did not run."""
+    names = _output_names(pair)
+    if names is None:
+        return None
+    record = eager_check(pair, names)
+    return (names, record) if record.get("ran") else None
+
+
+def _capture_refuted_at_small_inputs(pair, names, record):
     """Note [Refuted before the shape-only capture]
     A shape-only pair's eager runs at small_inputs() come first: when they differ beyond rounding,
     the pair is not equivalent whatever its graphs at the captured shapes say, and a
@@ -132,13 +148,8 @@ def _capture_refuted_at_small_inputs(pair):
     src/verify/reduced_shapes.h) and proves nothing: an output the runs did not refute is
     unknown, saying the realistic shapes were not captured (a proof at other shapes is no proof
     at the captured ones). None when the runs do not refute (or cannot run, or the reduced capture
-    fails or has another interface): the full capture follows, as before."""
-    names = _output_names(pair)
-    if names is None:
-        return None
-    record = eager_check(pair, names)
-    if not record.get("ran") or not _runs_refute(record):
-        return None  # the full capture runs the functions again: at most a few small runs lost
+    fails or has another interface): the full capture follows, as before, and keeps `record` when
+    it traces the same outputs."""
     import copy
     small = copy.copy(pair)
     small.example_inputs, small.fake = pair.small_inputs, False
