@@ -89,8 +89,7 @@ public:
     for (const auto &e : idx) key += e.key() + ",";
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
-    std::string oversizedKey = oversizedKeyOf(v);
-    if (in_.oversized && in_.oversized->keys.count(oversizedKey))
+    if (in_.oversized && in_.oversized->keys.count(oversizedKeyOf(v)))
       throw sem::Unsupported(std::string(reasons::kOversizedDefinition) + " (%" + v->name + ")");
     size_t termsBefore = tc_.size();
     try {
@@ -98,7 +97,7 @@ public:
       memo_.emplace(key, t);
       return t;
     } catch (const sem::Unsupported &) {
-      if (in_.oversized && tc_.size() - termsBefore >= in_.oversized->minTerms) in_.oversized->keys.insert(oversizedKey);
+      if (in_.oversized && tc_.size() - termsBefore >= in_.oversized->minTerms) in_.oversized->keys.insert(oversizedKeyOf(v));
       throw;
     }
   }
