@@ -19,13 +19,13 @@ bool runningRefutedAnOutput(const CheckOptions &options) {
 
 std::string keyOf(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                   const CheckOptions &o) {
-  return "torchtv-result 2\n" + semanticsVersion() +
+  return "torchtv-result 3\n" + semanticsVersion() +
          "\nnormalize=" + std::to_string(o.normalization == Normalization::On) +
          " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
          " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
          " memory=" + std::to_string(o.solverMemoryMB) +
          " rounded-constants=" + std::to_string(o.assumeRoundedConstants) + "\n" + printGraph(origRef) + "\n" +
-         printGraph(origProd) + "\n" + printGraph(ref) + "\n" + printGraph(prod);
+         printGraph(origProd) + (o.fusions ? "\nfusions " + printGraph(ref) + "\n" + printGraph(prod) : "");
 }
 
 }  // namespace
