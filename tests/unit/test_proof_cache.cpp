@@ -18,6 +18,7 @@
 #include "src/verify/cut_points.h"
 #include "src/verify/cut_record.h"
 #include "src/verify/persistent_proofs.h"
+#include "src/verify/result_cache.h"
 
 using namespace torchtv;
 namespace fs = std::filesystem;
@@ -47,6 +48,22 @@ TEST_CASE("sha256 matches the FIPS 180-4 examples") {
   CHECK(cache::sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(cache::sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST_CASE("sha256 of data added piece by piece is the digest of the whole") {
+  std::string data;
+  for (int i = 0; i < 300; ++i) data += static_cast<char>('a' + i % 26);
+  for (size_t piece : {1, 7, 55, 63, 64, 65, 200}) {
+    for (size_t size : {size_t(0), size_t(55), size_t(56), size_t(64), size_t(119), size_t(300)}) {
+      cache::Sha256 h;
+      for (size_t at = 0; at < size; at += piece) h.add(data.data() + at, std::min(piece, size - at));
+      CHECK(h.hex() == cache::sha256Hex(data.substr(0, size)));
+    }
+  }
+  cache::Sha256 fields;  // each field after its length (8 bytes): ("ab", "c") and ("a", "bc") differ
+  fields.field("ab");
+  fields.field("c");
+  CHECK(fields.hex() == cache::sha256Hex(std::string("\2\0\0\0\0\0\0\0ab\1\0\0\0\0\0\0\0c", 19)));
 }
 
 TEST_CASE("proof cache: a stored payload is found under its key, another key misses") {
@@ -335,4 +352,43 @@ TEST_CASE("cut search record: decisions that no run among the last kKeptRuns use
   REQUIRE(stored);
   CHECK(stored->at("decisions").size() == static_cast<size_t>(2 * CutRecord::kKeptRuns));
   CHECK(f.c->entriesOf(cache::EntryKind::CutRecord).first == 1);
+}
+
+// Note [Result cache]: the key is hashed field by field from the graphs, not from their printed
+// text; whatever a report names (a value's name, a source line or file, an attribute, an output's
+// name) is in it, so a pair differing in any of them is a miss.
+static std::string resultPair(const std::string &name = "b", const std::string &loc = "\"m.py\":3",
+                              const std::string &alpha = "2", const std::string &output = "b") {
+  return "graph @reference(%x: f32[4]) -> (f32[4]) {\n  %a: f32[4] = aten::neg(%x)\n  return %a\n}\n"
+         "graph @production(%x: f32[4]) -> (f32[4]) {\n  %" + name + ": f32[4] = aten::mul.Scalar(%x) {other=" +
+         alpha + "} loc(" + loc + ")\n  return %" + output + "\n}\n";
+}
+
+TEST_CASE("result cache: a pair that differs in a name, a source line or file, or an attribute misses") {
+  TempDir dir;
+  auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
+  REQUIRE(c->usable());
+  CheckOptions options;
+  options.proofCache = c.get();
+  auto cacheFor = [&](const std::string &text, Module &m) {
+    m = parseModule(text, "result.tvir");
+    const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+    return ResultCache(ref, prod, ref, prod, options);
+  };
+  Module stored;
+  ResultCache first = cacheFor(resultPair(), stored);
+  CHECK(!first.lookup());
+  Decision d;
+  OutputResult out;
+  out.name = "out";
+  out.verdict = Verdict::Equivalent;
+  out.level = Level::Real;
+  d.result.outputs.push_back(out);
+  REQUIRE(first.store(d));
+  Module m;
+  CHECK(cacheFor(resultPair(), m).lookup());
+  CHECK(!cacheFor(resultPair("c", "\"m.py\":3", "2", "c"), m).lookup());
+  CHECK(!cacheFor(resultPair("b", "\"m.py\":4"), m).lookup());
+  CHECK(!cacheFor(resultPair("b", "\"n.py\":3"), m).lookup());
+  CHECK(!cacheFor(resultPair("b", "\"m.py\":3", "3"), m).lookup());
 }
