@@ -62,16 +62,19 @@ namespace torchtv {
 // Note [Cut record pruning]
 // Kept forever, a record grows by every changed value of every run: a CI cache
 // that sees a hundred versions of a model holds a hundred versions of its
-// changed layers' decisions, each read and written whole by every check. So
-// the record counts the runs that stored it, each decision carries the count
-// of the last run that used it (searched or replayed), and a run that stores
-// the record drops the decisions no run among the last kKeptRuns used. Its size
-// is bounded by what kKeptRuns runs decide. A run that only replays stores
-// nothing and so ages nothing (an unchanged re-run is answered by the result
-// cache anyway). Dropping a decision costs a search, never a verdict: a value
-// without a decision is searched. `torchtv cache stats` counts the records and
-// their bytes (the store keeps them under a prefix of their own), and `torchtv
-// cache clear` empties them with the rest.
+// changed layers' decisions, read whole by every check of that reference and
+// written whole by every run that searched. So the record counts the runs that
+// stored it, each decision carries the count of the last storing run that used
+// it (searched or replayed), and a run that stores the record drops the
+// decisions that none of the last kKeptRuns storing runs used. Its size is
+// bounded by what kKeptRuns runs decide. A run that only replays stores nothing
+// and so ages nothing (an unchanged re-run is answered by the result cache
+// anyway). A dropped decision costs a search and is never a wrong answer: its
+// value is searched as if there were no record (which may find no cut where the
+// replayed one would have been proven: an `unknown`, never an `equivalent`).
+// `torchtv cache stats` counts the records and their bytes (the store keeps
+// them under a prefix of their own), and `torchtv cache clear` empties them with
+// the rest.
 struct CutDecision {
   long reference = -1;  // index into the reference's values (inputs, then node outputs); -1: no cut
 };
