@@ -157,7 +157,7 @@ z3::expr Encoder::reduce(TermPtr t) {
   for (int64_t k = 1; k < t->extent.size(); ++k) {
     bound_[t->binder] = k;
     z3::expr x = encode(t->args[0]);
-    if (t->op == TOp::Sum) acc = acc + x;
+    if (t->op == TOp::Sum || t->op == TOp::Pick) acc = acc + x;
     else if (t->op == TOp::Prod) acc = acc * x;
     else if (t->op == TOp::RMax) acc = z3::ite(acc < x, x, acc);
     else acc = z3::ite(x < acc, x, acc);
@@ -223,7 +223,10 @@ z3::expr Encoder::compute(TermPtr t) {
     return uf("unspecified" + std::to_string(t->id), at, sortOf(d));
   }
   case TOp::Cast: return cast(A(0), t->args[0]->dtype, d);
-  case TOp::Sum: case TOp::RMax: case TOp::RMin: case TOp::Prod: return reduce(t);
+  case TOp::Sum: case TOp::Pick: case TOp::RMax: case TOp::RMin: case TOp::Prod: return reduce(t);
+  // Note [Positions as values in terms]: the integer c as a bit-vector of the term's width
+  // (modulo 2^n, as the evaluator wraps it), at both levels (integers are bit-vectors at both).
+  case TOp::IndexValue: return z3::expr(c_, Z3_mk_int2bv(c_, dtypeBits(d), index(t->index[0])));
   case TOp::Not: return !A(0);
   case TOp::And: return A(0) && A(1);
   case TOp::Or: return A(0) || A(1);
