@@ -169,7 +169,8 @@ TermPtr scatter(OpEnv &e) {
   for (int64_t d = 0; d < x.rank(); ++d)
     if (d != dim && !(idx.shape[d] == x.shape[d]))
       e.unsupported("scatter with an index shorter than self in a dim other than `dim`");
-  int64_t k = extentOf(e, x.shape[dim], "scatter");
+  // The hits' term does not grow with self's dim (isHot), the writes' does.
+  int64_t k = extentOf(e, x.shape[dim], "scatter", std::numeric_limits<int64_t>::max());
   int64_t writes = extentOf(e, idx.shape[dim], "scatter index");
   bool fromSrc = e.node.op == "aten::scatter.src";
   if (fromSrc && writes > 1)
@@ -193,7 +194,8 @@ std::pair<int64_t, int64_t> scatterDim(OpEnv &e, const char *what) {
   if (x.rank() == 0) e.unsupported(std::string(what) + " into a 0-dim tensor");
   if (x.dtype == DType::Bool) e.unsupported(std::string(what) + " into a bool tensor");
   int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
-  return {dim, extentOf(e, x.shape[dim], what)};
+  // The hits' term does not grow with self's dim (isHot): any concrete size.
+  return {dim, extentOf(e, x.shape[dim], what, std::numeric_limits<int64_t>::max())};
 }
 
 // scatter_add(self, dim, index, src): Note [Scatter semantics], every write
