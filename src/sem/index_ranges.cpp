@@ -104,7 +104,9 @@ private:
       TermPtr v = cond->args[i], position = cond->args[1 - i];
       auto bound = boundOf(v);
       if (!bound || *bound > t->extent.size() || dependsOn(v, t->binder)) continue;
-      if (position->op == TOp::IndexValue && position->index[0].asVar() == t->binder) return a;
+      // value(j) must not wrap within the extent (an i8 compare would meet v at j and j + 256).
+      bool injective = dtypeBits(position->dtype) >= 64 || t->extent.size() <= (int64_t(1) << (dtypeBits(position->dtype) - 1));
+      if (position->op == TOp::IndexValue && position->index[0].asVar() == t->binder && injective) return a;
     }
     return std::nullopt;
   }

@@ -109,6 +109,14 @@ TEST_CASE("with the index in range, a one-hot is its compare with value(c), and 
   CHECK(sem::assumeIndexRanges(tc, row(TOp::Pick, -0.0, 200), {{0, 200}}, false) == a);
   CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 100), {{0, 200}}, true) != a);  // y = 150: no summand
   CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 200), {}, true) != a);           // no range assumed
+  // An i8 value(j) wraps past 128: over 300 positions, v == value(j) holds at j and j + 256.
+  {
+    TermPtr y8 = tc.read(3, {IndexExpr::constant(0)}, DType::I8);
+    int j8 = tc.vars.fresh(300, "j");
+    TermPtr at8 = tc.make(TOp::Eq, {y8, tc.indexValue(IndexExpr::var(j8), DType::I8)}, DType::I8);
+    TermPtr row8 = tc.reduce(TOp::Sum, j8, tc.select(at8, a, tc.constant(0, DType::F32)), DType::F32, "test");
+    CHECK(sem::assumeIndexRanges(tc, row8, {{3, 100}}, true) != a);
+  }
   // A summand that depends on the position is no one-hot row's value.
   int j = tc.vars.fresh(200, "j");
   TermPtr at = tc.make(TOp::Eq, {y, tc.indexValue(IndexExpr::var(j), DType::I64)}, DType::I64);
