@@ -578,6 +578,16 @@ struct NormalForm::Impl {
   // additive mask (s + where(keep, 0, -inf), torch's decomposed sdpa) and the
   // softmax's shift (x - max) keep the element masked.
   std::optional<Masked> maskedNegInf(TermPtr t) {
+    // Memoized: a residual stream is a chain of adds, shared between the terms that read it.
+    if (t->op != TOp::Select && t->op != TOp::Add && t->op != TOp::Sub) return std::nullopt;
+    auto known = maskedMemo.find(t->id);
+    if (known != maskedMemo.end()) return known->second;
+    std::optional<Masked> m = maskedOf(t);
+    maskedMemo.emplace(t->id, m);
+    return m;
+  }
+  std::unordered_map<int, std::optional<Masked>> maskedMemo;
+  std::optional<Masked> maskedOf(TermPtr t) {
     if (t->op == TOp::Select) {
       if (isNegInf(t->args[1])) return Masked{add(constant(1), norm(t->args[0]), Rat(-1)), norm(t->args[2])};
       if (isNegInf(t->args[2])) return Masked{norm(t->args[0]), norm(t->args[1])};
