@@ -41,8 +41,9 @@ public:
   // and term id (both dense in a TermContext, and every term is built before
   // the evaluation starts): hash maps cleared per element made a deep model's
   // evaluation mostly malloc and free.
-  NodeEvaluator(sem::TermContext &tc, Precision p, const std::vector<const EvalTensor *> &operands)
-      : tc_(tc), p_(p), operands_(operands), vars_(tc.vars.size(), kUnset), bound_(tc.vars.size(), 0),
+  NodeEvaluator(sem::TermContext &tc, Precision p, const std::vector<const EvalTensor *> &operands,
+                NonFiniteToInteger nonFinite = NonFiniteToInteger::Raise)
+      : tc_(tc), p_(p), nonFinite_(nonFinite), operands_(operands), vars_(tc.vars.size(), kUnset), bound_(tc.vars.size(), 0),
         memoValue_(tc.size()), memoStamp_(tc.size(), 0) {}
 
   Real eval(TermPtr t) {
@@ -192,7 +193,10 @@ private:
       if (d == DType::Bool) return x != 0 ? 1 : 0;  // NaN is true
       if (isFloating(d)) return fin(x, d);
       if (isFloating(from)) {
-        if (std::isnan(x) || std::isinf(x)) throw EvalError("a non-finite float converted to an integer");
+        if (std::isnan(x) || std::isinf(x)) {  // Note [Non-finite floats converted to integers]
+          if (nonFinite_ == NonFiniteToInteger::Raise) throw EvalError("a non-finite float converted to an integer");
+          return static_cast<Real>(sem::wrapToDType(std::numeric_limits<int64_t>::min(), d));
+        }
         return static_cast<Real>(sem::wrapToDType(static_cast<int64_t>(std::trunc(x)), d));
       }
       return fin(x, d);
@@ -315,6 +319,7 @@ private:
 
   sem::TermContext &tc_;
   Precision p_;
+  NonFiniteToInteger nonFinite_;
   const std::vector<const EvalTensor *> &operands_;
   static constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
   std::vector<int64_t> vars_;
@@ -362,7 +367,8 @@ const EvalTensor &valueOf(const std::map<const Value *, EvalTensor> &values, con
 // (sort's indices) is left out, with the reason in `missing`, so that the
 // node's other outputs still evaluate; a read of it throws. A node none of
 // whose outputs has semantics throws.
-void evaluateNode(const Node &n, Precision precision, std::map<const Value *, EvalTensor> &values, Missing &missing) {
+void evaluateNode(const Node &n, Precision precision, std::map<const Value *, EvalTensor> &values, Missing &missing,
+                  NonFiniteToInteger nonFinite = NonFiniteToInteger::Raise) {
   const Node *node = &n;
   if (opProps(node->op).uninitialized) return;
   std::vector<const EvalTensor *> operands;
@@ -391,7 +397,7 @@ void evaluateNode(const Node &n, Precision precision, std::map<const Value *, Ev
       missing[out] = e.what();
       continue;
     }
-    NodeEvaluator ev(tc, precision, operands);
+    NodeEvaluator ev(tc, precision, operands, nonFinite);
     auto total = numel(out->type.shape).value_or(0);
     result.values.resize(static_cast<size_t>(total));
     for (int64_t flat = 0; flat < total; ++flat) {
@@ -437,7 +443,7 @@ std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTens
 }
 
 std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::vector<EvalTensor> &inputs,
-                                                    Precision precision) {
+                                                    Precision precision, NonFiniteToInteger nonFinite) {
   std::map<const Value *, EvalTensor> values;
   if (inputs.size() != g.inputs().size()) throw EvalError("wrong number of inputs");
   for (size_t i = 0; i < inputs.size(); ++i) values[g.inputs()[i]] = inputs[i];
@@ -447,7 +453,7 @@ std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::v
                                      [&](const Value *v) { return !v || values.count(v) || uninitialized(v); });
     if (!operandsKnown) continue;
     try {
-      evaluateNode(*node, precision, values, missing);
+      evaluateNode(*node, precision, values, missing, nonFinite);
     } catch (const std::exception &) {  // EvalError, or sem::Unsupported from an element
       for (const Value *out : node->outputs) values.erase(out);  // none half-evaluated
     }

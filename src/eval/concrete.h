@@ -43,11 +43,24 @@ std::vector<EvalTensor> evaluateGraph(const Graph &g, const std::vector<EvalTens
                                       std::map<const Value *, EvalTensor> *trace = nullptr,
                                       const std::vector<size_t> *outputs = nullptr);
 
+// Note [Non-finite floats converted to integers]
+// Converting a NaN or an infinity to an integer type is undefined in C++, and
+// ATen's kernel gives whatever the CPU gives (x86: the type's smallest value).
+// The evaluator refuses it (an EvalError), so that no refutation rests on it.
+// T5's relative-position buckets convert log(0) = -inf before a where drops
+// it, so nothing after them was evaluated for the cut search, which then
+// proposed no candidate by evaluation for the whole model (T5 inference stayed
+// unknown). The cut search's evaluation only proposes candidates (Note [Cut
+// points] in src/verify/cut_points.h): there such an element becomes the
+// smallest value of the integer type.
+enum class NonFiniteToInteger { Raise, Smallest };
+
 // Every value of `g` that can be evaluated: a node whose op has no semantics
 // here, or that reads such a value, is left out (the cut-point search uses
 // what it gets). Throws EvalError only for unusable inputs.
 std::map<const Value *, EvalTensor> evaluateWhatCan(const Graph &g, const std::vector<EvalTensor> &inputs,
-                                                    Precision precision);
+                                                    Precision precision,
+                                                    NonFiniteToInteger nonFinite = NonFiniteToInteger::Raise);
 
 // Row-major multi-index of a flat offset.
 std::vector<long long> unflatten(const Shape &shape, size_t flat);

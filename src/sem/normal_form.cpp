@@ -568,33 +568,77 @@ struct NormalForm::Impl {
 
   // ---- masked -inf (Note [Masked -inf]) ----
   struct Masked {
-    Poly keep;        // indicator: the element is not -inf
-    TermPtr value;    // its value where it is not
+    Poly keep;   // indicator: the element is not -inf
+    Poly value;  // its value where it is not
   };
   static bool isNegInf(TermPtr c) {
     return c->op == TOp::Const && isFloating(c->dtype) && std::isinf(c->num) && c->num < 0;
   }
+  // select(c, -inf, a), and a real added to it or subtracted from it: an
+  // additive mask (s + where(keep, 0, -inf), torch's decomposed sdpa) and the
+  // softmax's shift (x - max) keep the element masked.
   std::optional<Masked> maskedNegInf(TermPtr t) {
-    if (t->op != TOp::Select) return std::nullopt;
-    if (isNegInf(t->args[1])) return Masked{add(constant(1), norm(t->args[0]), Rat(-1)), t->args[2]};
-    if (isNegInf(t->args[2])) return Masked{norm(t->args[0]), t->args[1]};
+    // Memoized: a residual stream is a chain of adds, shared between the terms that read it.
+    if (t->op != TOp::Select && t->op != TOp::Add && t->op != TOp::Sub) return std::nullopt;
+    auto known = maskedMemo.find(t->id);
+    if (known != maskedMemo.end()) return known->second;
+    std::optional<Masked> m = maskedOf(t);
+    maskedMemo.emplace(t->id, m);
+    return m;
+  }
+  std::unordered_map<int, std::optional<Masked>> maskedMemo;
+  std::optional<Masked> maskedOf(TermPtr t) {
+    if (t->op == TOp::Select) {
+      if (isNegInf(t->args[1])) return Masked{add(constant(1), norm(t->args[0]), Rat(-1)), norm(t->args[2])};
+      if (isNegInf(t->args[2])) return Masked{norm(t->args[0]), norm(t->args[1])};
+      return std::nullopt;
+    }
+    if (t->op == TOp::Sub)
+      if (auto m = maskedNegInf(t->args[0])) return Masked{m->keep, add(m->value, norm(t->args[1]), Rat(-1))};
+    if (t->op == TOp::Add)
+      for (int i : {0, 1})
+        if (auto m = maskedNegInf(t->args[i])) return Masked{m->keep, add(m->value, norm(t->args[1 - i]))};
     return std::nullopt;
   }
-  // exp(select(c, -inf, a) + b) = (1 - c) * exp(a + b), b real (also b - x,
-  // written as a + neg(b) by normalization, and a lone select).
+  // exp(select(c, -inf, a) + b) = (1 - c) * exp(a + b), b real (norm throws
+  // unless it is).
   std::optional<Poly> maskedExp(TermPtr arg) {
-    auto build = [&](const Masked &m, TermPtr b, const Rat &sign) {
-      Poly e = norm(m.value);
-      if (b) e = add(e, norm(b), sign);  // throws unless b is real
-      return mul(m.keep, expOf(e));
-    };
-    if (auto m = maskedNegInf(arg)) return build(*m, nullptr, 1);
-    if (arg->op == TOp::Sub)
-      if (auto m = maskedNegInf(arg->args[0])) return build(*m, arg->args[1], Rat(-1));
-    if (arg->op == TOp::Add)
-      for (int i : {0, 1})
-        if (auto m = maskedNegInf(arg->args[i])) return build(*m, arg->args[1 - i], Rat(1));
+    if (auto m = maskedNegInf(arg)) return mul(m->keep, expOf(m->value));
     return std::nullopt;
+  }
+  // Note [Rows with some element kept]
+  // torch's decomposed _safe_softmax tests whether a row has an element that
+  // is not -inf: any(x != -inf), which ATen's any computes as a count of
+  // nonzero elements compared with 0. Over the reals every element of a real
+  // row is finite, so the count of a non-empty row is positive; in a row
+  // masked to -inf (Note [Masked -inf]) the elements kept are those not -inf,
+  // and some is kept under the assumption that the row's max already makes.
+  // So any(x != -inf) is 1, and the guard reads as the softmax it guards, as
+  // _safe_softmax's own semantics does (Note [_safe_softmax] in composite.cpp).
+  std::optional<Poly> someElementKept(TermPtr t, const std::string &text) {
+    auto isIntZero = [](TermPtr c) { return c->op == TOp::Const && isIntegral(c->dtype) && c->inum == 0; };
+    if (t->op != TOp::Ne || t->args[0]->op != TOp::Sum || !isIntZero(t->args[1])) return std::nullopt;
+    TermPtr sum = t->args[0];
+    if (!sum->extent.isConcrete() || sum->extent.size() <= 0) return std::nullopt;
+    TermPtr counted = sum->args[0];
+    if (counted->op != TOp::Cast || counted->args[0]->dtype != DType::Bool) return std::nullopt;
+    TermPtr kept = counted->args[0];  // x != -inf, as ne(x, -inf) or not(eq(x, -inf))
+    // The operand that is not -inf (eq and ne are commutative: TermContext orders their operands).
+    auto otherThanNegInf = [](TermPtr cmp) -> TermPtr {
+      for (int i : {0, 1})
+        if (isNegInf(cmp->args[i])) return cmp->args[1 - i];
+      return nullptr;
+    };
+    TermPtr x;
+    if (kept->op == TOp::Ne) x = otherThanNegInf(kept);
+    if (kept->op == TOp::Not && kept->args[0]->op == TOp::Eq) x = otherThanNegInf(kept->args[0]);
+    if (!x || !isFloating(x->dtype)) return std::nullopt;
+    if (maskedNegInf(x)) {
+      assumptions.insert("some element of " + text + " is not masked to -inf");
+      return constant(1);
+    }
+    norm(x);  // throws unless x is real
+    return constant(1);
   }
 
   // ---- terms ----
@@ -636,6 +680,7 @@ struct NormalForm::Impl {
     DType d = t->dtype;
     auto A = [&](int i) { return norm(t->args[i]); };
     std::string text = tc.str(t).substr(0, 100);
+    if (auto kept = someElementKept(t, text)) return *kept;
     if (isIntegral(d) && !(t->op == TOp::Add || t->op == TOp::Sub || t->op == TOp::Mul || t->op == TOp::Neg ||
                            t->op == TOp::Read || t->op == TOp::Const || t->op == TOp::IndexValue))
       return opaque(t, "integral");
@@ -741,7 +786,7 @@ struct NormalForm::Impl {
       std::string name = topName(t->op);
       auto masked = t->op == TOp::RMax ? maskedNegInf(t->args[0]) : std::nullopt;
       if (masked) {
-        body = {masked->keep, norm(masked->value)};
+        body = {masked->keep, masked->value};
         name += "_masked";
         assumptions.insert("some element of " + text + " is not masked to -inf");
       } else {

@@ -56,6 +56,10 @@ namespace torchtv::sem {
 //   max_k select(c_k, -inf, a_k) = max of a_k over the k with c_k false,
 // an atom of (c, a), real only when some element is not masked: recorded as an
 // assumption (an all-masked row is NaN in IEEE on both sides, or on one).
+// A real added to a masked element, or subtracted from it, leaves it masked
+// (s + where(keep, 0, -inf): torch's decomposed sdpa adds its mask), and a
+// row's test for an element that is not -inf, any(x != -inf), is 1 under the
+// same assumption (Note [Rows with some element kept] in normal_form.cpp).
 // Everywhere else -inf stays Unsupported, so x - x = 0 never hides -inf - -inf.
 class NormalForm {
 public:

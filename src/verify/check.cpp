@@ -523,6 +523,22 @@ void levelStage(const Matching &m, const Classified &c, const std::vector<size_t
   }
 }
 
+// An output left unknown whose cone holds a value the cut search found equal to the reference's
+// only up to the rounding of constants: the reason says so, and names the option (the region's own
+// reason is most often its size: every value after it is unmatched; Note [Values after a rounded
+// constant] in cut_points.cpp).
+void roundedCutStage(const Compared &g, const Matching &m, CheckResult &result) {
+  if (!m.cuts.roundedOnly) return;
+  for (size_t i = 0; i < result.outputs.size(); ++i) {
+    OutputResult &out = result.outputs[i];
+    if (out.verdict != Verdict::Unknown) continue;
+    std::vector<bool> only(g.prod.outputs().size(), false);
+    only.at(i) = true;
+    if (liveNodes(g.prod, only).count(m.cuts.roundedOnly->production->producer))
+      out.reason += "; " + m.cuts.roundedOnly->why;
+  }
+}
+
 // ---- the decision that the result cache keeps --------------------------------
 
 std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
@@ -561,6 +577,7 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
                             ? monolithicStage(g, m, pending, limits, c.result)
                             : proveStage(g, m, pending, limits, progress, c.result);
   levelStage(m, c, pending, proved, c.result);
+  roundedCutStage(g, m, c.result);
   return decisionOf(g, m, std::move(c.result), proved);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -12,6 +13,7 @@
 #include "src/match/graph_structure.h"
 #include "src/verify/cut_record.h"
 #include "src/verify/refute.h"
+#include "src/verify/verdict.h"
 
 namespace torchtv {
 
@@ -45,6 +47,10 @@ constexpr size_t kMaxSupportWalk = 300;
 constexpr size_t kMaxNeighbourhood = 400;
 
 using Trace = std::map<const Value *, eval::EvalTensor>;
+
+bool evaluatesOutputs(const Graph &g, const Trace &trace) {
+  return std::all_of(g.outputs().begin(), g.outputs().end(), [&](const Value *v) { return !v || trace.count(v); });
+}
 
 bool allElementsEqual(const eval::EvalTensor &t) {
   if (t.values.size() < 2) return false;
@@ -157,11 +163,13 @@ public:
       vn.numberNode(*node);
       const bool isLive = live.count(node.get()) != 0;
       if (recording) record_->step(*node, vn, refNumbers_);
+      const bool afterRounded = readsRounded(*node);
       for (size_t i = 0; i < node->outputs.size(); ++i) {
         const Value *p = node->outputs[i];
+        if (afterRounded && !refNumbers_.count(vn.number(p))) rounded_.insert(p);  // Note [Values after a rounded constant]
         // Outputs are left to the prover proper, which says why they are
         // equal (the level and the reason of each output's verdict).
-        if (!refNumbers_.count(vn.number(p)) && isLive && !outputs.count(p) &&
+        if (!refNumbers_.count(vn.number(p)) && !afterRounded && isLive && !outputs.count(p) &&
             std::chrono::steady_clock::now() < limits_.deadline)
           decide(p);
         if (isMatrixProduct(node->op)) matrixProducts_.insert(vn.number(p));
@@ -180,6 +188,27 @@ public:
   }
 
 private:
+  // Note [Values after a rounded constant]
+  // Without --assume-rounded-constants, a value whose only candidate fails
+  // as equal up to the rounding of constants (the scores of torch's
+  // decomposed sdpa: q and k each scaled by sqrt(scale), whose square is not
+  // the traced scale) stays unmatched, and so does every value computed
+  // from it: each of their regions holds the same rounding, and each
+  // candidate fails again (BERT inference: 143 candidates, 20 Z3 queries,
+  // 10.7 s of CPU instead of 4 s, for the same verdict). Such values are
+  // offered no candidates. This only skips a search: nothing is merged.
+  bool readsRounded(const Node &n) const {
+    const ValueNumbering &vn = out_.numbering;
+    return std::any_of(n.inputs.begin(), n.inputs.end(),
+                       [&](const Value *o) { return o && rounded_.count(o) && !refNumbers_.count(vn.number(o)); });
+  }
+
+  // The evaluation only proposes (Note [Non-finite floats converted to integers] in src/eval/concrete.h).
+  void traceBoth(const std::vector<eval::EvalTensor> &inputs) {
+    refTrace_ = eval::evaluateWhatCan(ref_, inputs, eval::Precision::Wide, eval::NonFiniteToInteger::Smallest);
+    prodTrace_ = eval::evaluateWhatCan(prod_, inputs, eval::Precision::Wide, eval::NonFiniteToInteger::Smallest);
+  }
+
   // Note [Cut points], step 1, when the dims allow: one seeded evaluation.
   bool evaluate() {
     if (!withinEvalBudget(ref_, prod_)) return false;
@@ -190,8 +219,22 @@ private:
       for (eval::EvalTensor &t : inputs)
         if (!isFloating(t.type.dtype))
           for (long double &x : t.values) x = std::fabs(x);
-      refTrace_ = eval::evaluateWhatCan(ref_, inputs, eval::Precision::Wide);
-      prodTrace_ = eval::evaluateWhatCan(prod_, inputs, eval::Precision::Wide);
+      traceBoth(inputs);
+      // Note [Integer inputs of the cut search's evaluation]
+      // A dim of fewer than 6 (BERT's 2 token types) makes such an index
+      // raise, and nothing after it is evaluated: no candidate by evaluation
+      // for the whole model, and no Z3 query either. When the evaluation left
+      // an output of production unevaluated, it is made again with every
+      // integer input in {0, 1}, in range of every dim of 2 or more. (All 0
+      // is in range of every dim, but reads one row for every token and
+      // position: every row of the attention then holds one value, and
+      // tensors whose elements are all equal are no candidates.)
+      if (!evaluatesOutputs(prod_, prodTrace_)) {
+        for (eval::EvalTensor &t : inputs)
+          if (!isFloating(t.type.dtype))
+            for (long double &x : t.values) x = std::fmod(x, 2.0L);
+        traceBoth(inputs);
+      }
       std::unordered_set<const Node *> live = liveNodes(ref_);
       for (const auto &n : ref_.nodes())
         if (live.count(n.get()))
@@ -305,7 +348,17 @@ private:
         proof = solverProver_->prove(r, p, Widening::AroundProducts);
         solverFailures_ += !proof.proven;
       }
-      if (!proof.proven) continue;
+      if (!proof.proven) {
+        if (size_t hint = proof.reason.find(reasons::kRoundedConstantsHint); hint != std::string::npos) {
+          rounded_.insert(p);
+          size_t from = proof.reason.rfind("equal up to", hint);
+          if (!out_.roundedOnly && from != std::string::npos)
+            out_.roundedOnly = RoundedOnlyCut{p, "%" + p->name + " and the reference's %" + r->name + " are " +
+                                                     proof.reason.substr(from, hint + std::strlen(reasons::kRoundedConstantsHint) - from)};
+        }
+        continue;
+      }
+      rounded_.erase(p);
       merge(r, p, proof.level, proof.assumptions);
       d.reference = record_ ? record_->indexOf(r) : -1;
       return d;
@@ -338,6 +391,7 @@ private:
   bool anyReal_ = false;
   std::optional<CutRecord> record_;  // Note [Cut search record]
   size_t solverFailures_ = 0;        // Note [Solver failures in the cut search]
+  std::unordered_set<const Value *> rounded_;  // Note [Values after a rounded constant]
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // into one value number, so that later regions stop at them.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -74,12 +75,21 @@ struct CutPoint {
   Level level = Level::None;
 };
 
+// Note [Values after a rounded constant] in cut_points.cpp: the first production value whose
+// candidate was equal only up to the rounding of constants, and why ("%a and the reference's %b
+// are equal up to the rounding of constants ..."), for the reason of an output it leaves unknown.
+struct RoundedOnlyCut {
+  const Value *production = nullptr;
+  std::string why;
+};
+
 struct CutPoints {
   std::vector<CutPoint> cuts;
   // Both graphs numbered, each production value of a cut taking its
   // reference value's number (what the rest of the check matches against).
   ValueNumbering numbering;
   AssumptionCounts assumptions;  // of each cut's proof, counted per cut (summarizeRealAssumptions)
+  std::optional<RoundedOnlyCut> roundedOnly;
   size_t attempts = 0;  // candidate pairs sent to the prover
   size_t replayed = 0;  // values decided from the record of an earlier run (Note [Cut search record])
   size_t distinctProofs = 0, cacheHits = 0, solverQueries = 0;  // the prover's, as in CheckStats
