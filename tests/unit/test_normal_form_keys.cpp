@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -126,4 +127,40 @@ TEST_CASE("normal form: split sums merge, and only pairs that are one sum split"
   CHECK(nf.key(add(dot(0, 0, 4), dot(1, 4, 8))) != whole);
   CHECK(nf.key(add(dot(0, 0, 4), dot(0, 5, 7))) != nf.key(dot(0, 0, 12)));
   CHECK(nf.key(add(dot(0, 0, 4), dot(0, 3, 9))) != whole);
+}
+
+TEST_CASE("index substitution: one pass gives the sum of the terms' images (Note [Substitution in one pass])") {
+  sem::TermContext tc;
+  int i = tc.vars.fresh(16, "i"), j = tc.vars.fresh(8, "j"), k = tc.vars.fresh(32, "k");
+  IndexExpr vi = IndexExpr::var(i), vj = IndexExpr::var(j), vk = IndexExpr::var(k);
+  // The images added one at a time: what substitute computed before.
+  std::function<IndexExpr(const IndexExpr &, int, const IndexExpr &)> added = [&](const IndexExpr &e, int from,
+                                                                                  const IndexExpr &to) {
+    IndexExpr out = IndexExpr::constant(e.constantPart());
+    for (const auto &[a, c] : e.terms()) {
+      IndexExpr image;
+      switch (a->kind) {
+      case sem::IndexAtom::Kind::Var: image = a->var == from ? to : IndexExpr::var(a->var); break;
+      case sem::IndexAtom::Kind::Div: image = added(*a->arg, from, to).floorDiv(a->divisor, tc.vars); break;
+      case sem::IndexAtom::Kind::Mod: image = added(*a->arg, from, to).mod(a->divisor, tc.vars); break;
+      }
+      out = out + image * c;
+    }
+    return out;
+  };
+  std::vector<IndexExpr> exprs = {vi * 3 + vj + 2,
+                                  (vi * 8 + vj).floorDiv(8, tc.vars) + (vi * 8 + vj).mod(8, tc.vars) * 5,
+                                  (vk + vi * 32).floorDiv(4, tc.vars) * -2 + vi * 7,
+                                  (vi * 16 + vk).mod(16, tc.vars) + vi,
+                                  vi + vj * -1};
+  std::vector<IndexExpr> tos = {vj, vi * -3 + vj, vk + 4, IndexExpr::constant(5), vi * 2};  // vi * 2: i appears again
+  for (const IndexExpr &e : exprs)
+    for (const IndexExpr &to : tos)
+      for (int from : {i, j, k}) {
+        CAPTURE(e.key());
+        CAPTURE(to.key());
+        CHECK(e.substitute(from, to, tc.vars).key() == added(e, from, to).key());
+      }
+  // Terms cancel: i + j with j := -i is 0.
+  CHECK((vi + vj).substitute(j, vi * -1, tc.vars).key() == IndexExpr::constant(0).key());
 }
