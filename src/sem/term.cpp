@@ -283,9 +283,16 @@ TermPtr TermContext::reduce(TOp op, int var, TermPtr body, DType dtype, const st
   return intern(std::move(t));
 }
 
+size_t TermContext::SubstKeyHash::operator()(const SubstKey &k) const {
+  size_t h = std::hash<std::string>()(k.to);
+  mix(h, static_cast<size_t>(k.term));
+  mix(h, static_cast<size_t>(k.var));
+  return h;
+}
+
 TermPtr TermContext::substitute(TermPtr t, int var, const IndexExpr &to) {
   if (!std::binary_search(t->freeVars.begin(), t->freeVars.end(), var)) return t;
-  auto cacheKey = std::to_string(t->id) + "/" + std::to_string(var) + "/" + to.key();
+  SubstKey cacheKey{t->id, var, to.key()};
   auto hit = substCache_.find(cacheKey);
   if (hit != substCache_.end()) return hit->second;
   TermPtr r = substituteUncached(t, var, to);

@@ -140,7 +140,16 @@ private:
   TermPtr intern(Term t);
   TermPtr substituteUncached(TermPtr t, int var, const IndexExpr &to);
   void appendStr(TermPtr t, std::string &out, size_t limit) const;
-  std::unordered_map<std::string, TermPtr> substCache_;
+  // substitute's results by (term id, variable, the replacement's key).
+  struct SubstKey {
+    int term, var;
+    std::string to;
+    bool operator==(const SubstKey &o) const { return term == o.term && var == o.var && to == o.to; }
+  };
+  struct SubstKeyHash {
+    size_t operator()(const SubstKey &k) const;
+  };
+  std::unordered_map<SubstKey, TermPtr, SubstKeyHash> substCache_;
   // Note [Interning by structure]
   struct SameTerm {
     bool operator()(TermPtr a, TermPtr b) const;
