@@ -28,6 +28,11 @@ std::optional<std::string> unwrap(const std::string &entry, const std::string &k
   return payload;
 }
 
+// The backend's key: the digest of the entry's key, after its kind's prefix.
+std::string backendKey(const std::string &keyDigest, EntryKind kind) {
+  return kind == EntryKind::CutRecord ? "cut-record:" + keyDigest : keyDigest;
+}
+
 }  // namespace
 
 std::unique_ptr<ProofCache> ProofCache::open(const std::string &spec, bool quietIfUnusable) {
@@ -51,12 +56,12 @@ void ProofCache::fail(const std::string &what) {
   backend_.reset();
 }
 
-std::optional<std::string> ProofCache::lookup(const std::string &key) {
+std::optional<std::string> ProofCache::lookup(const std::string &key, EntryKind kind) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!backend_) return std::nullopt;
   std::string digest = sha256Hex(key);
   try {
-    std::optional<std::string> entry = backend_->get(digest);
+    std::optional<std::string> entry = backend_->get(backendKey(digest, kind));
     if (entry) {
       if (auto payload = unwrap(*entry, digest)) {
         ++stats_.hits;
@@ -72,12 +77,12 @@ std::optional<std::string> ProofCache::lookup(const std::string &key) {
   return std::nullopt;
 }
 
-void ProofCache::store(const std::string &key, const std::string &payload) {
+void ProofCache::store(const std::string &key, const std::string &payload, EntryKind kind) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!backend_) return;
   std::string digest = sha256Hex(key);
   try {
-    backend_->put(digest, envelope(digest, payload));
+    backend_->put(backendKey(digest, kind), envelope(digest, payload));
     ++stats_.stores;
   } catch (const CacheError &e) {
     fail(e.what());
@@ -93,6 +98,12 @@ size_t ProofCache::entries() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!backend_) throw CacheError("the cache " + spec_ + " cannot be opened");
   return backend_->count();
+}
+
+std::pair<size_t, size_t> ProofCache::entriesOf(EntryKind kind) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!backend_) throw CacheError("the cache " + spec_ + " cannot be opened");
+  return backend_->countPrefixed(backendKey("", kind));
 }
 
 void ProofCache::clear() {

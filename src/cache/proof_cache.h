@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace torchtv::cache {
 
@@ -27,8 +28,15 @@ public:
   virtual std::optional<std::string> get(const std::string &key) = 0;
   virtual void put(const std::string &key, const std::string &value) = 0;
   virtual size_t count() = 0;
+  // The entries whose key starts with `prefix`, and their values' bytes.
+  virtual std::pair<size_t, size_t> countPrefixed(const std::string &prefix) = 0;
   virtual void clear() = 0;
 };
+
+// What an entry holds. The backends keep each kind under a key prefix of its own, so that
+// `torchtv cache stats` can say how much of the store each takes (Note [Cut record pruning]
+// in src/verify/cut_record.h).
+enum class EntryKind { Proof, CutRecord };
 
 std::unique_ptr<Backend> openSqlite(const std::string &path);
 // url: redis://HOST:PORT/DB (PORT 6379 and DB 0 when left out).
@@ -50,14 +58,16 @@ public:
 
   // The payload stored under `key`, if an intact entry for exactly this key
   // exists. A damaged or foreign entry is a miss (with one warning).
-  std::optional<std::string> lookup(const std::string &key);
-  void store(const std::string &key, const std::string &payload);
+  std::optional<std::string> lookup(const std::string &key, EntryKind kind = EntryKind::Proof);
+  void store(const std::string &key, const std::string &payload, EntryKind kind = EntryKind::Proof);
 
   bool usable() const { return backend_ != nullptr; }
   const std::string &location() const { return spec_; }
   CacheStats stats() const;
   // Entries in the store; throws CacheError (for `torchtv cache`).
   size_t entries();
+  // Entries of one kind and their bytes; throws CacheError.
+  std::pair<size_t, size_t> entriesOf(EntryKind kind);
   void clear();
 
 private:

@@ -62,11 +62,20 @@ public:
 
   size_t count() override {
     size_t n = 0;
-    scan([&](const std::string &) { ++n; });
+    scan("", [&](const std::string &) { ++n; });
     return n;
   }
+  std::pair<size_t, size_t> countPrefixed(const std::string &prefix) override {
+    size_t n = 0, bytes = 0;
+    scan(prefix, [&](const std::string &k) {
+      ++n;
+      Reply r = command({"STRLEN", k});
+      if (r->type == REDIS_REPLY_INTEGER) bytes += static_cast<size_t>(r->integer);
+    });
+    return {n, bytes};
+  }
   void clear() override {
-    scan([&](const std::string &k) { command({"DEL", k}); });
+    scan("", [&](const std::string &k) { command({"DEL", k}); });
   }
 
 private:
@@ -89,10 +98,10 @@ private:
   }
 
   template <typename Fn>
-  void scan(Fn fn) {
+  void scan(const std::string &prefix, Fn fn) {
     std::string cursor = "0";
     do {
-      Reply r = command({"SCAN", cursor, "MATCH", std::string(kPrefix) + "*", "COUNT", "1000"});
+      Reply r = command({"SCAN", cursor, "MATCH", std::string(kPrefix) + prefix + "*", "COUNT", "1000"});
       if (r->type != REDIS_REPLY_ARRAY || r->elements != 2) throw CacheError("unexpected reply to SCAN");
       cursor.assign(r->element[0]->str, r->element[0]->len);
       for (size_t i = 0; i < r->element[1]->elements; ++i)

@@ -2,8 +2,10 @@
 // the proof cache would answer one obligation with another's proof.
 #include "src/cache/sha256.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace torchtv::cache {
 namespace {
@@ -41,26 +43,57 @@ void compress(uint32_t h[8], const unsigned char *block) {
 
 }  // namespace
 
-std::string sha256Hex(const std::string &data) {
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  size_t full = data.size() / 64 * 64;
-  for (size_t i = 0; i < full; i += 64) compress(h, reinterpret_cast<const unsigned char *>(data.data()) + i);
-  // The tail, a 1 bit, zeros and the length in bits: one or two blocks.
+void Sha256::add(const char *data, size_t size) {
+  total_ += size;
+  const auto *p = reinterpret_cast<const unsigned char *>(data);
+  if (used_ > 0) {
+    size_t take = std::min(size, sizeof block_ - used_);
+    std::memcpy(block_ + used_, p, take);
+    used_ += take, p += take, size -= take;
+    if (used_ < sizeof block_) return;
+    compress(h_, block_);
+    used_ = 0;
+  }
+  for (; size >= sizeof block_; p += sizeof block_, size -= sizeof block_) compress(h_, p);
+  std::memcpy(block_, p, size);
+  used_ = size;
+}
+
+void Sha256::number(uint32_t n) {
+  char bytes[4];
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(n >> (8 * i));
+  add(bytes, sizeof bytes);
+}
+
+void Sha256::field(const std::string &s) {
+  char length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(static_cast<uint64_t>(s.size()) >> (8 * i));
+  add(length, sizeof length);
+  add(s);
+}
+
+std::string Sha256::hex() {
+  // The tail: a 1 bit, zeros and the length in bits, in one or two blocks.
+  const uint64_t bits = total_ * 8;
   unsigned char tail[128] = {};
-  size_t rest = data.size() - full;
-  for (size_t i = 0; i < rest; ++i) tail[i] = static_cast<unsigned char>(data[full + i]);
-  tail[rest] = 0x80;
-  size_t blocks = rest + 9 <= 64 ? 1 : 2;
-  uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
+  std::memcpy(tail, block_, used_);
+  tail[used_] = 0x80;
+  size_t blocks = used_ + 9 <= 64 ? 1 : 2;
   for (int i = 0; i < 8; ++i) tail[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t b = 0; b < blocks; ++b) compress(h, tail + 64 * b);
+  for (size_t b = 0; b < blocks; ++b) compress(h_, tail + 64 * b);
   std::string out;
   char buf[9];
-  for (uint32_t x : h) {
+  for (uint32_t x : h_) {
     std::snprintf(buf, sizeof buf, "%08x", x);
     out += buf;
   }
   return out;
+}
+
+std::string sha256Hex(const std::string &data) {
+  Sha256 h;
+  h.add(data);
+  return h.hex();
 }
 
 }  // namespace torchtv::cache

@@ -72,6 +72,13 @@ public:
   }
 
   size_t count() override { return count("SELECT count(*) FROM proofs"); }
+  std::pair<size_t, size_t> countPrefixed(const std::string &prefix) override {
+    Statement s(*this, "SELECT count(*), total(length(value)) FROM proofs WHERE substr(key, 1, ?2) = ?1");
+    sqlite3_bind_text(s.st, 1, prefix.data(), static_cast<int>(prefix.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s.st, 2, static_cast<sqlite3_int64>(prefix.size()));
+    if (sqlite3_step(s.st) != SQLITE_ROW) throw CacheError(error("cannot read"));
+    return {static_cast<size_t>(sqlite3_column_int64(s.st, 0)), static_cast<size_t>(sqlite3_column_double(s.st, 1))};
+  }
   void clear() override { exec("DELETE FROM proofs"); }
 
 private:

@@ -45,8 +45,9 @@ Command addCacheCommand(CLI::App &app) {
                 c->clear();
                 std::printf("cleared %s\n", spec.c_str());
               } else {
-                std::printf("location: %s\nentries: %zu\nsemantics: %s\n", spec.c_str(), c->entries(),
-                            semanticsVersion().c_str());
+                auto [records, recordBytes] = c->entriesOf(cache::EntryKind::CutRecord);
+                std::printf("location: %s\nentries: %zu\ncut search records: %zu (%zu bytes)\nsemantics: %s\n",
+                            spec.c_str(), c->entries(), records, recordBytes, semanticsVersion().c_str());
               }
             } catch (const cache::CacheError &e) {
               std::fprintf(stderr, "torchtv: error: %s\n", e.what());

@@ -178,6 +178,8 @@ private:
       auto k = static_cast<sem::IndexCmpKind>(t->inum);
       return (k == sem::IndexCmpKind::Lt ? a < b : k == sem::IndexCmpKind::Le ? a <= b : a == b) ? 1 : 0;
     }
+    case TOp::IndexValue:  // Note [Positions as values in terms]
+      return static_cast<Real>(sem::wrapToDType(index(t->index[0]), d));
     case TOp::Select:
       return eval(t->args[0]) != 0 ? eval(t->args[1]) : eval(t->args[2]);
     case TOp::Raise:  // Note [Data-dependent indices]
@@ -196,16 +198,19 @@ private:
       return fin(x, d);
     }
     case TOp::Sum:
+    case TOp::Pick:
     case TOp::RMax:
     case TOp::RMin:
     case TOp::Prod: {
       int64_t n = t->extent.size();
       bound_.at(static_cast<size_t>(t->binder)) = 1;
-      Real acc = t->op == TOp::Sum ? 0 : t->op == TOp::Prod ? 1 : NAN;
+      // A pick adds from -0, the identity of IEEE addition, so that its one summand comes out as
+      // it is, -0 included (Note [Reads at data-dependent positions] in src/sem/index_ops.cpp).
+      Real acc = t->op == TOp::Pick ? -0.0 : t->op == TOp::Sum ? 0 : t->op == TOp::Prod ? 1 : NAN;
       for (int64_t k = 0; k < n; ++k) {
         vars_[static_cast<size_t>(t->binder)] = k;
         Real x = eval(t->args[0]);
-        if (t->op == TOp::Sum) acc = isFloating(d) ? fin(arith(TOp::Add, acc, x), d) : intArith(TOp::Add, acc, x, d);
+        if (t->op == TOp::Sum || t->op == TOp::Pick) acc = isFloating(d) ? fin(arith(TOp::Add, acc, x), d) : intArith(TOp::Add, acc, x, d);
         else if (t->op == TOp::Prod) acc = isFloating(d) ? fin(arith(TOp::Mul, acc, x), d) : intArith(TOp::Mul, acc, x, d);
         else if (k == 0) acc = x;
         else acc = minmax(t->op == TOp::RMax ? TOp::Maximum : TOp::Minimum, acc, x);

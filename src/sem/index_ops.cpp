@@ -16,10 +16,14 @@
 // constant between would turn that read into an in-range value.
 // K must be concrete and at most kMaxIndexExtent; otherwise `unknown` with a
 // reason (a symbolic K would need a read at a symbolic position of a term,
-// which the per-element encoding does not have).
+// which the per-element encoding does not have). Two forms do not grow with K
+// and take any concrete K: a one-hot (isHot: v == value(c) in range, Note
+// [Positions as values in terms] in src/sem/term.h) and a floating read past
+// kMaxIndexExtent positions (Note [Reads at data-dependent positions]).
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "ir/op_registry.h"
 #include "src/sem/semantics.h"
@@ -63,20 +67,37 @@ TermPtr dispatch(OpEnv &e, TermPtr v, int64_t k, DType d, const std::function<Te
   return r;
 }
 
-// Operand `op` at `base` with dim `dim` replaced by position k.
-TermPtr readAt(OpEnv &e, int op, Idx base, int64_t dim, int64_t k, DType d) {
-  base[dim] = IndexExpr::constant(k);
+// Operand `op` at `base` with dim `dim` replaced by position `at`.
+TermPtr readAt(OpEnv &e, int op, Idx base, int64_t dim, const IndexExpr &at, DType d) {
+  base[dim] = at;
   return e.operandAt(op, base, d);
 }
-
-// one_hot(v, K) at class position c, as i64: the data-dependent compare
-// (v == c) written as a dispatch over v, so that one_hot, nll_loss_backward
-// and embedding_dense_backward build the same term.
-TermPtr oneHot(OpEnv &e, TermPtr v, const IndexExpr &c, int64_t k) {
-  return dispatch(e, v, k, DType::I64, [&](int64_t j) {
-    return e.tc.cast(e.tc.indexCmp(IndexCmpKind::Eq, c, IndexExpr::constant(j)), DType::I64);
-  });
+TermPtr readAt(OpEnv &e, int op, const Idx &base, int64_t dim, int64_t k, DType d) {
+  return readAt(e, op, base, dim, IndexExpr::constant(k), d);
 }
+
+// Whether the index `index` (an i64 term) lies in [0, k).
+TermPtr inRange(OpEnv &e, TermPtr index, int64_t k) {
+  TermPtr nonNegative = e.tc.make(TOp::Ge, {index, e.tc.intConstant(0, DType::I64)}, DType::I64);
+  TermPtr below = e.tc.make(TOp::Lt, {index, e.tc.intConstant(k, DType::I64)}, DType::I64);
+  return e.tc.make(TOp::And, {nonNegative, below}, DType::Bool);
+}
+
+// Whether the data-dependent index `v` names class position `c` of a dim of
+// `k` positions, as a bool: v == value(c) for v in [0, k), raise(v)
+// elsewhere, as one_hot (Note [Data-dependent indices]). A term of the same
+// size for every k (Note [Positions as values in terms] in src/sem/term.h),
+// equal for every v to the dispatch over the k positions it replaces, and the
+// very term `v == arange(k)` builds where v is in range.
+TermPtr isHot(OpEnv &e, TermPtr v, const IndexExpr &c, int64_t k) {
+  TermPtr index = e.tc.cast(v, DType::I64);
+  TermPtr same = e.tc.make(TOp::Eq, {index, e.tc.indexValue(c, DType::I64)}, DType::I64);
+  return e.tc.select(inRange(e, index, k), same, e.tc.make(TOp::Raise, {index}, DType::Bool));
+}
+
+// one_hot(v, K) at class position c, as i64, so that one_hot,
+// nll_loss_backward and embedding_dense_backward build the same term.
+TermPtr oneHot(OpEnv &e, TermPtr v, const IndexExpr &c, int64_t k) { return e.tc.cast(isHot(e, v, c, k), DType::I64); }
 
 TermPtr isNot(OpEnv &e, TermPtr v, int64_t value) {
   return e.tc.make(TOp::Ne, {v, e.tc.intConstant(value, v->dtype)}, v->dtype);
@@ -86,15 +107,44 @@ TermPtr isNot(OpEnv &e, TermPtr v, int64_t value) {
 // positions, as a bool; raise(v) outside the range (Note [Data-dependent
 // indices]). Advanced indexing (index_put) also takes v in [-k, 0) as v + k.
 TermPtr hits(OpEnv &e, TermPtr v, const IndexExpr &c, int64_t k, bool wrapsNegative) {
-  TermPtr hot = oneHot(e, v, c, k);
+  TermPtr hot = isHot(e, v, c, k);
   if (wrapsNegative) {
     TermPtr index = e.tc.cast(v, DType::I64);
     for (int64_t j = k; j-- > 0;) {
       TermPtr isJ = e.tc.make(TOp::Eq, {index, e.tc.intConstant(j - k, DType::I64)}, DType::I64);
-      hot = e.tc.select(isJ, e.tc.cast(e.tc.indexCmp(IndexCmpKind::Eq, c, IndexExpr::constant(j)), DType::I64), hot);
+      hot = e.tc.select(isJ, e.tc.indexCmp(IndexCmpKind::Eq, c, IndexExpr::constant(j)), hot);
     }
   }
-  return isNot(e, hot, 0);
+  return hot;
+}
+
+// Note [Reads at data-dependent positions]
+// A dispatch (Note [Data-dependent indices]) has a select per position. Past
+// kMaxIndexExtent positions, a floating read at the index term v is instead
+//   select(0 <= v < K, pick_{j<K} select(v == value(j), at(j), -0), raise(v))
+// whose size does not grow with K (value(j): Note [Positions as values in
+// terms] in src/sem/term.h). pick (TOp::Pick) is the IEEE sum of its
+// summands, all -0 but at most one: x + -0 = x for every x (NaN, infinities
+// and both zeros included) and -0 + -0 = -0, so in any order of additions it
+// is exactly that one summand, at(v). The evaluator adds from -0; bitwise, Z3
+// reads it as an uninterpreted function named by its term (like any long
+// reduction); over the reals, and in the normal form, it is a sum, so
+//   sum_j [v == value(j)] * at(j)
+// is the normal form of a read at v and of the hand-written mask sum
+// `(x * (v[:, None] == arange(K))).sum(-1)` alike (nll_loss against a
+// one-hot mask), without a rule that moves a term to a data-dependent
+// position (the per-element encoding has none). Below the threshold the
+// dispatch stays: Z3 unrolls it bit for bit where a pick is opaque.
+TermPtr readAtIndex(OpEnv &e, TermPtr v, const Dim &dim, DType d, const char *what,
+                    const std::function<TermPtr(const IndexExpr &)> &at) {
+  int64_t k = extentOf(e, dim, what, isFloating(d) ? std::numeric_limits<int64_t>::max() : kMaxIndexExtent);
+  if (k <= kMaxIndexExtent)
+    return dispatch(e, v, k, d, [&](int64_t j) { return at(IndexExpr::constant(j)); });
+  TermPtr index = e.tc.cast(v, DType::I64);
+  int j = e.tc.vars.fresh(dim, "j");
+  TermPtr same = e.tc.make(TOp::Eq, {index, e.tc.indexValue(IndexExpr::var(j), DType::I64)}, DType::I64);
+  TermPtr picked = e.tc.reduce(TOp::Pick, j, e.tc.select(same, at(IndexExpr::var(j)), e.tc.constant(-0.0, d)), d, e.node.op);
+  return e.tc.select(inRange(e, index, k), picked, e.tc.make(TOp::Raise, {index}, d));
 }
 
 // Note [Scatter semantics]
@@ -119,7 +169,8 @@ TermPtr scatter(OpEnv &e) {
   for (int64_t d = 0; d < x.rank(); ++d)
     if (d != dim && !(idx.shape[d] == x.shape[d]))
       e.unsupported("scatter with an index shorter than self in a dim other than `dim`");
-  int64_t k = extentOf(e, x.shape[dim], "scatter");
+  // The hits' term does not grow with self's dim (isHot), the writes' does.
+  int64_t k = extentOf(e, x.shape[dim], "scatter", std::numeric_limits<int64_t>::max());
   int64_t writes = extentOf(e, idx.shape[dim], "scatter index");
   bool fromSrc = e.node.op == "aten::scatter.src";
   if (fromSrc && writes > 1)
@@ -143,7 +194,8 @@ std::pair<int64_t, int64_t> scatterDim(OpEnv &e, const char *what) {
   if (x.rank() == 0) e.unsupported(std::string(what) + " into a 0-dim tensor");
   if (x.dtype == DType::Bool) e.unsupported(std::string(what) + " into a bool tensor");
   int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
-  return {dim, extentOf(e, x.shape[dim], what)};
+  // The hits' term does not grow with self's dim (isHot): any concrete size.
+  return {dim, extentOf(e, x.shape[dim], what, std::numeric_limits<int64_t>::max())};
 }
 
 // scatter_add(self, dim, index, src): Note [Scatter semantics], every write
@@ -523,7 +575,8 @@ TermPtr nllBackward(OpEnv &e) {
   const TensorType &x = e.inType(1);
   if (x.rank() < 1 || x.rank() > 2) e.unsupported("input of rank other than 1 or 2");
   bool batched = x.rank() == 2;
-  int64_t cdim = batched ? 1 : 0, k = extentOf(e, x.shape[cdim], "classes");
+  // isHot's term does not grow with the classes: any concrete count.
+  int64_t cdim = batched ? 1 : 0, k = extentOf(e, x.shape[cdim], "classes", std::numeric_limits<int64_t>::max());
   int64_t red = e.node.attr("reduction").asInt(), ignore = e.node.attr("ignore_index").asInt();
   if (red < 0 || red > 2) e.unsupported("reduction=" + std::to_string(red));
   Idx ti = batched ? Idx{e.index[0]} : Idx{};
@@ -532,8 +585,7 @@ TermPtr nllBackward(OpEnv &e) {
   if (red == 1) g = e.tc.make(TOp::Div, {g, e.operandAt(4, Idx(e.inType(4).rank(), IndexExpr::constant(0)), d)}, d);
   TermPtr w = hasW ? e.operandAt(3, {e.index[cdim]}, d) : nullptr;
   TermPtr val = e.tc.make(TOp::Neg, {hasW ? e.tc.make(TOp::Mul, {w, g}, d) : g}, d);
-  TermPtr hot = isNot(e, oneHot(e, t, e.index[cdim], k), 0);
-  TermPtr keep = e.tc.make(TOp::And, {isNot(e, t, ignore), hot}, DType::Bool);
+  TermPtr keep = e.tc.make(TOp::And, {isNot(e, t, ignore), isHot(e, t, e.index[cdim], k)}, DType::Bool);
   return e.tc.select(keep, val, e.tc.constant(0, d));
 }
 
@@ -544,20 +596,19 @@ void addIndex(HandlerTable &t) {
     const TensorType &x = e.inType(0);
     int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
     if (x.rank() == 0) e.unsupported("gather from a 0-dim tensor");
-    int64_t k = extentOf(e, x.shape[dim], "gather");
     TermPtr v = e.operandAt(1, e.index, e.inType(1).dtype);
     DType d = e.outType().dtype;
-    return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, e.index, dim, j, d); });
+    return readAtIndex(e, v, x.shape[dim], d, "gather", [&](const IndexExpr &j) { return readAt(e, 0, e.index, dim, j, d); });
   };
   t["aten::index_select"] = [](OpEnv &e) {
     const TensorType &x = e.inType(0);
     if (x.rank() == 0) e.unsupported("index_select from a 0-dim tensor");
     int64_t dim = wrappedDim(e, e.node.attr("dim").asInt(), x.rank());
-    int64_t k = extentOf(e, x.shape[dim], "index_select");
     Idx at = e.inType(1).rank() == 0 ? Idx{} : Idx{e.index[dim]};
     TermPtr v = e.operandAt(1, at, e.inType(1).dtype);
     DType d = e.outType().dtype;
-    return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, e.index, dim, j, d); });
+    return readAtIndex(e, v, x.shape[dim], d, "index_select",
+                       [&](const IndexExpr &j) { return readAt(e, 0, e.index, dim, j, d); });
   };
   t["aten::embedding"] = [](OpEnv &e) {  // weight[indices[i...], d]
     int64_t k = extentOf(e, e.inType(0).shape[0], "embedding", kMaxEmbeddingRows);
@@ -567,20 +618,14 @@ void addIndex(HandlerTable &t) {
     DType d = e.outType().dtype;
     return dispatch(e, v, k, d, [&](int64_t j) { return readAt(e, 0, row, 0, j, d); });
   };
-  // prims::iota and integer aten::arange: element i is start + i * step. An
-  // index is not a value in a term, so it is written as a select over the
-  // positions, like a gather. (A floating arange rounds start + i * step in
-  // its dtype: not covered.)
+  // prims::iota and integer aten::arange: element i is value(start + i *
+  // step) (Note [Positions as values in terms] in src/sem/term.h). (A
+  // floating arange rounds start + i * step in its dtype: not covered.)
   auto iota = [](OpEnv &e, int64_t start, int64_t step) {
     DType d = e.outType().dtype;
     if (!isIntegral(d)) e.unsupported(e.node.op + " of a non-integral dtype");
     if (e.outType().rank() != 1) e.unsupported(e.node.op + " declared with a rank other than 1");
-    int64_t n = extentOf(e, e.outType().shape[0], "iota");
-    TermPtr value = e.tc.intConstant(start + (n - 1) * step, d);
-    for (int64_t j = n - 2; j >= 0; --j)
-      value = e.tc.select(e.tc.indexCmp(IndexCmpKind::Eq, e.index.at(0), IndexExpr::constant(j)),
-                          e.tc.intConstant(start + j * step, d), value);
-    return value;
+    return e.tc.indexValue(e.index.at(0) * step + start, d);
   };
   t["prims::iota"] = [iota](OpEnv &e) {
     return iota(e, e.node.attr("start").asInt(), e.node.attr("step").asInt());
@@ -597,7 +642,8 @@ void addIndex(HandlerTable &t) {
   t["aten::one_hot"] = [](OpEnv &e) {
     const TensorType &x = e.inType(0);
     if (x.rank() == 0) e.unsupported("one_hot of a 0-dim tensor");
-    int64_t k = extentOf(e, e.outType().shape.back(), "one_hot");
+    // isHot's term does not grow with the classes: any concrete count.
+    int64_t k = extentOf(e, e.outType().shape.back(), "one_hot", std::numeric_limits<int64_t>::max());
     Idx at(e.index.begin(), e.index.end() - 1);
     return oneHot(e, e.operandAt(0, at, x.dtype), e.index.back(), k);
   };

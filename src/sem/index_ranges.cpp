@@ -1,5 +1,6 @@
 #include "src/sem/index_ranges.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -68,6 +69,51 @@ private:
     return r;
   }
 
+  // Note [Terms with indices in range]: v < c, v <= c, v > c, v >= c for a bounded v and an
+  // integer constant c, decided when every v in [0, bound) gives the same answer (a read's
+  // range test, as isHot writes it).
+  std::optional<bool> order(TOp op, TermPtr a, TermPtr b) const {
+    bool flipped = false;
+    if (b->op != TOp::Const) {
+      std::swap(a, b);
+      flipped = true;
+    }
+    auto bound = boundOf(a);
+    if (b->op != TOp::Const || !isIntegral(b->dtype) || !bound || *bound <= 0) return std::nullopt;
+    if (flipped) op = op == TOp::Lt ? TOp::Gt : op == TOp::Le ? TOp::Ge : op == TOp::Gt ? TOp::Lt : TOp::Le;
+    auto holds = [&](int64_t v) {
+      int64_t c = b->inum;
+      return op == TOp::Lt ? v < c : op == TOp::Le ? v <= c : op == TOp::Gt ? v > c : v >= c;
+    };
+    bool low = holds(0), high = holds(*bound - 1);  // each test is monotone in v
+    if (low != high) return std::nullopt;
+    return low;
+  }
+
+  // Note [Terms with indices in range]: sum_j select(v == value(j), a, 0) = a for a bounded v
+  // whose bound is at most the sum's extent, and v and a independent of j: exactly one summand
+  // is a. Exact over the reals; in IEEE for a pick (its zeros are -0, Note [Reads at
+  // data-dependent positions]) or an integer sum, not for a float sum from +0 (a = -0 gives +0).
+  std::optional<TermPtr> oneHotRow(TermPtr t, TermPtr body) const {
+    if (body->op != TOp::Select || !t->extent.isConcrete()) return std::nullopt;
+    TermPtr cond = body->args[0], a = body->args[1], zero = body->args[2];
+    if (cond->op != TOp::Eq || zero->op != TOp::Const || dependsOn(a, t->binder)) return std::nullopt;
+    bool exact = reals_ || t->op == TOp::Pick || (isIntegral(t->dtype) && t->dtype != DType::U64);
+    if (!exact || (isFloating(zero->dtype) ? zero->num != 0 : zero->inum != 0)) return std::nullopt;
+    for (int i : {0, 1}) {
+      TermPtr v = cond->args[i], position = cond->args[1 - i];
+      auto bound = boundOf(v);
+      if (!bound || *bound > t->extent.size() || dependsOn(v, t->binder)) continue;
+      // value(j) must not wrap within the extent (an i8 compare would meet v at j and j + 256).
+      bool injective = dtypeBits(position->dtype) >= 64 || t->extent.size() <= (int64_t(1) << (dtypeBits(position->dtype) - 1));
+      if (position->op == TOp::IndexValue && position->index[0].asVar() == t->binder && injective) return a;
+    }
+    return std::nullopt;
+  }
+  static bool dependsOn(TermPtr x, int var) {
+    return std::binary_search(x->freeVars.begin(), x->freeVars.end(), var);
+  }
+
   TermPtr rewriteUncached(TermPtr t) {
     if (t->args.empty()) return t;
     std::vector<TermPtr> args;
@@ -79,6 +125,9 @@ private:
         return tc_.boolConstant(t->op == TOp::Ne);
       return tc_.make(t->op, std::move(args), t->dtype, t->num);
     }
+    case TOp::Lt: case TOp::Le: case TOp::Gt: case TOp::Ge:
+      if (auto decided = order(t->op, args[0], args[1])) return tc_.boolConstant(*decided);
+      break;
     case TOp::Select: {
       TermPtr s = tc_.select(args[0], args[1], args[2]);
       return s->op == TOp::Select ? collapse(s) : s;
@@ -92,7 +141,11 @@ private:
     case TOp::Not:
       if (args[0]->op == TOp::Const) return tc_.boolConstant(args[0]->inum == 0);
       break;
+    case TOp::Pick:
+      if (auto a = oneHotRow(t, args[0])) return *a;
+      break;
     case TOp::Sum:  // a count of what the rules above made constant
+      if (auto a = oneHotRow(t, args[0])) return *a;
       // Floating: over the reals only (a float sum rounds). Integers: exact in
       // every order, modulo the dtype's width as intConstant wraps it.
       if (args[0]->op == TOp::Const && t->extent.isConcrete()) {

@@ -24,6 +24,15 @@ namespace torchtv::sem {
 //   - a chain select(v == c_0, a_0, select(v == c_1, a_1, ... e)) whose
 //     constants cover [0, bound): e is never reached, so the innermost select
 //     is its a_n (a dispatch's raise(v): Note [Data-dependent indices]);
+//   - v < c, v <= c, v > c and v >= c for a constant c that every v in
+//     [0, bound) meets alike: that constant (the range test of a one-hot or a
+//     read at a data-dependent position, Note [Positions as values in terms]
+//     in src/sem/term.h, whose raise(v) it then drops);
+//   - a one-hot row's sum, sum_j select(v == value(j), a, 0) with bound at
+//     most the extent and v, a independent of j: a (exactly one summand is
+//     a), over the reals, and in IEEE for a pick or an integer sum (Note
+//     [Reads at data-dependent positions] in src/sem/index_ops.cpp): the
+//     backward of a log-softmax sums the one-hot gradient of nll_loss;
 //   - what those make constant is folded: and/or/not of a constant, and
 //     a sum of a constant over a concrete extent, such as the count of
 //     targets kept, which Z3 otherwise divides by as by an unknown (nonlinear

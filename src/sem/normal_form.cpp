@@ -702,7 +702,7 @@ struct NormalForm::Impl {
     auto A = [&](int i) { return norm(t->args[i]); };
     std::string text = tc.str(t, kAtomTextChars);
     if (isIntegral(d) && !(t->op == TOp::Add || t->op == TOp::Sub || t->op == TOp::Mul || t->op == TOp::Neg ||
-                           t->op == TOp::Read || t->op == TOp::Const))
+                           t->op == TOp::Read || t->op == TOp::Const || t->op == TOp::IndexValue))
       return opaque(t, "integral");
     if (isIntegral(d))
       for (TermPtr a : t->args)
@@ -716,6 +716,14 @@ struct NormalForm::Impl {
       a.name = "t" + std::to_string(t->slot) + ":" + std::string(dtypeName(d));
       a.index = t->index;
       a.indicator = d == DType::Bool;
+      a.text = text;
+      return ofAtom(finish(std::move(a)));
+    }
+    case TOp::IndexValue: {  // Note [Positions as values in terms]: an atom keyed by the position
+      Atom a;
+      a.kind = AtomKind::Read;
+      a.name = "value:" + std::string(dtypeName(d));
+      a.index = t->index;
       a.text = text;
       return ofAtom(finish(std::move(a)));
     }
@@ -788,6 +796,7 @@ struct NormalForm::Impl {
       return fn("cast_" + std::string(dtypeName(from)) + "_" + std::string(dtypeName(d)), {A(0)}, false, text);
     }
     case TOp::Sum:
+    case TOp::Pick:  // a sum of one summand not -0 (Note [Reads at data-dependent positions])
       return sumOf(t->binder, t->extent, A(0));
     case TOp::RMax: case TOp::RMin: case TOp::Prod: {
       // max/min (or product) over the bound index: an atom of the canonically renamed body.

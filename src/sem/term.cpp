@@ -230,12 +230,32 @@ TermPtr TermContext::indexCmp(IndexCmpKind kind, const IndexExpr &a, const Index
   return intern(std::move(t));
 }
 
+TermPtr TermContext::indexValue(const IndexExpr &c, DType dtype) {
+  if (!isIntegral(dtype)) throw std::logic_error("TermContext::indexValue: a non-integral dtype");
+  if (c.isConstant()) return intConstant(c.constantPart(), dtype);
+  Term t;
+  t.op = TOp::IndexValue;
+  t.dtype = dtype;
+  t.index = {c};
+  return intern(std::move(t));
+}
+
 TermPtr TermContext::make(TOp op, std::vector<TermPtr> args, DType dtype, double num) {
-  // Const, Read, IndexCmp, Select, Cast and the reductions have their own
-  // constructors; every other op takes its table arity of operands.
+  // Const, Read, IndexCmp, IndexValue, Select, Cast and the reductions have
+  // their own constructors; every other op takes its table arity of operands.
   if (static_cast<int>(args.size()) != topInfo(op).arity || topInfo(op).arity == 0 || isReduction(op))
     throw std::logic_error(std::string("TermContext::make: ") + topName(op) + " with " +
                            std::to_string(args.size()) + " operands");
+  // A bool b converted to an integer is 0 or 1: b != 0 is b, and b == 0 is not b (a one-hot
+  // compared with 0, as nll_loss_backward's decomposition writes it, is its bool compare: Note
+  // [Positions as values in terms]).
+  if ((op == TOp::Ne || op == TOp::Eq) && isIntegral(args[0]->dtype))
+    for (int i : {0, 1})
+      if (args[i]->op == TOp::Const && args[i]->inum == 0 && args[1 - i]->op == TOp::Cast &&
+          args[1 - i]->args[0]->dtype == DType::Bool) {
+        TermPtr b = args[1 - i]->args[0];
+        return op == TOp::Ne ? b : make(TOp::Not, {b}, DType::Bool);
+      }
   if (isCommutative(op) && args.size() == 2 && args[1]->id < args[0]->id) std::swap(args[0], args[1]);
   Term t;
   t.op = op;
@@ -249,6 +269,10 @@ TermPtr TermContext::make(TOp op, std::vector<TermPtr> args, DType dtype, double
 TermPtr TermContext::select(TermPtr cond, TermPtr a, TermPtr b) {
   if (cond->op == TOp::Const) return cond->inum ? a : b;
   if (a == b) return a;
+  // A bool selected between the constants is the condition (or its negation): a mask written by
+  // scatter(zeros, index, True) is the mask of its hits.
+  if (a->dtype == DType::Bool && cond->dtype == DType::Bool && a->op == TOp::Const && b->op == TOp::Const)
+    return a->inum ? cond : make(TOp::Not, {cond}, DType::Bool);
   Term t;
   t.op = TOp::Select;
   t.dtype = a->dtype;
@@ -258,6 +282,9 @@ TermPtr TermContext::select(TermPtr cond, TermPtr a, TermPtr b) {
 
 TermPtr TermContext::cast(TermPtr x, DType to) {
   if (x->dtype == to) return x;
+  // A bool converted to an integer is 0 or 1, exact in every dtype: converted again, it is the
+  // bool converted once (one_hot(...).float() is the mask of its compares).
+  if (x->op == TOp::Cast && isIntegral(x->dtype) && x->args[0]->dtype == DType::Bool) return cast(x->args[0], to);
   if (x->op == TOp::Const) {
     if (isFloating(x->dtype)) return constant(x->num, to);
     return intConstant(x->inum, to);
@@ -312,6 +339,8 @@ TermPtr TermContext::substituteUncached(TermPtr t, int var, const IndexExpr &to)
   case TOp::IndexCmp:
     return indexCmp(static_cast<IndexCmpKind>(t->inum), t->index[0].substitute(var, to, vars),
                     t->index[1].substitute(var, to, vars));
+  case TOp::IndexValue:
+    return indexValue(t->index[0].substitute(var, to, vars), t->dtype);
   case TOp::Select:
     return select(args[0], args[1], args[2]);
   case TOp::Cast:
@@ -361,6 +390,9 @@ void TermContext::appendStr(TermPtr t, std::string &out, size_t limit) const {
     out += "(" + t->index[0].str(vars) + ops[t->inum] + t->index[1].str(vars) + ")";
     return;
   }
+  case TOp::IndexValue:
+    out += "value(" + t->index[0].str(vars) + ")";
+    return;
   default:
     break;
   }

@@ -81,7 +81,7 @@ struct Term {
   double num = 0;        // Const (floating and bool), PowC exponent
   int64_t inum = 0;      // Const (integral), IndexCmp kind
   int slot = -1;         // Read: which tensor
-  std::vector<IndexExpr> index;  // Read: element; IndexCmp: two operands
+  std::vector<IndexExpr> index;  // Read: element; IndexCmp: two operands; IndexValue: one
   int binder = -1;       // reductions
   Dim extent = 0;        // reductions
   std::string origin;    // reductions: the op that reduces (its order is the op's)
@@ -121,6 +121,16 @@ public:
   TermPtr boolConstant(bool v) { return intConstant(v ? 1 : 0, DType::Bool); }
   TermPtr read(int slot, std::vector<IndexExpr> index, DType dtype);
   TermPtr indexCmp(IndexCmpKind kind, const IndexExpr &a, const IndexExpr &b);
+  // Note [Positions as values in terms]
+  // value(c): the index expression c as an integer of `dtype` (wrapped to its
+  // width), exact for every index in range: arange's element i is
+  // value(start + i * step), and one_hot(v, K)[c] compares v with value(c)
+  // (src/sem/index_ops.cpp), terms whose size does not grow with K, where a
+  // select over the K positions did. The evaluator computes c, Z3 reads it as
+  // the integer c converted to a bit-vector, the normal form as an atom keyed
+  // by c (renamed with the binders like a read's index). A constant c is the
+  // integer constant.
+  TermPtr indexValue(const IndexExpr &c, DType dtype);
   // Arithmetic and functions; all operands already in `dtype` (for
   // comparisons the operands' dtype; the result is bool).
   TermPtr make(TOp op, std::vector<TermPtr> args, DType dtype, double num = 0);

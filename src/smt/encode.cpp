@@ -66,6 +66,24 @@ z3::expr Encoder::index(const sem::IndexExpr &e) {
   return s;
 }
 
+// Note [Positions as values in terms]: the integer c as a bit-vector of the term's width (modulo
+// 2^n, as the evaluator wraps it), at both levels (integers are bit-vectors at both). Z3 decides
+// int2bv slowly: an in-place cross-entropy backward whose index_put positions are arange(4) * 6 +
+// target ran out of time, where the select over the positions arange used to be took a moment. So
+// a position that takes at most kValueSelectLimit values is the select over them, and only a wider
+// one (a vocabulary) goes through int2bv.
+z3::expr Encoder::indexValue(TermPtr t) {
+  constexpr int64_t kValueSelectLimit = 128;
+  const sem::IndexExpr &c = t->index[0];
+  z3::expr at = index(c);
+  unsigned bits = static_cast<unsigned>(dtypeBits(t->dtype));
+  auto [lo, hi] = c.bounds(tc_.vars);
+  if (!lo || !hi || *hi - *lo >= kValueSelectLimit) return z3::expr(c_, Z3_mk_int2bv(c_, bits, at));
+  z3::expr r = c_.bv_val(static_cast<int64_t>(*hi), bits);
+  for (int64_t k = *hi - 1; k >= *lo; --k) r = z3::ite(at == c_.int_val(k), c_.bv_val(static_cast<int64_t>(k), bits), r);
+  return r;
+}
+
 z3::expr Encoder::uf(const std::string &name, const std::vector<z3::expr> &args, const z3::sort &range) {
   z3::sort_vector domain(c_);
   z3::expr_vector av(c_);
@@ -157,7 +175,7 @@ z3::expr Encoder::reduce(TermPtr t) {
   for (int64_t k = 1; k < t->extent.size(); ++k) {
     bound_[t->binder] = k;
     z3::expr x = encode(t->args[0]);
-    if (t->op == TOp::Sum) acc = acc + x;
+    if (t->op == TOp::Sum || t->op == TOp::Pick) acc = acc + x;
     else if (t->op == TOp::Prod) acc = acc * x;
     else if (t->op == TOp::RMax) acc = z3::ite(acc < x, x, acc);
     else acc = z3::ite(x < acc, x, acc);
@@ -223,7 +241,8 @@ z3::expr Encoder::compute(TermPtr t) {
     return uf("unspecified" + std::to_string(t->id), at, sortOf(d));
   }
   case TOp::Cast: return cast(A(0), t->args[0]->dtype, d);
-  case TOp::Sum: case TOp::RMax: case TOp::RMin: case TOp::Prod: return reduce(t);
+  case TOp::Sum: case TOp::Pick: case TOp::RMax: case TOp::RMin: case TOp::Prod: return reduce(t);
+  case TOp::IndexValue: return indexValue(t);
   case TOp::Not: return !A(0);
   case TOp::And: return A(0) && A(1);
   case TOp::Or: return A(0) || A(1);

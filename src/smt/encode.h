@@ -35,6 +35,7 @@ private:
   z3::sort sortOf(DType d);
   z3::expr index(const sem::IndexExpr &e);
   z3::expr var(int v);
+  z3::expr indexValue(sem::TermPtr t);
   z3::expr compute(sem::TermPtr t);
   z3::expr constant(sem::TermPtr t);
   z3::expr cast(const z3::expr &x, DType from, DType to);

@@ -14,7 +14,7 @@ namespace torchtv {
 namespace {
 
 // Bumped whenever what a digest holds, or the search's rules, change (Note [Cut search record]).
-constexpr const char *kRecordFormat = "torchtv-cut-record 2";
+constexpr const char *kRecordFormat = "torchtv-cut-record 3";
 
 }  // namespace
 
@@ -40,14 +40,16 @@ CutRecord::CutRecord(const Graph &ref, const Graph &prod, const ProverLimits &li
   for (const Value *v : ref.outputs()) text += " " + std::to_string(refIndex_.at(v));
   // Hashed once: the store hashes its key on the lookup and again on the store.
   key_ = cache::sha256Hex(persistentKey(std::string(kRecordFormat) + "\n" + text, Widening::AroundProducts, limits));
-  std::optional<std::string> payload = limits.cache->lookup(key_);
+  std::optional<std::string> payload = limits.cache->lookup(key_, cache::EntryKind::CutRecord);
   if (!payload) return;
   try {
     nlohmann::json j = nlohmann::json::parse(*payload);
+    runs_ = j.at("runs").get<long>();
     for (const auto &[k, d] : j.at("decisions").items()) {
-      CutDecision c;
-      c.reference = d.get<long>();
-      if (c.reference >= static_cast<long>(refValues_.size())) {  // not this reference's: a miss
+      Stored c;
+      c.decision.reference = d.at(0).get<long>();
+      c.lastRun = d.at(1).get<long>();
+      if (c.decision.reference >= static_cast<long>(refValues_.size())) {  // not this reference's: a miss
         stored_.clear();
         return;
       }
@@ -55,6 +57,7 @@ CutRecord::CutRecord(const Graph &ref, const Graph &prod, const ProverLimits &li
     }
   } catch (const nlohmann::json::exception &) {
     stored_.clear();  // intact but unreadable: another version's layout, a miss
+    runs_ = 0;
   }
 }
 
@@ -91,7 +94,7 @@ std::string CutRecord::decisionKey(const Value *p, bool interior) const {
 std::optional<CutDecision> CutRecord::replay(const std::string &key) const {
   auto it = stored_.find(key);
   if (key.empty() || it == stored_.end()) return std::nullopt;
-  return it->second;
+  return it->second.decision;
 }
 
 void CutRecord::record(const std::string &key, const CutDecision &d, bool searched) {
@@ -111,10 +114,13 @@ long CutRecord::indexOf(const Value *v) const {
 
 void CutRecord::save() {
   if (!on() || searched_ == 0) return;
+  const long run = runs_ + 1;
   nlohmann::json decisions = nlohmann::json::object();
-  for (const auto *m : {&stored_, &made_})  // this run's decisions replace the stored ones
-    for (const auto &[k, d] : *m) decisions[k] = d.reference;
-  limits_.cache->store(key_, nlohmann::json{{"decisions", decisions}}.dump());
+  // Note [Cut record pruning]: a stored decision that no run among the last kKeptRuns used is dropped.
+  for (const auto &[k, s] : stored_)
+    if (!made_.count(k) && run - s.lastRun < kKeptRuns) decisions[k] = {s.decision.reference, s.lastRun};
+  for (const auto &[k, d] : made_) decisions[k] = {d.reference, run};  // this run's replace the stored ones
+  limits_.cache->store(key_, nlohmann::json{{"runs", run}, {"decisions", decisions}}.dump(), cache::EntryKind::CutRecord);
 }
 
 }  // namespace torchtv

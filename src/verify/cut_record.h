@@ -56,7 +56,25 @@ namespace torchtv {
 // deadline cut short is no decision). A record of an older format is a miss
 // (the format version); a damaged entry is a miss (src/cache). Decisions
 // stored by earlier runs are kept (a CI cache serves branches that alternate),
-// this run's replacing those with the same key.
+// this run's replacing those with the same key, until pruned (Note [Cut record
+// pruning]).
+//
+// Note [Cut record pruning]
+// Kept forever, a record grows by every changed value of every run: a CI cache
+// that sees a hundred versions of a model holds a hundred versions of its
+// changed layers' decisions, read whole by every check of that reference and
+// written whole by every run that searched. So the record counts the runs that
+// stored it, each decision carries the count of the last storing run that used
+// it (searched or replayed), and a run that stores the record drops the
+// decisions that none of the last kKeptRuns storing runs used. Its size is
+// bounded by what kKeptRuns runs decide. A run that only replays stores nothing
+// and so ages nothing (an unchanged re-run is answered by the result cache
+// anyway). A dropped decision costs a search and is never a wrong answer: its
+// value is searched as if there were no record (which may find no cut where the
+// replayed one would have been proven: an `unknown`, never an `equivalent`).
+// `torchtv cache stats` counts the records and their bytes (the store keeps
+// them under a prefix of their own), and `torchtv cache clear` empties them with
+// the rest.
 struct CutDecision {
   long reference = -1;  // index into the reference's values (inputs, then node outputs); -1: no cut
 };
@@ -79,8 +97,10 @@ public:
   void record(const std::string &key, const CutDecision &d, bool searched);
   const Value *referenceValue(long i) const;
   long indexOf(const Value *referenceValue) const;
-  // Stores the decisions when some were searched (not all replayed).
+  // Stores the decisions when some were searched (not all replayed), those of
+  // the last kKeptRuns runs (Note [Cut record pruning]).
   void save();
+  static constexpr long kKeptRuns = 16;
 
 private:
   ProverLimits limits_;
@@ -88,7 +108,13 @@ private:
   std::vector<const Value *> refValues_;
   std::unordered_map<const Value *, long> refIndex_;
   std::unordered_map<const Value *, std::string> cone_;  // digests of production's unshared values
-  std::unordered_map<std::string, CutDecision> stored_, made_;
+  struct Stored {
+    CutDecision decision;
+    long lastRun = 0;  // the count of the last run that stored it (Note [Cut record pruning])
+  };
+  std::unordered_map<std::string, Stored> stored_;
+  std::unordered_map<std::string, CutDecision> made_;
+  long runs_ = 0;  // runs that stored the record
   size_t searched_ = 0;
 };
 

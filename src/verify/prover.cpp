@@ -41,9 +41,7 @@ std::string describeModel(const smt::QueryResult &r, const std::function<std::st
 // value that no input gives, so a model of the query is no counterexample.
 bool hasUninterpretedReduction(sem::TermPtr a, sem::TermPtr b) {
   return sem::anySubterm(a, b, [](sem::TermPtr t) {
-    bool reduction = t->op == sem::TOp::Sum || t->op == sem::TOp::Prod || t->op == sem::TOp::RMax ||
-                     t->op == sem::TOp::RMin;
-    return reduction && !(t->extent.isConcrete() && t->extent.size() > 0 && t->extent.size() <= smt::kUnrollLimit);
+    return sem::isReduction(t->op) && !(t->extent.isConcrete() && t->extent.size() > 0 && t->extent.size() <= smt::kUnrollLimit);
   });
 }
 
@@ -77,12 +75,19 @@ std::function<std::string(int)> Prover::slotNamer() const {
 // Note [Index inputs in range]: the query as it is; when Z3 finds the outputs
 // differ at an index out of range, once more with the indices in range. (A
 // query that ran out of resources is not asked again: that doubled the time of
-// outputs the ranges do not decide.)
+// outputs the ranges do not decide.) A search without solver queries (the cut
+// search's normal-form pass) has no model to look at: there the terms with the
+// ranges applied are compared as terms (queryOnce asks no query when they are
+// one term), so that a one-hot and an eq/arange mask, one term in range (Note
+// [Positions as values in terms] in src/sem/term.h), are proven bitwise there
+// rather than over the reals by the normal form.
 smt::QueryResult Prover::query(sem::TermContext &tc, const Region &r, smt::Arith arith,
                                std::set<std::string> &assumed) {
   smt::QueryResult q = queryOnce(tc, r, arith, false);
-  if (q.answer != smt::Answer::Differ || r.indexDomains.empty()) return q;
-  bool inRange = std::all_of(q.reads.begin(), q.reads.end(), [&](const smt::ModelRead &m) {
+  if (r.indexDomains.empty()) return q;
+  bool noSolver = !limits_.solver && q.answer == smt::Answer::Unknown;
+  if (q.answer != smt::Answer::Differ && !noSolver) return q;
+  bool inRange = !noSolver && std::all_of(q.reads.begin(), q.reads.end(), [&](const smt::ModelRead &m) {
     auto d = r.indexDomains.find(m.slot);
     return d == r.indexDomains.end() || (m.value >= 0 && m.value < static_cast<double>(d->second.bound));
   });

@@ -1,8 +1,12 @@
 #include "src/verify/result_cache.h"
 
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
-#include "ir/text_format.h"
+#include "ir/attribute.h"
 #include "src/cache/proof_cache.h"
 #include "src/cache/sha256.h"
 #include "src/verify/persistent_proofs.h"
@@ -17,15 +21,69 @@ bool runningRefutedAnOutput(const CheckOptions &options) {
   return false;
 }
 
+// Note [Result cache]: a graph as its printed form holds it (names, types, operations and
+// attributes, source locations) and its outputs' names, added field by field without printing
+// the graph. What repeats (operations, types, attributes, source files) is added once, at the
+// end, in a table that the nodes index (source file paths were two fifths of the printed text),
+// and operands by the position of their value's definition, whose name is added there.
+void addGraph(cache::Sha256 &h, const Graph &g) {
+  // Counts and indices fit 4 bytes: a graph has at most maxNodesPerGraph (2^20) nodes (ir/limits.h).
+  auto number = [&](size_t n) { h.number(static_cast<uint32_t>(n)); };
+  std::unordered_map<std::string, size_t> table;
+  std::vector<const std::string *> order;
+  auto repeated = [&](const std::string &s) {
+    auto it = table.find(s);
+    if (it == table.end()) {
+      it = table.emplace(s, table.size()).first;
+      order.push_back(&it->first);
+    }
+    number(it->second);
+  };
+  std::unordered_map<const Value *, size_t> index;  // operands by the order their values were added
+  auto operand = [&](const Value *v) {
+    auto it = v ? index.find(v) : index.end();
+    number(!v ? 0 : it != index.end() ? it->second : UINT32_MAX);  // 0: None
+    if (v && it == index.end()) h.field(v->name);  // not defined before its use: by name
+  };
+  auto value = [&](const Value *v) {
+    index.emplace(v, index.size() + 1);
+    h.field(v->name);
+    repeated(v->type.str());
+  };
+  h.field(g.name());
+  number(g.inputs().size());
+  for (const Value *v : g.inputs()) value(v);
+  number(g.nodes().size());
+  for (const auto &n : g.nodes()) {
+    repeated(n->op);
+    number(n->outputs.size());
+    for (const Value *v : n->outputs) value(v);
+    number(n->inputs.size());
+    for (const Value *v : n->inputs) operand(v);
+    repeated(attributesKey(n->attrs));
+    repeated(n->loc.known() ? n->loc.file : "");
+    number(n->loc.known() ? static_cast<size_t>(n->loc.line) : 0);
+  }
+  number(g.outputs().size());
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    operand(g.outputs()[i]);
+    h.field(i < g.outputNames().size() ? g.outputNames()[i] : "");
+  }
+  number(order.size());
+  for (const std::string *s : order) h.field(*s);
+}
+
 std::string keyOf(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                   const CheckOptions &o) {
-  return "torchtv-result 2\n" + semanticsVersion() +
-         "\nnormalize=" + std::to_string(o.normalization == Normalization::On) +
-         " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
-         " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
-         " memory=" + std::to_string(o.solverMemoryMB) +
-         " rounded-constants=" + std::to_string(o.assumeRoundedConstants) + "\n" + printGraph(origRef) + "\n" +
-         printGraph(origProd) + "\n" + printGraph(ref) + "\n" + printGraph(prod);
+  cache::Sha256 h;
+  h.add("torchtv-result 3\n" + semanticsVersion() +
+        "\nnormalize=" + std::to_string(o.normalization == Normalization::On) +
+        " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
+        " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
+        " memory=" + std::to_string(o.solverMemoryMB) +
+        " rounded-constants=" + std::to_string(o.assumeRoundedConstants) + "\n");
+  for (const Graph *g : {&origRef, &origProd, &ref, &prod}) addGraph(h, *g);
+  return h.hex();
 }
 
 }  // namespace
@@ -34,9 +92,8 @@ ResultCache::ResultCache(const Graph &origRef, const Graph &origProd, const Grap
                          const CheckOptions &options)
     : options_(options) {
   if (options.proofCache && options.proofCache->usable() && !runningRefutedAnOutput(options))
-    // Hashed once here: the four graphs printed are megabytes at 64 layers, and the
-    // store hashes its key on each lookup and store (Note [Result cache]).
-    key_ = cache::sha256Hex(keyOf(origRef, origProd, ref, prod, options));
+    // Hashed once here: the store hashes its key again on each lookup and store (Note [Result cache]).
+    key_ = keyOf(origRef, origProd, ref, prod, options);
 }
 
 std::optional<Decision> ResultCache::lookup() {

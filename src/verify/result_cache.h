@@ -27,10 +27,17 @@ struct Decision {
 // the semantics version, every option that can change a verdict, a level or a
 // reason (normalization, strategy, cut points, rlimit, solver memory,
 // --assume-rounded-constants), and the
-// two graphs as given and as normalized, printed with names, types, constants
-// and source locations (everything a reason or a report names; the graphs as
-// given decide which outputs are bitwise equal as written, the normalized ones
-// carry what a user's --fusions folder expanded). A later check of the same
+// two graphs as given and as normalized, with names, types, constants, source
+// locations and output names (everything a reason or a report names; the graphs
+// as given decide which outputs are bitwise equal as written, the normalized ones
+// carry what the fusion definitions expanded: a user's --fusions folder, those
+// in the input files, TORCHTV_FUSIONS_DIR). The graphs are hashed field by field
+// (SHA-256, each field after its length), not printed: printing the four graphs
+// and hashing the text (8 MB) was a quarter of the instructions a 64-layer check
+// with a warm cache ran above the read + normalize floor (callgrind), and the
+// nodes' source file paths two fifths of that text: what repeats (operations,
+// types, attributes, files) is hashed once, in a table that nodes index, and
+// operands by their definition's position. A later check of the same
 // graphs is answered after normalizing, the floor: no value numbering, cut
 // search or prover. Only all-equivalent decisions are stored: a proof does not
 // depend on the budget it was found under, where an unknown may, and a

@@ -604,6 +604,51 @@ class EagerComparisonTest(unittest.TestCase):
                                                       r[:2].float(), p[:2].float()))
 
 
+class EagerCheckMemoryTest(unittest.TestCase):
+    """Note [The eager check's memory]: the check keeps no run's inputs beyond the run and holds
+    one draw's outputs at a time; seen with weak references to the tensors, not by measuring."""
+
+    def test_one_draw_at_a_time(self):
+        _import_capture()
+        import weakref
+        import torch
+        from torchtv_capture import eager, pairfile
+        pair = pairfile.load_pair(pair_path("rmsnorm_train"))
+        runs_inputs, kept_outputs, reference_runs, seen = [], [], [], []
+
+        def watched(fn, is_reference):
+            def run(*args):
+                # said after the check: an exception here would be the check's "ran": false
+                if any(r() is not None for r in runs_inputs):
+                    seen.append("a run's inputs outlive it")
+                if is_reference and args[0].dtype == torch.float32:
+                    reference_runs.append(1)
+                    # a new draw (the first two runs: the determinism check)
+                    if len(reference_runs) > 2 and any(r() is not None for r in kept_outputs):
+                        seen.append("an earlier draw's outputs are alive when the next draw runs")
+                runs_inputs.extend(weakref.ref(a) for a in args)
+                return fn(*args)
+            return run
+
+        detached = eager._detached
+
+        def kept(outputs):
+            outputs = detached(outputs)
+            kept_outputs.extend(weakref.ref(t) for t in outputs)
+            return outputs
+
+        pair.reference, pair.production = watched(pair.reference, True), watched(pair.production, False)
+        eager._detached = kept
+        try:
+            record = eager.eager_check(pair, ["loss", "grad_x", "grad_w"])
+        finally:
+            eager._detached = detached
+        self.assertTrue(record["ran"], record)
+        self.assertEqual(sorted(set(seen)), [])
+        self.assertEqual(len(reference_runs), 1 + 1 + len(eager.SEEDS))   # the test saw every draw
+        self.assertEqual([o["draws"] for o in record["outputs"]], [4, 4, 4])
+
+
 class ValuesTest(unittest.TestCase):
     """In-process checks of the argument encoding."""
 

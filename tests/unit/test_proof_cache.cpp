@@ -18,6 +18,7 @@
 #include "src/verify/cut_points.h"
 #include "src/verify/cut_record.h"
 #include "src/verify/persistent_proofs.h"
+#include "src/verify/result_cache.h"
 
 using namespace torchtv;
 namespace fs = std::filesystem;
@@ -47,6 +48,22 @@ TEST_CASE("sha256 matches the FIPS 180-4 examples") {
   CHECK(cache::sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(cache::sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST_CASE("sha256 of data added piece by piece is the digest of the whole") {
+  std::string data;
+  for (int i = 0; i < 300; ++i) data += static_cast<char>('a' + i % 26);
+  for (size_t piece : {1, 7, 55, 63, 64, 65, 200}) {
+    for (size_t size : {size_t(0), size_t(55), size_t(56), size_t(64), size_t(119), size_t(300)}) {
+      cache::Sha256 h;
+      for (size_t at = 0; at < size; at += piece) h.add(data.data() + at, std::min(piece, size - at));
+      CHECK(h.hex() == cache::sha256Hex(data.substr(0, size)));
+    }
+  }
+  cache::Sha256 fields;  // each field after its length (8 bytes): ("ab", "c") and ("a", "bc") differ
+  fields.field("ab");
+  fields.field("c");
+  CHECK(fields.hex() == cache::sha256Hex(std::string("\2\0\0\0\0\0\0\0ab\1\0\0\0\0\0\0\0c", 19)));
 }
 
 TEST_CASE("proof cache: a stored payload is found under its key, another key misses") {
@@ -221,79 +238,157 @@ static std::string recordPair(const std::string &w1, const std::string &y2, cons
          y2 + "(%p)\n  return %y1, %y2, %y0\n}\n";
 }
 
-static std::vector<std::string> recordedCuts(const std::string &text, cache::ProofCache *cache, size_t *attempts,
-                                             size_t *replayed) {
-  Module m = parseModule(text, "record.tvir");
-  ProverLimits limits;
-  limits.cache = cache;
-  CutPoints cuts = findCutPoints(*m.find("reference"), *m.find("production"), limits);
-  *attempts = cuts.attempts;
-  *replayed = cuts.replayed;
-  std::vector<std::string> out;
-  for (const CutPoint &cut : cuts.cuts)
-    out.push_back(cut.reference->name + "=" + cut.production->name + "@" + std::to_string(int(cut.level)));
-  return out;
-}
+// A cache of its own and the search run on pairs against it (Note [Cut search record]).
+struct RecordFixture {
+  TempDir dir;
+  std::unique_ptr<cache::ProofCache> c = cache::ProofCache::open(dir.file("proofs.sqlite"));
+  size_t attempts = 0, replayed = 0;  // the last run's
+  const std::string base = recordPair("1.0", "aten::sigmoid");
+
+  // The cuts found, as "reference=production@level"; `cache` null: none.
+  std::vector<std::string> run(const std::string &text, cache::ProofCache *cache) {
+    Module m = parseModule(text, "record.tvir");
+    ProverLimits limits;
+    limits.cache = cache;
+    CutPoints cuts = findCutPoints(*m.find("reference"), *m.find("production"), limits);
+    attempts = cuts.attempts;
+    replayed = cuts.replayed;
+    std::vector<std::string> out;
+    for (const CutPoint &cut : cuts.cuts)
+      out.push_back(cut.reference->name + "=" + cut.production->name + "@" + std::to_string(int(cut.level)));
+    return out;
+  }
+  std::vector<std::string> run(const std::string &text) { return run(text, c.get()); }
+
+  // The record of the base pair's reference, as the search keeps it, and its stored payload.
+  Module baseModule = parseModule(base, "record.tvir");
+  CutRecord record() {
+    ProverLimits limits;
+    limits.cache = c.get();
+    limits = cutSearchLimits(limits);
+    limits.solver = false;  // the record is kept under the normal form's key (Note [Cut search record])
+    return CutRecord(*baseModule.find("reference"), *baseModule.find("production"), limits);
+  }
+  std::optional<nlohmann::json> stored() {
+    std::optional<std::string> payload = c->lookup(record().key(), cache::EntryKind::CutRecord);
+    if (!payload) return std::nullopt;
+    return nlohmann::json::parse(*payload);
+  }
+};
 
 TEST_CASE("cut search record: a value whose cone is unchanged is replayed wherever the change is") {
-  TempDir dir;
-  auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
-  REQUIRE(c->usable());
-  size_t attempts = 0, replayed = 0;
-  const std::string base = recordPair("1.0", "aten::sigmoid");
-  std::vector<std::string> cold = recordedCuts(base, c.get(), &attempts, &replayed);
+  RecordFixture f;
+  REQUIRE(f.c->usable());
+  std::vector<std::string> cold = f.run(f.base);
   REQUIRE(cold.size() == 1);
   CHECK(cold[0].rfind("b=p@", 0) == 0);
-  CHECK(attempts == 4);  // %w1's 3 candidates in vain, %p's first
-  CHECK(replayed == 0);
+  CHECK(f.attempts == 4);  // %w1's 3 candidates in vain, %p's first
+  CHECK(f.replayed == 0);
   // Unchanged: both decisions (no cut for %w1, %b for %p) replayed, nothing searched.
-  CHECK(recordedCuts(base, c.get(), &attempts, &replayed) == cold);
-  CHECK(attempts == 0);
-  CHECK(replayed == 2);
+  CHECK(f.run(f.base) == cold);
+  CHECK(f.attempts == 0);
+  CHECK(f.replayed == 2);
   // Production changed after %p: the same cut, replayed.
-  CHECK(recordedCuts(recordPair("1.0", "aten::cos"), c.get(), &attempts, &replayed) == cold);
-  CHECK(attempts == 0);
-  CHECK(replayed == 2);
+  CHECK(f.run(recordPair("1.0", "aten::cos")) == cold);
+  CHECK(f.attempts == 0);
+  CHECK(f.replayed == 2);
   // Changed before %p, outside its cone (the first node): replayed too.
-  CHECK(recordedCuts(recordPair("1.0", "aten::sigmoid", "aten::mul.Scalar(%x) {other=-1.0}"), c.get(), &attempts,
-                     &replayed) == cold);
-  CHECK(attempts == 0);
-  CHECK(replayed == 2);
+  CHECK(f.run(recordPair("1.0", "aten::sigmoid", "aten::mul.Scalar(%x) {other=-1.0}")) == cold);
+  CHECK(f.attempts == 0);
+  CHECK(f.replayed == 2);
   // Changed in %p's cone (w + 2): nothing is replayed; searched, %p has no counterpart now.
-  CHECK(recordedCuts(recordPair("2.0", "aten::sigmoid"), c.get(), &attempts, &replayed).empty());
-  CHECK(attempts > 0);
-  CHECK(replayed == 0);
+  CHECK(f.run(recordPair("2.0", "aten::sigmoid")).empty());
+  CHECK(f.attempts > 0);
+  CHECK(f.replayed == 0);
   // Without a cache the search is the same as the first run's.
-  CHECK(recordedCuts(base, nullptr, &attempts, &replayed) == cold);
-  CHECK(attempts == 4);
-  CHECK(replayed == 0);
+  CHECK(f.run(f.base, nullptr) == cold);
+  CHECK(f.attempts == 4);
+  CHECK(f.replayed == 0);
 }
 
 TEST_CASE("cut search record: a replayed cut is only a candidate; one that does not hold is searched") {
-  TempDir dir;
-  auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
-  REQUIRE(c->usable());
-  const std::string base = recordPair("1.0", "aten::sigmoid");
-  size_t attempts = 0, replayed = 0;
-  std::vector<std::string> cold = recordedCuts(base, c.get(), &attempts, &replayed);
+  RecordFixture f;
+  REQUIRE(f.c->usable());
+  std::vector<std::string> cold = f.run(f.base);
   REQUIRE(cold.size() == 1);
   // A forged record (the store is writable): every decision now says "%p is %a" (x * w, not x * (w + 1)).
-  Module m = parseModule(base, "record.tvir");
-  ProverLimits limits;
-  limits.cache = c.get();
-  limits = cutSearchLimits(limits);
-  limits.solver = false;  // the record is kept under the normal form's key (Note [Cut search record])
-  CutRecord record(*m.find("reference"), *m.find("production"), limits);
-  std::optional<std::string> payload = c->lookup(record.key());
-  REQUIRE(payload);
-  nlohmann::json j = nlohmann::json::parse(*payload);
+  CutRecord record = f.record();
+  std::optional<nlohmann::json> stored = f.stored();
+  REQUIRE(stored);
+  nlohmann::json j = *stored;
   long indexOfA = -1;
   for (long i = 0; record.referenceValue(i); ++i)
     if (record.referenceValue(i)->name == "a") indexOfA = i;
   REQUIRE(indexOfA >= 0);
-  for (auto &[k, d] : j.at("decisions").items()) d = indexOfA;
-  c->store(record.key(), j.dump());
+  for (auto &[k, d] : j.at("decisions").items()) d[0] = indexOfA;
+  f.c->store(record.key(), j.dump(), cache::EntryKind::CutRecord);
   // The forged cut fails its proof and is not merged; %p is searched and cut to %b as before.
-  CHECK(recordedCuts(base, c.get(), &attempts, &replayed) == cold);
-  CHECK(attempts > 0);
+  CHECK(f.run(f.base) == cold);
+  CHECK(f.attempts > 0);
+}
+
+// Note [Cut record pruning]: each other production (w + 2, w + 3, ...) searches two values of its own
+// and stores the record; the base's decisions survive kKeptRuns - 1 such runs, not kKeptRuns.
+TEST_CASE("cut search record: decisions that no run among the last kKeptRuns used are dropped") {
+  RecordFixture f;
+  REQUIRE(f.c->usable());
+  const std::vector<std::string> cold = f.run(f.base);
+  REQUIRE(cold.size() == 1);
+  int constant = 2;
+  auto anotherRun = [&] {
+    f.run(recordPair(std::to_string(constant++) + ".0", "aten::sigmoid"));
+    CHECK(f.attempts > 0);  // searched, so the record is stored
+  };
+  for (long i = 1; i < CutRecord::kKeptRuns; ++i) anotherRun();
+  CHECK(f.run(f.base) == cold);
+  CHECK(f.replayed == 2);  // kept: used kKeptRuns - 1 runs ago (this replay stores nothing)
+  CHECK(f.attempts == 0);
+  anotherRun();
+  CHECK(f.run(f.base) == cold);
+  CHECK(f.replayed == 0);  // dropped: searched again, to the same cut
+  CHECK(f.attempts == 4);
+  // The record holds the decisions of the last kKeptRuns runs that stored it, two each.
+  std::optional<nlohmann::json> stored = f.stored();
+  REQUIRE(stored);
+  CHECK(stored->at("decisions").size() == static_cast<size_t>(2 * CutRecord::kKeptRuns));
+  CHECK(f.c->entriesOf(cache::EntryKind::CutRecord).first == 1);
+}
+
+// Note [Result cache]: the key is hashed field by field from the graphs, not from their printed
+// text; whatever a report names (a value's name, a source line or file, an attribute, an output's
+// name) is in it, so a pair differing in any of them is a miss.
+static std::string resultPair(const std::string &name = "b", const std::string &loc = "\"m.py\":3",
+                              const std::string &alpha = "2", const std::string &output = "b") {
+  return "graph @reference(%x: f32[4]) -> (f32[4]) {\n  %a: f32[4] = aten::neg(%x)\n  return %a\n}\n"
+         "graph @production(%x: f32[4]) -> (f32[4]) {\n  %" + name + ": f32[4] = aten::mul.Scalar(%x) {other=" +
+         alpha + "} loc(" + loc + ")\n  return %" + output + "\n}\n";
+}
+
+TEST_CASE("result cache: a pair that differs in a name, a source line or file, or an attribute misses") {
+  TempDir dir;
+  auto c = cache::ProofCache::open(dir.file("proofs.sqlite"));
+  REQUIRE(c->usable());
+  CheckOptions options;
+  options.proofCache = c.get();
+  auto cacheFor = [&](const std::string &text, Module &m) {
+    m = parseModule(text, "result.tvir");
+    const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+    return ResultCache(ref, prod, ref, prod, options);
+  };
+  Module stored;
+  ResultCache first = cacheFor(resultPair(), stored);
+  CHECK(!first.lookup());
+  Decision d;
+  OutputResult out;
+  out.name = "out";
+  out.verdict = Verdict::Equivalent;
+  out.level = Level::Real;
+  d.result.outputs.push_back(out);
+  REQUIRE(first.store(d));
+  Module m;
+  CHECK(cacheFor(resultPair(), m).lookup());
+  CHECK(!cacheFor(resultPair("c", "\"m.py\":3", "2", "c"), m).lookup());
+  CHECK(!cacheFor(resultPair("b", "\"m.py\":4"), m).lookup());
+  CHECK(!cacheFor(resultPair("b", "\"n.py\":3"), m).lookup());
+  CHECK(!cacheFor(resultPair("b", "\"m.py\":3", "3"), m).lookup());
 }

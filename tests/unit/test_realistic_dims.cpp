@@ -58,7 +58,52 @@ std::string reluGtBackward() {
   return s.replace(at, from.size(), to);
 }
 
+// Cross-entropy with integer targets at V=32000 (issue 18, items 6-7): autograd's nll_loss and
+// log-softmax backward against the loss picked by an eq/arange one-hot mask and the gradient
+// softmax - one_hot. Past 128 classes the gather is a pick (Note [Reads at data-dependent
+// positions] in src/sem/index_ops.cpp) and the one-hot v == value(c) (Note [Positions as values in
+// terms] in src/sem/term.h); with the targets in range the normal forms meet.
+const char *const kIntegerTargetXent = R"(
+graph @reference(%x: f32[2048,32000], %y: i64[2048]) -> (f32[], f32[2048,32000]) {
+  %ls: f32[2048,32000] = aten::_log_softmax(%x) {dim=1, half_to_float=false}
+  %loss: f32[], %tw: f32[] = aten::nll_loss_forward(%ls, %y, none) {reduction=1, ignore_index=-100}
+  %g: f32[] = aten::ones_like(%loss)
+  %gi: f32[2048,32000] = aten::nll_loss_backward(%g, %ls, %y, none, %tw) {reduction=1, ignore_index=-100}
+  %gx: f32[2048,32000] = aten::_log_softmax_backward_data(%gi, %ls) {dim=1, input_dtype=f32}
+  return %loss, %gx
+}
+graph @production(%x: f32[2048,32000], %y: i64[2048]) -> (f32[], f32[2048,32000]) {
+  %mx: f32[2048,1], %ix: i64[2048,1] = aten::max.dim(%x) {dim=-1, keepdim=true}
+  %z: f32[2048,32000] = aten::sub.Tensor(%x, %mx)
+  %e: f32[2048,32000] = aten::exp(%z)
+  %se: f32[2048,1] = aten::sum.dim_IntList(%e) {dim=[-1], keepdim=true}
+  %lse: f32[2048,1] = aten::log(%se)
+  %ls: f32[2048,32000] = aten::sub.Tensor(%z, %lse)
+  %u: i64[2048,1] = aten::unsqueeze(%y) {dim=1}
+  %a: i64[32000] = aten::arange() {end=32000}
+  %eq: bool[2048,32000] = aten::eq.Tensor(%u, %a)
+  %m: f32[2048,32000] = aten::_to_copy(%eq) {dtype=f32}
+  %p: f32[2048,32000] = aten::mul.Tensor(%ls, %m)
+  %s: f32[] = aten::sum(%p)
+  %n: f32[] = aten::neg(%s)
+  %loss: f32[] = aten::div.Scalar(%n) {other=2048}
+  %sm: f32[2048,32000] = aten::exp(%ls)
+  %d: f32[2048,32000] = aten::sub.Tensor(%sm, %m)
+  %gx: f32[2048,32000] = aten::div.Scalar(%d) {other=2048}
+  return %loss, %gx
+}
+)";
+
 }  // namespace
+
+TEST_CASE("cross-entropy with integer targets is proven at V=32000, assuming the targets in range") {
+  CheckResult r = check(kIntegerTargetXent);
+  CHECK(r.verdict == Verdict::Equivalent);
+  CHECK(r.level == Level::Real);
+  bool named = false;
+  for (const std::string &a : r.assumptions) named = named || a.find("index in [0, 32000)") != std::string::npos;
+  CHECK(named);
+}
 
 TEST_CASE("a real-level model that sets long sums apart is no counterexample, and says so") {
   CheckResult r = check(reluGtBackward());

@@ -16,7 +16,7 @@ using sem::TOp;
 
 TEST_CASE("term ops: every TOp has one row, in enum order, with a unique name that reads back") {
   const auto &all = sem::allTOps();
-  REQUIRE(all.size() == static_cast<size_t>(TOp::Prod) + 1);  // Prod is the enum's last op
+  REQUIRE(all.size() == static_cast<size_t>(TOp::Pick) + 1);  // Pick is the enum's last op
   std::set<std::string> names;
   for (size_t i = 0; i < all.size(); ++i) {
     const sem::TOpInfo &row = all[i];

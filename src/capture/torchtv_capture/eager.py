@@ -29,6 +29,7 @@ only refute (Note [Cross-checks] in src/verify/cross_check.h): a difference beyo
 real input on which the two functions differ, but bit differences at other shapes say nothing
 about a bitwise claim at the captured ones.
 """
+import functools
 import math
 
 import torch
@@ -83,18 +84,24 @@ def _run_reference(pair, inputs):
     loss = pair.reference(*inputs)
     diff = [t for t in inputs if t.requires_grad]
     grads = torch.autograd.grad(loss, diff, allow_unused=True)
-    return (loss,) + tuple(torch.zeros_like(t) if g is None else g for t, g in zip(diff, grads))
+    return _detached((loss,) + tuple(torch.zeros_like(t) if g is None else g for t, g in zip(diff, grads)))
 
 
 def _run_production(pair, inputs):
     """As trace_production runs it: detached inputs, unless production calls autograd itself."""
     from .tracing import _is_autograd_error
     try:
-        return _as_tuple(pair.production(*(t.detach() for t in inputs)))
+        return _detached(_as_tuple(pair.production(*(t.detach() for t in inputs))))
     except RuntimeError as e:
         if not (any(t.requires_grad for t in inputs) and _is_autograd_error(e)):
             raise
-    return _as_tuple(pair.production(*inputs))
+    return _detached(_as_tuple(pair.production(*inputs)))
+
+
+def _detached(outputs):
+    """The outputs without their autograd graphs, whose leaves would keep the run's inputs alive as
+    long as the outputs live (Note [The eager check's memory]); the values are the same."""
+    return tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in outputs)
 
 
 # Note [Comparisons in one pass]
@@ -191,6 +198,31 @@ class _Comparison:
 
 def eager_check(pair, out_names):
     """Runs the pair's functions eagerly (Note [Eager cross-check]). Returns the JSON record."""
+    try:
+        return _eager_check(pair, out_names)
+    finally:
+        _return_freed_memory()
+
+
+# Note [The eager check's memory]
+# A shape-only pair's runs at small_inputs() come before its traces (Note [Refuted before the
+# shape-only capture] in capture.py) and move a lot of memory: the 126-layer bench pair has 11.4
+# million parameters, so each run's fresh inputs and outputs are 43 MiB, 87 MiB in float64.
+# They took that capture's peak from the traces' 0.6 GiB to 1.18-1.29 GiB. Three things keep the
+# check to what one draw needs and its memory from adding to the traces' (0.77 GiB in all since;
+# measured in bench/results/capture.md):
+# - the outputs are kept without their autograd graphs (_detached): the graph's leaves are the
+#   run's inputs, which a kept loss kept alive (the check's own peak 999 -> 789 MiB there);
+# - a draw's tensors (its inputs, both functions' outputs, the float64 runs) are dropped before
+#   the next draw is made and run, and the first determinism run as soon as it is compared: the
+#   last draw's are not held beside the next one's, and only the comparisons' summaries
+#   (_Comparison) outlive a draw (the check's own peak 1197 -> 999 MiB there);
+# - the freed memory goes back to the operating system when the check ends (glibc's malloc_trim,
+#   _return_freed_memory): the tensors are mostly blocks below malloc's mmap threshold, which stay
+#   in its heap while any block above them lives, and the traces' objects come mostly from
+#   Python's own arenas, so without it the traces started on top of the 0.7 GiB the check had freed.
+# The record is the same: the same runs on the same inputs, compared in the same order.
+def _eager_check(pair, out_names):
     inputs, given = pair.example_inputs, "example_inputs()"
     if pair.fake:
         if pair.small_inputs is None:
@@ -206,49 +238,16 @@ def eager_check(pair, out_names):
     except Exception as e:  # the trace succeeded, so this is unexpected; say so, decide nothing
         return {"ran": False, "why": "running reference() eagerly on %s failed: %s: %s"
                 % (given, type(e).__name__, str(e)[:200])}
-    if len(first) != len(out_names) or not all(_bits_equal(a, b) for a, b in zip(first, again)):
+    deterministic = len(first) == len(out_names) and all(_bits_equal(a, b) for a, b in zip(first, again))
+    del first
+    if not deterministic:
         return {"ran": False, "why": "reference() gives different results on the same inputs (random ops?)"}
     comps = [_Comparison(n) for n in out_names]
     for label, draw in _draws(inputs, given):
-        try:
-            ref = again if label == given else _run_reference(pair, _fresh(draw))
-            prod = _run_production(pair, _fresh(draw))
-        except Exception as e:
-            if label == given:
-                return {"ran": False, "why": "running the functions eagerly on %s failed: %s: %s"
-                        % (given, type(e).__name__, str(e)[:200])}
-            continue  # a random draw outside the functions' domain: not evidence either way
-        if len(prod) != len(ref):
-            return {"ran": False, "why": "production() returns %d tensors eagerly, reference %d"
-                    % (len(prod), len(ref))}
-        wide = None
-        for o, (c, r, p) in enumerate(zip(comps, ref, prod)):
-            c.draws += 1
-            if r.shape != p.shape or r.dtype != p.dtype:
-                continue  # types that differ are decided by the graphs' own types
-            bad = _differ_mask(r, p) if r.dtype.is_floating_point else None
-            if (not bool(bad.any())) if bad is not None else torch.equal(r, p):
-                continue
-            c.bitwise = False
-            index, rv, pv, n = _first_difference(r, p, bad)
-            c.elements = max(c.elements, n)
-            if r.dtype.is_floating_point:
-                c.max_ulp = max(c.max_ulp, _ulps(r, p))
-            if c.first is None:
-                c.first = {"input": label, "index": index, "reference": _json_float(rv),
-                           "production": _json_float(pv)}
-            if c.beyond is not None or not r.dtype.is_floating_point:
-                if not r.dtype.is_floating_point and c.beyond is None:
-                    c.beyond = "%s: element %s is %s in reference, %s in production" % (label, index, rv, pv)
-                continue
-            if wide is None:
-                wide = _wide(pair, draw)
-            if isinstance(wide, str):
-                c.inconclusive = wide
-                continue
-            w = _beyond_rounding(wide[0][o], wide[1][o], r, p)
-            if w is not None:
-                c.beyond = "%s: %s" % (label, w)
+        stopped = _compare_draw(pair, comps, label, draw, again if label == given else None, given)
+        again = draw = None  # Note [The eager check's memory]
+        if stopped is not None:
+            return stopped
     record = {"ran": True, "inputs": "%s and %d seeded random draws" % (given, len(SEEDS)),
               "outputs": [c.to_json() for c in comps]}
     if pair.fake:
@@ -256,6 +255,71 @@ def eager_check(pair, out_names):
         record["inputs"] = "small_inputs() (%s) and %d seeded random draws of their shapes" % (
             _shapes_told(pair), len(SEEDS))
     return record
+
+
+def _compare_draw(pair, comps, label, draw, ref, given):
+    """Runs the functions on one draw (the reference only when ``ref``, its outputs, is None) and
+    adds what their outputs show to ``comps``. Returns a record that stops the check ("ran": false)
+    or None to go on."""
+    try:
+        if ref is None:
+            ref = _run_reference(pair, _fresh(draw))
+        prod = _run_production(pair, _fresh(draw))
+    except Exception as e:
+        if label == given:
+            return {"ran": False, "why": "running the functions eagerly on %s failed: %s: %s"
+                    % (given, type(e).__name__, str(e)[:200])}
+        return None  # a random draw outside the functions' domain: not evidence either way
+    if len(prod) != len(ref):
+        return {"ran": False, "why": "production() returns %d tensors eagerly, reference %d"
+                % (len(prod), len(ref))}
+    wide = None
+    for o, (c, r, p) in enumerate(zip(comps, ref, prod)):
+        c.draws += 1
+        if r.shape != p.shape or r.dtype != p.dtype:
+            continue  # types that differ are decided by the graphs' own types
+        bad = _differ_mask(r, p) if r.dtype.is_floating_point else None
+        if (not bool(bad.any())) if bad is not None else torch.equal(r, p):
+            continue
+        c.bitwise = False
+        index, rv, pv, n = _first_difference(r, p, bad)
+        c.elements = max(c.elements, n)
+        if r.dtype.is_floating_point:
+            c.max_ulp = max(c.max_ulp, _ulps(r, p))
+        if c.first is None:
+            c.first = {"input": label, "index": index, "reference": _json_float(rv),
+                       "production": _json_float(pv)}
+        if c.beyond is not None or not r.dtype.is_floating_point:
+            if not r.dtype.is_floating_point and c.beyond is None:
+                c.beyond = "%s: element %s is %s in reference, %s in production" % (label, index, rv, pv)
+            continue
+        if wide is None:
+            wide = _wide(pair, draw)
+        if isinstance(wide, str):
+            c.inconclusive = wide
+            continue
+        w = _beyond_rounding(wide[0][o], wide[1][o], r, p)
+        if w is not None:
+            c.beyond = "%s: %s" % (label, w)
+    return None
+
+
+def _return_freed_memory():
+    """Hands the memory the C heap has freed back to the operating system, where the C library
+    can (glibc's malloc_trim; elsewhere nothing): Note [The eager check's memory]."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.lru_cache(maxsize=None)
+def _malloc_trim():
+    """glibc's malloc_trim, from the symbols the process already has; None where there is none."""
+    import ctypes
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def _shapes_told(pair, most=3):
