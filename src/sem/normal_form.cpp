@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <unordered_map>
 
 #include <boost/multiprecision/cpp_int.hpp>
 
@@ -21,6 +23,9 @@ constexpr size_t kMaxMonomials = 4000;
 // products of sums is exponential in the worst case (an unfused attention
 // backward reached 14 GB before this cap): past it the term is undecided.
 constexpr size_t kMaxWork = 1000000;
+// An atom's text (in the assumptions it names) is the first characters of its
+// term's text (Note [Bounded term printing] in term.cpp).
+constexpr size_t kAtomTextChars = 100;
 
 Rat ratOfDouble(double v) {
   if (!std::isfinite(v)) throw Unsupported("a non-finite constant has no real value");
@@ -35,7 +40,16 @@ Rat ratOfDouble(double v) {
   return Rat(num, den);
 }
 
-std::string ratStr(const Rat &r) { return r.str(); }
+// Rat::str ("n" or "n/d"), spelled by std::to_string when both fit in 64
+// bits: the keys write an exponent or a coefficient for every factor and
+// monomial, nearly all small, and boost's general conversion divides.
+std::string ratStr(const Rat &r) {
+  const BigInt &num = numerator(r), &den = denominator(r);
+  if (msb(abs(num) + 1) >= 63 || msb(den) >= 63) return r.str();
+  std::string s = std::to_string(static_cast<int64_t>(num));
+  if (den != 1) s += "/" + std::to_string(static_cast<int64_t>(den));
+  return s;
+}
 
 // The d-th root of a non-negative integer when it is an integer (binary
 // search; only for numbers of up to 256 bits, beyond which it gives up).
@@ -118,6 +132,8 @@ struct NormalForm::Impl {
   std::unordered_map<int, Poly> memo;
   size_t work = 0;  // see kMaxWork
   std::set<std::string> assumptions;
+  // Sum atoms' bodies shifted by their extent, by the atom's key (Note [Merging split sums cheaply]).
+  std::unordered_map<std::string, Monomial> shiftedSumBodies;
   explicit Impl(TermContext &t) : tc(t) {}
 
   // ---- construction ----
@@ -495,14 +511,45 @@ struct NormalForm::Impl {
     return out;
   }
 
+  // A monomial's split: its one sum factor and the rest (splitSumFactor).
+  using SplitSum = std::optional<std::pair<AtomPtr, Monomial>>;
+
+  // Whether two monomials have factors of the same kinds, names and exponents
+  // (in any order): a shift or a renaming of an index keeps all three, so
+  // monomials that differ in them are never one the other shifted.
+  static bool sameFactorShapes(const Monomial &x, const Monomial &y) {
+    if (x.factors.size() != y.factors.size()) return false;
+    using Shape = std::tuple<AtomKind, const std::string *, const Rat *>;
+    auto shapes = [](const Monomial &m) {
+      std::vector<Shape> out;
+      for (const Factor &f : m.factors) out.emplace_back(f.atom->kind, &f.atom->name, &f.exp);
+      std::sort(out.begin(), out.end(), [](const Shape &p, const Shape &q) {
+        if (std::get<0>(p) != std::get<0>(q)) return std::get<0>(p) < std::get<0>(q);
+        if (*std::get<1>(p) != *std::get<1>(q)) return *std::get<1>(p) < *std::get<1>(q);
+        return *std::get<2>(p) < *std::get<2>(q);
+      });
+      return out;
+    };
+    std::vector<Shape> sx = shapes(x), sy = shapes(y);
+    for (size_t i = 0; i < sx.size(); ++i)
+      if (std::get<0>(sx[i]) != std::get<0>(sy[i]) || *std::get<1>(sx[i]) != *std::get<1>(sy[i]) ||
+          *std::get<2>(sx[i]) != *std::get<2>(sy[i]))
+        return false;
+    return true;
+  }
+
   // x + y as one term when x = r * sum_{i<a} f(i) and y = r * sum_{i<b} f(i + a).
-  std::optional<Poly> mergedSums(const Monomial &x, const Monomial &y) {
-    auto sx = splitSumFactor(x), sy = splitSumFactor(y);
+  std::optional<Poly> mergedSums(const SplitSum &sx, const SplitSum &sy) {
     if (!sx || !sy || sx->second.key != sy->second.key) return std::nullopt;
     const Atom &a = *sx->first, &b = *sy->first;
-    Monomial shifted = substituteMono(a.body, a.binder, IndexExpr::var(a.binder) + a.extent.size());
     Monomial other = b.binder == a.binder ? b.body : renameMono(b.body, b.binder, a.binder);
-    if (shifted.key != other.key) return std::nullopt;
+    if (!sameFactorShapes(a.body, other)) return std::nullopt;  // a shift keeps them (substituteMono)
+    auto shifted = shiftedSumBodies.find(a.key);
+    if (shifted == shiftedSumBodies.end())
+      shifted = shiftedSumBodies
+                    .emplace(a.key, substituteMono(a.body, a.binder, IndexExpr::var(a.binder) + a.extent.size()))
+                    .first;
+    if (shifted->second.key != other.key) return std::nullopt;
     Poly body;
     addTerm(body, a.body, Rat(1));
     Poly rest;
@@ -510,17 +557,35 @@ struct NormalForm::Impl {
     return mul(rest, sumOf(a.binder, Dim(a.extent.size() + b.extent.size()), body));
   }
 
+  // Note [Merging split sums cheaply]
+  // The search below tries every ordered pair of monomials and merges the
+  // first pair that merges, in the order of the polynomial's map, then starts
+  // over. Each pass splits every monomial once (not once for each pair it is
+  // in), asks the cheap questions (a sum factor on both sides, the same rest)
+  // before comparing coefficients (rationals: slow), and shifts a sum's body
+  // once per normal form, and only for a pair whose factors have the same
+  // kinds, names and exponents (sameFactorShapes): the pairs of a 64-monomial addition made this a third of a
+  // 16-layer decide's instructions. Every test is a pure function of the
+  // pair, so the pair found, and the result, are the ones of the plain search.
   Poly mergeSplitSums(Poly p) {
     for (bool merged = true; merged && p.terms.size() >= 2 && p.terms.size() <= kMaxMergeTerms;) {
       merged = false;
-      for (auto i = p.terms.begin(); i != p.terms.end() && !merged; ++i)
-        for (auto j = p.terms.begin(); j != p.terms.end() && !merged; ++j) {
-          if (i == j || i->second.second != j->second.second) continue;
-          std::optional<Poly> m = mergedSums(i->second.first, j->second.first);
+      std::vector<decltype(p.terms)::iterator> terms;
+      std::vector<SplitSum> splits;
+      for (auto i = p.terms.begin(); i != p.terms.end(); ++i) {
+        terms.push_back(i);
+        splits.push_back(splitSumFactor(i->second.first));
+      }
+      for (size_t i = 0; i < terms.size() && !merged; ++i)
+        for (size_t j = 0; j < terms.size() && !merged; ++j) {
+          if (i == j || !splits[i] || !splits[j] || splits[i]->second.key != splits[j]->second.key ||
+              terms[i]->second.second != terms[j]->second.second)
+            continue;
+          std::optional<Poly> m = mergedSums(splits[i], splits[j]);
           if (!m) continue;
-          Rat c = i->second.second;
-          p.terms.erase(i);
-          p.terms.erase(j);
+          Rat c = terms[i]->second.second;
+          p.terms.erase(terms[i]);
+          p.terms.erase(terms[j]);
           p = add(p, *m, c);
           merged = true;  // the iterators are spent: start over
         }
@@ -656,7 +721,7 @@ struct NormalForm::Impl {
     a.kind = AtomKind::Fn;
     a.name = "term" + std::to_string(t->id);
     a.indicator = t->dtype == DType::Bool;
-    a.text = tc.str(t).substr(0, 100);
+    a.text = tc.str(t, kAtomTextChars);
     for (int v : t->freeVars) a.index.push_back(IndexExpr::var(v));
     (void)why;
     return ofAtom(finish(std::move(a)));
@@ -679,7 +744,7 @@ struct NormalForm::Impl {
   Poly compute(TermPtr t) {
     DType d = t->dtype;
     auto A = [&](int i) { return norm(t->args[i]); };
-    std::string text = tc.str(t).substr(0, 100);
+    std::string text = tc.str(t, kAtomTextChars);
     if (auto kept = someElementKept(t, text)) return *kept;
     if (isIntegral(d) && !(t->op == TOp::Add || t->op == TOp::Sub || t->op == TOp::Mul || t->op == TOp::Neg ||
                            t->op == TOp::Read || t->op == TOp::Const || t->op == TOp::IndexValue))
@@ -713,15 +778,15 @@ struct NormalForm::Impl {
     case TOp::Sub: return mergeSplitSums(add(A(0), A(1), Rat(-1)));
     case TOp::Mul: return mul(A(0), A(1));
     case TOp::Neg: return scale(A(0), Rat(-1));
-    case TOp::Div: return mul(A(0), power(A(1), Rat(-1), tc.str(t->args[1]).substr(0, 100)));
-    case TOp::Sqrt: return power(A(0), Rat(1, 2), tc.str(t->args[0]).substr(0, 100));
-    case TOp::Rsqrt: return power(A(0), Rat(-1, 2), tc.str(t->args[0]).substr(0, 100));
-    case TOp::PowC: return power(A(0), ratOfDouble(t->num), tc.str(t->args[0]).substr(0, 100));
+    case TOp::Div: return mul(A(0), power(A(1), Rat(-1), tc.str(t->args[1], kAtomTextChars)));
+    case TOp::Sqrt: return power(A(0), Rat(1, 2), tc.str(t->args[0], kAtomTextChars));
+    case TOp::Rsqrt: return power(A(0), Rat(-1, 2), tc.str(t->args[0], kAtomTextChars));
+    case TOp::PowC: return power(A(0), ratOfDouble(t->num), tc.str(t->args[0], kAtomTextChars));
     case TOp::Exp: {
       if (auto masked = maskedExp(t->args[0])) return *masked;
       return expOf(A(0));
     }
-    case TOp::Log: return logOf(A(0), tc.str(t->args[0]).substr(0, 100));
+    case TOp::Log: return logOf(A(0), tc.str(t->args[0], kAtomTextChars));
     case TOp::Maximum: case TOp::Minimum: {
       // Over the reals max and min commute.
       Poly a = A(0), b = A(1);

@@ -25,12 +25,6 @@ double roundGeneric(double v, int mantBits, int minExp, int maxExp) {
   return r;
 }
 
-std::string doubleBits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return std::to_string(b);
-}
-
 }  // namespace
 
 double roundToDType(double v, DType dtype) {
@@ -97,14 +91,54 @@ std::optional<TOp> topByName(const std::string &name) {
   return it->second;
 }
 
+// Note [Interning by structure]
+// Structurally equal terms are one pointer. A term is looked up by a hash of
+// the fields that identify it (operation, dtype, operands by pointer, the
+// constant's bits, slot, index expressions by their canonical keys, binder,
+// extent, origin), and on equal hashes compared field by field, so two
+// different terms are never merged whatever their hashes. (The table was keyed
+// by a string spelling these fields, built for every term made: a seventh of a
+// 16-layer decide's instructions.)
+namespace {
+
+uint64_t bitsOf(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+void mix(size_t &h, size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); }
+
+size_t structuralHash(const Term &t) {
+  size_t h = static_cast<size_t>(t.op);
+  mix(h, static_cast<size_t>(t.dtype));
+  for (TermPtr a : t.args) mix(h, static_cast<size_t>(a->id));
+  mix(h, bitsOf(t.num));
+  mix(h, static_cast<size_t>(t.inum));
+  mix(h, static_cast<size_t>(t.slot));
+  for (const IndexExpr &e : t.index) mix(h, std::hash<std::string>()(e.key()));
+  mix(h, static_cast<size_t>(t.binder));
+  mix(h, t.extent.isConcrete() ? static_cast<size_t>(t.extent.size()) : std::hash<std::string>()(t.extent.symbolName()));
+  mix(h, std::hash<std::string>()(t.origin));
+  return h;
+}
+
+}  // namespace
+
+bool TermContext::SameTerm::operator()(TermPtr a, TermPtr b) const {
+  if (a->hash != b->hash || a->op != b->op || a->dtype != b->dtype || a->args != b->args ||
+      bitsOf(a->num) != bitsOf(b->num) || a->inum != b->inum || a->slot != b->slot || a->binder != b->binder ||
+      a->extent != b->extent || a->origin != b->origin || a->index.size() != b->index.size())
+    return false;
+  for (size_t i = 0; i < a->index.size(); ++i)
+    if (a->index[i].key() != b->index[i].key()) return false;
+  return true;
+}
+
 TermPtr TermContext::intern(Term t) {
-  std::string key = std::to_string(static_cast<int>(t.op)) + "|" + std::string(dtypeName(t.dtype)) + "|";
-  for (TermPtr a : t.args) key += std::to_string(a->id) + ",";
-  key += "|" + doubleBits(t.num) + "|" + std::to_string(t.inum) + "|" + std::to_string(t.slot) + "|";
-  for (const IndexExpr &e : t.index) key += e.key() + ";";
-  key += "|" + std::to_string(t.binder) + "|" + t.extent.str() + "|" + t.origin;
-  auto it = table_.find(key);
-  if (it != table_.end()) return it->second;
+  t.hash = structuralHash(t);
+  auto it = table_.find(&t);
+  if (it != table_.end()) return *it;
   // Note [Term budget]: substituting into nested reductions renames their
   // binders, so a deep region (an unfused attention backward) can create
   // terms without end; past the budget the region is undecided, not an OOM.
@@ -124,10 +158,9 @@ TermPtr TermContext::intern(Term t) {
     t.height += 1;
   }
   t.freeVars = std::move(fv);
-  t.key = key;
   terms_.push_back(std::move(t));
   TermPtr p = &terms_.back();
-  table_.emplace(key, p);
+  table_.insert(p);
   return p;
 }
 
@@ -277,9 +310,16 @@ TermPtr TermContext::reduce(TOp op, int var, TermPtr body, DType dtype, const st
   return intern(std::move(t));
 }
 
+size_t TermContext::SubstKeyHash::operator()(const SubstKey &k) const {
+  size_t h = std::hash<std::string>()(k.to);
+  mix(h, static_cast<size_t>(k.term));
+  mix(h, static_cast<size_t>(k.var));
+  return h;
+}
+
 TermPtr TermContext::substitute(TermPtr t, int var, const IndexExpr &to) {
   if (!std::binary_search(t->freeVars.begin(), t->freeVars.end(), var)) return t;
-  auto cacheKey = std::to_string(t->id) + "/" + std::to_string(var) + "/" + to.key();
+  SubstKey cacheKey{t->id, var, to.key()};
   auto hit = substCache_.find(cacheKey);
   if (hit != substCache_.end()) return hit->second;
   TermPtr r = substituteUncached(t, var, to);
@@ -318,32 +358,59 @@ TermPtr TermContext::substituteUncached(TermPtr t, int var, const IndexExpr &to)
   return make(t->op, std::move(args), t->dtype, t->num);
 }
 
-std::string TermContext::str(TermPtr t) const {
+std::string TermContext::str(TermPtr t, size_t limit) const {
+  std::string out;
+  appendStr(t, out, limit);
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+// Note [Bounded term printing]
+// A term is a DAG and its text a tree: a region's term shares its subterms,
+// and its full text can be exponential in the term's depth. The normal form
+// names atoms by the first 100 characters of their term's text, for every term
+// it normalizes; printing the whole text to keep 100 characters of it was a
+// sixth of a 16-layer decide's instructions. Every case below only appends, so
+// stopping once `limit` characters are written leaves exactly the prefix that
+// the full text would have.
+void TermContext::appendStr(TermPtr t, std::string &out, size_t limit) const {
+  if (out.size() >= limit) return;
   switch (t->op) {
   case TOp::Const:
-    return isFloating(t->dtype) ? formatFloat(t->num) : std::to_string(t->inum);
+    out += isFloating(t->dtype) ? formatFloat(t->num) : std::to_string(t->inum);
+    return;
   case TOp::Read: {
-    std::string s = "t" + std::to_string(t->slot) + "[";
-    for (size_t i = 0; i < t->index.size(); ++i) s += (i ? "," : "") + t->index[i].str(vars);
-    return s + "]";
+    out += "t" + std::to_string(t->slot) + "[";
+    for (size_t i = 0; i < t->index.size() && out.size() < limit; ++i) out += (i ? "," : "") + t->index[i].str(vars);
+    out += "]";
+    return;
   }
   case TOp::IndexCmp: {
     const char *ops[] = {"<", "<=", "=="};
-    return "(" + t->index[0].str(vars) + ops[t->inum] + t->index[1].str(vars) + ")";
+    out += "(" + t->index[0].str(vars) + ops[t->inum] + t->index[1].str(vars) + ")";
+    return;
   }
   case TOp::IndexValue:
-    return "value(" + t->index[0].str(vars) + ")";
+    out += "value(" + t->index[0].str(vars) + ")";
+    return;
   default:
     break;
   }
-  if (isReduction(t->op))
-    return std::string(topName(t->op)) + "_{" + vars.name(t->binder) + "<" + t->extent.str() + "}(" +
-           str(t->args[0]) + ")";
-  std::string s = std::string(topName(t->op)) + "(";
-  for (size_t i = 0; i < t->args.size(); ++i) s += (i ? ", " : "") + str(t->args[i]);
-  if (t->op == TOp::PowC) s += ", " + formatFloat(t->num);
-  if (t->op == TOp::Cast) s += " -> " + std::string(dtypeName(t->dtype));
-  return s + ")";
+  if (isReduction(t->op)) {
+    out += std::string(topName(t->op)) + "_{" + vars.name(t->binder) + "<" + t->extent.str() + "}(";
+    appendStr(t->args[0], out, limit);
+    out += ")";
+    return;
+  }
+  out += std::string(topName(t->op)) + "(";
+  for (size_t i = 0; i < t->args.size() && out.size() < limit; ++i) {
+    if (i) out += ", ";
+    appendStr(t->args[i], out, limit);
+  }
+  if (out.size() >= limit) return;
+  if (t->op == TOp::PowC) out += ", " + formatFloat(t->num);
+  if (t->op == TOp::Cast) out += " -> " + std::string(dtypeName(t->dtype));
+  out += ")";
 }
 
 }  // namespace torchtv::sem

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -87,7 +88,7 @@ struct Term {
   int id = 0;
   int height = 0;        // nesting depth of reductions
   std::vector<int> freeVars;  // sorted
-  std::string key;
+  size_t hash = 0;       // of the fields above that identify it (Note [Interning by structure])
 };
 using TermPtr = const Term *;
 
@@ -140,15 +141,34 @@ public:
   // Replaces index variable `var` by `to` everywhere in t.
   TermPtr substitute(TermPtr t, int var, const IndexExpr &to);
 
-  std::string str(TermPtr t) const;  // readable, for reasons and debugging
+  // Readable, for reasons and debugging; the first `limit` characters of it
+  // (Note [Bounded term printing]).
+  std::string str(TermPtr t, size_t limit = std::string::npos) const;
   size_t size() const { return terms_.size(); }
 
 private:
   TermPtr intern(Term t);
   TermPtr substituteUncached(TermPtr t, int var, const IndexExpr &to);
-  std::unordered_map<std::string, TermPtr> substCache_;
+  void appendStr(TermPtr t, std::string &out, size_t limit) const;
+  // substitute's results by (term id, variable, the replacement's key).
+  struct SubstKey {
+    int term, var;
+    std::string to;
+    bool operator==(const SubstKey &o) const { return term == o.term && var == o.var && to == o.to; }
+  };
+  struct SubstKeyHash {
+    size_t operator()(const SubstKey &k) const;
+  };
+  std::unordered_map<SubstKey, TermPtr, SubstKeyHash> substCache_;
+  // Note [Interning by structure]
+  struct SameTerm {
+    bool operator()(TermPtr a, TermPtr b) const;
+  };
+  struct TermHash {
+    size_t operator()(TermPtr t) const { return t->hash; }
+  };
   std::deque<Term> terms_;
-  std::unordered_map<std::string, TermPtr> table_;
+  std::unordered_set<TermPtr, TermHash, SameTerm> table_;
 };
 
 // Rounds a double to the nearest value of a floating dtype (RNE), as a double.
