@@ -49,17 +49,24 @@ bool movesElements(const Node &node) {
   return opProps(node.op).elements != ElementMap::None || convertsDType(node.op);
 }
 
+// Whether `node`'s result holds operand 0's elements read at data-dependent
+// positions (a gather of a buffer of ids: Note [Computed indices in range]).
+bool gathersElements(const Node &node) {
+  return node.op == "aten::gather" || node.op == "aten::index_select" || node.op == "aten::embedding";
+}
+
 // Calls use(node, operand position) on each use of `v` and of the values that
-// only move its elements.
+// only move its elements (and, `throughGathers`, that gather them).
 template <class Use>
-void forEachUse(const Value *v, const Uses &uses, const Use &use) {
+void forEachUse(const Value *v, const Uses &uses, const Use &use, bool throughGathers = false) {
   std::vector<const Value *> todo = {v};
   while (!todo.empty()) {
     auto it = uses.find(todo.back());
     todo.pop_back();
     if (it == uses.end()) continue;
     for (auto [node, pos] : it->second) {
-      if (pos == 0 && movesElements(*node)) todo.insert(todo.end(), node->outputs.begin(), node->outputs.end());
+      if (pos == 0 && (movesElements(*node) || (throughGathers && gathersElements(*node))))
+        todo.insert(todo.end(), node->outputs.begin(), node->outputs.end());
       else use(*node, pos);
     }
   }
@@ -80,47 +87,58 @@ const std::string *argName(const Node &node, size_t pos) {
   return pos < args.size() ? &args[pos]->name : nullptr;
 }
 
-}  // namespace
-
-std::vector<InputDomain> inputDomains(const Graph &g) {
+Uses usesOf(const Graph &g) {
   Uses uses;
   for (const auto &n : g.nodes())
     for (size_t i = 0; i < n->inputs.size(); ++i)
       if (n->inputs[i]) uses[n->inputs[i]].emplace_back(n.get(), i);
+  return uses;
+}
+
+// The domain of value `v` of a graph, from its uses (Note [Input domains]);
+// `throughGathers`: also from the uses of what gathers its elements (where
+// random refutation draws from, never what the prover assumes: Note [Computed
+// indices in range]).
+InputDomain domainOf(const Value *v, const Uses &uses, bool throughGathers) {
+  InputDomain d;
+  d.inputName = v->name;
+  bool floating = isFloating(v->type.dtype);
+  forEachUse(v, uses, [&](const Node &node, size_t pos) {
+    OpProps props = opProps(node.op);
+    const std::string *arg = argName(node, pos);
+    if (!arg) return;
+    if (props.indexes && *arg == props.indexes->index)
+      if (auto size = indexedDimSize(node, *props.indexes); size && *size > 0 && (!d.indexBound || *size < *d.indexBound)) {
+        d.indexBound = *size;
+        d.indexedBy = node.op;
+        d.ignoredIndex.reset();
+        auto ignore = node.attrs.find("ignore_index");
+        if (ignore != node.attrs.end() && ignore->second.isInt() &&
+            (ignore->second.asInt() < 0 || ignore->second.asInt() >= *size))
+          d.ignoredIndex = ignore->second.asInt();
+      }
+    if (!props.positiveArg.empty() && *arg == props.positiveArg) d.positive = true;
+    if (!floating) return;
+    if (props.masks && !props.masks->summand && *arg == props.masks->arg) d.additiveMask = true;
+    // Added to something computed (the scores), and the sum goes into a softmax.
+    if (node.op == "aten::add.Tensor" && pos < 2 && node.inputs.size() >= 2 && node.inputs[1 - pos] &&
+        !straightFromInput(node.inputs[1 - pos]))
+      forEachUse(node.outputs.at(0), uses, [&](const Node &sink, size_t at) {
+        OpProps sinkProps = opProps(sink.op);
+        const std::string *sinkArg = argName(sink, at);
+        if (sinkArg && sinkProps.masks && sinkProps.masks->summand && *sinkArg == sinkProps.masks->arg)
+          d.additiveMask = true;
+      });
+  }, throughGathers);
+  return d;
+}
+
+}  // namespace
+
+std::vector<InputDomain> inputDomains(const Graph &g) {
+  Uses uses = usesOf(g);
   std::vector<InputDomain> domains;
-  for (const Value *input : g.inputs()) {
-    InputDomain d;
-    d.inputName = input->name;
-    bool floating = isFloating(input->type.dtype);
-    forEachUse(input, uses, [&](const Node &node, size_t pos) {
-      OpProps props = opProps(node.op);
-      const std::string *arg = argName(node, pos);
-      if (!arg) return;
-      if (props.indexes && *arg == props.indexes->index)
-        if (auto size = indexedDimSize(node, *props.indexes); size && *size > 0 && (!d.indexBound || *size < *d.indexBound)) {
-          d.indexBound = *size;
-          d.indexedBy = node.op;
-          d.ignoredIndex.reset();
-          auto ignore = node.attrs.find("ignore_index");
-          if (ignore != node.attrs.end() && ignore->second.isInt() &&
-              (ignore->second.asInt() < 0 || ignore->second.asInt() >= *size))
-            d.ignoredIndex = ignore->second.asInt();
-        }
-      if (!props.positiveArg.empty() && *arg == props.positiveArg) d.positive = true;
-      if (!floating) return;
-      if (props.masks && !props.masks->summand && *arg == props.masks->arg) d.additiveMask = true;
-      // Added to something computed (the scores), and the sum goes into a softmax.
-      if (node.op == "aten::add.Tensor" && pos < 2 && node.inputs.size() >= 2 && node.inputs[1 - pos] &&
-          !straightFromInput(node.inputs[1 - pos]))
-        forEachUse(node.outputs.at(0), uses, [&](const Node &sink, size_t at) {
-          OpProps sinkProps = opProps(sink.op);
-          const std::string *sinkArg = argName(sink, at);
-          if (sinkArg && sinkProps.masks && sinkProps.masks->summand && *sinkArg == sinkProps.masks->arg)
-            d.additiveMask = true;
-        });
-    });
-    domains.push_back(d);
-  }
+  for (const Value *input : g.inputs()) domains.push_back(domainOf(input, uses, true));
   return domains;
 }
 
@@ -134,20 +152,21 @@ bool holdsIndices(DType d, int64_t bound) {
   return bits >= 63 || bound - 1 <= (int64_t(1) << bits) - 1;
 }
 
-// The graph input whose elements `v` holds, moved but unchanged, with every
-// value on the way able to hold indices below `bound`; null when none.
-const Value *indexSource(const Value *v, const Graph &g, const std::vector<std::optional<int64_t>> &bounds) {
+// The value whose elements `v` holds, moved but unchanged, that the
+// reference indexes with (`bounded`, by value number: a graph input or a
+// computed value, Note [Index inputs in range]), with every value on the way
+// able to hold its indices; null when none.
+const Value *indexSource(const Value *v, const ValueNumbering &vn, const IndexDomains &bounded) {
   for (const Value *at = v;; at = at->producer->inputs[0]) {
-    if (!at->producer) {
-      const auto &inputs = g.inputs();
-      auto it = std::find(inputs.begin(), inputs.end(), at);
-      size_t i = static_cast<size_t>(it - inputs.begin());
-      if (it == inputs.end() || !bounds[i]) return nullptr;
+    auto it = vn.has(at) ? bounded.find(vn.number(at)) : bounded.end();
+    if (it != bounded.end()) {
+      int64_t bound = it->second.bound;
       for (const Value *w = v; w != at; w = w->producer->inputs[0])
-        if (!holdsIndices(w->type.dtype, *bounds[i])) return nullptr;
-      return holdsIndices(at->type.dtype, *bounds[i]) ? at : nullptr;
+        if (!holdsIndices(w->type.dtype, bound)) return nullptr;
+      return holdsIndices(at->type.dtype, bound) ? at : nullptr;
     }
-    if (!movesElements(*at->producer) || at->producer->inputs.empty() || !at->producer->inputs[0]) return nullptr;
+    if (!at->producer || !movesElements(*at->producer) || at->producer->inputs.empty() || !at->producer->inputs[0])
+      return nullptr;
   }
 }
 
@@ -155,21 +174,29 @@ const Value *indexSource(const Value *v, const Graph &g, const std::vector<std::
 
 // Note [Index inputs in range]
 IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const ValueNumbering &vn) {
-  std::vector<std::optional<int64_t>> bounds;
-  std::vector<std::string> texts;
-  for (const InputDomain &d : inputDomains(ref)) {
-    bounds.push_back(d.indexBound);
-    texts.push_back(d.indexBound ? indexAssumption(d.inputName, *d.indexBound, d.indexedBy, d.ignoredIndex) : "");
-  }
+  // The reference's values that it indexes with: its inputs and, through an op
+  // that does not only move elements (a gather of a buffer of ids), computed
+  // integer values (Note [Computed indices in range]).
+  Uses uses = usesOf(ref);
+  IndexDomains bounded;
+  auto bound = [&](const Value *v) {
+    if (!vn.has(v) || (v->producer && (!isIntegral(v->type.dtype) || movesElements(*v->producer)))) return;
+    InputDomain d = domainOf(v, uses, false);
+    if (d.indexBound)
+      bounded.emplace(vn.number(v), IndexAssumption{*d.indexBound, indexAssumption(d.inputName, *d.indexBound, d.indexedBy, d.ignoredIndex)});
+  };
+  for (const Value *v : ref.inputs()) bound(v);
+  for (const auto &n : ref.nodes())
+    for (const Value *v : n->outputs) bound(v);
   IndexDomains out;
   for (const Graph *g : {&ref, &prod}) {
     auto consider = [&](const Value *v) {
       if (!vn.has(v)) return;
-      const Value *source = indexSource(v, *g, bounds);
+      const Value *source = indexSource(v, vn, bounded);
       if (!source) return;
-      size_t i = static_cast<size_t>(std::find(g->inputs().begin(), g->inputs().end(), source) - g->inputs().begin());
-      auto [it, fresh] = out.emplace(vn.number(v), IndexAssumption{*bounds[i], texts[i]});
-      if (!fresh && *bounds[i] < it->second.bound) it->second = IndexAssumption{*bounds[i], texts[i]};
+      const IndexAssumption &a = bounded.at(vn.number(source));
+      auto [it, fresh] = out.emplace(vn.number(v), a);
+      if (!fresh && a.bound < it->second.bound) it->second = a;
     };
     for (const Value *v : g->inputs()) consider(v);
     for (const auto &n : g->nodes())

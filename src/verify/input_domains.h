@@ -23,7 +23,9 @@ namespace torchtv {
 // dim), the smallest size over all its index uses, and draws a float input
 // that a log, sqrt or rsqrt reads (the `positiveArg` column) positive. The walk
 // from an input to its uses passes through ops that only move elements (the
-// `elements` column: view, permute, slice, ...) and dtype conversions.
+// `elements` column: view, permute, slice, ...) and dtype conversions, and
+// through ops that gather its elements (a buffer of ids read by gather: Note
+// [Computed indices in range]).
 //
 // Masks are inputs too, and the bugs around them sit in rows that random
 // values never make: a row with every key masked (1 in 65536 random bool rows
@@ -78,9 +80,30 @@ struct InputDomain {
 // smallest dim that the reference indexes with the input): the reference's
 // domain is the contract (docs/architecture.md, "The reference's domain"),
 // and a production that raises where the reference computes a value is never
-// equivalent (golden prover/index/index_put_negative_index_wraps). A bound
-// never reaches a computed index (`arange(N) * C + target` is no input): such
-// an index is constrained only through the input it is computed from.
+// equivalent (golden prover/index/index_put_negative_index_wraps).
+//
+// Note [Computed indices in range]
+// The same holds of a computed integer value that the reference indexes with:
+// every run of the reference that does not raise has it in range. BERT's
+// token-type ids are `gather(token_type_ids_buffer, 1, position_ids)`, read by
+// the embedding of 2 rows; T5's relative-position buckets are arithmetic on
+// positions, read by the embedding of 32 buckets. Their embedding's gradient
+// (ATen's masked sum over one_hot(ids)) against torch._decomp's index_put
+// (which takes ids in [-K, 0) as counting from the end) is equal only for ids
+// in range, and with the bound only on graph inputs the gathered ids (the
+// region's frontier, or the buffer behind a gather) had none: the last output
+// of both training pairs stayed unknown (tests/corpus/RESULTS.md). So a value
+// of the reference computed by an op that does not only move elements gets a
+// bound from its own uses, as an input does ("%gather is an index in [0, 2)
+// (aten::embedding raises outside it)"), and the values that only move its
+// elements share it, in both graphs, by value number. Not a bound on what it
+// is computed from: `arange(N) * C + target` in [0, N * C) says nothing of
+// `target`, and a gathered buffer's elements that no position reads may be
+// anything (golden prover/index/gathered_ids_embedding_backward_vs_decomposition).
+// Random refutation, which only draws, does draw a buffer whose gathered
+// elements index a dim within that dim (Note [Input domains]): a planted bug
+// behind a gathered index is refuted then, where draws over [0, 4) left it
+// unknown (its __mask_real_row twin).
 struct IndexAssumption {
   int64_t bound = 0;
   std::string text;  // "%y is an index in [0, 8) (...)"

@@ -151,4 +151,48 @@ graph @g(%x: f32[64,16], %h: f16[64,16], %v: f32[64]) -> (f32[64,16], f16[64,16]
   for (long double v : in[2].values) CHECK(!std::signbit(v));  // rsqrt's operand stays in its domain
 }
 
+// Note [Computed indices in range]: the prover bounds the gathered ids (a computed value the
+// reference indexes with) and what only moves them, in both graphs; never the buffer they are
+// gathered from, nor arithmetic on them. Refutation draws the buffer within the embedding's rows.
+TEST_CASE("input domains: a computed index is bounded by its own uses, the buffer it is gathered from only drawn") {
+  Module m = parseModule(R"(
+graph @reference(%buf: i64[1,4], %pos: i64[2,4], %w: f32[2,3]) -> (f32[2,4,3], i64[2,4]) {
+  %bx: i64[2,4] = aten::expand(%buf) {size=[2, 4]}
+  %ids: i64[2,4] = aten::gather(%bx, %pos) {dim=1}
+  %e: f32[2,4,3] = aten::embedding(%w, %ids)
+  %next: i64[2,4] = aten::add.Scalar(%ids) {other=1, alpha=1}
+  return %e, %next
+}
+graph @production(%buf: i64[1,4], %pos: i64[2,4], %w: f32[2,3]) -> (f32[2,4,3], i64[2,4]) {
+  %bx: i64[2,4] = aten::expand(%buf) {size=[2, 4]}
+  %ids: i64[2,4] = aten::gather(%bx, %pos) {dim=1}
+  %flat: i64[8] = aten::view(%ids) {size=[8]}
+  %r: f32[8,3] = aten::index_select(%w, %flat) {dim=0}
+  %e: f32[2,4,3] = aten::view(%r) {size=[2, 4, 3]}
+  %next: i64[2,4] = aten::add.Scalar(%ids) {other=1, alpha=1}
+  return %e, %next
+}
+)", "computed.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  std::vector<InputDomain> drawn = inputDomains(ref);
+  CHECK(drawn[0].indexBound == 2);  // the buffer: drawn within the embedding's 2 rows
+  CHECK(drawn[1].indexBound == 4);  // the positions: gather's dim
+  ValueNumbering vn;
+  vn.addGraph(ref);
+  vn.addGraph(prod);
+  IndexDomains bounds = indexDomainsByNumber(ref, prod, vn);
+  const auto &rn = ref.nodes();
+  auto ids = bounds.find(vn.number(rn[1]->output()));
+  REQUIRE(ids != bounds.end());
+  CHECK(ids->second.bound == 2);
+  CHECK(ids->second.text.find("aten::embedding raises") != std::string::npos);
+  auto flat = bounds.find(vn.number(prod.nodes()[2]->output()));  // a view of the ids
+  REQUIRE(flat != bounds.end());
+  CHECK(flat->second.bound == 2);
+  CHECK(!bounds.count(vn.number(ref.inputs()[0])));   // not the buffer
+  CHECK(!bounds.count(vn.number(rn[0]->output())));   // nor its expansion
+  CHECK(!bounds.count(vn.number(rn[3]->output())));   // nor arithmetic on the ids
+  CHECK(bounds.at(vn.number(ref.inputs()[1])).bound == 4);
+}
+
 }  // namespace torchtv
