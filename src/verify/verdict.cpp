@@ -133,7 +133,7 @@ std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assump
       {"", "", " != 0", " divisors are nonzero", reasons::kRealAssumptionPrefix, true},
       {"some element of ", "", " is not masked to -inf", " masked reductions keep some element (not masked to -inf)",
        reasons::kRealAssumptionPrefix, true},
-      {"%", reasons::kIsIndexIn, ")", " index inputs lie in the range of the dim they index (the ops raise outside it)",
+      {"%", reasons::kIsIndexIn, ")", " index values (inputs, or values computed from them) lie in the range of the dim they index (the ops raise outside it)",
        "", false},
   };
   constexpr int kKinds = sizeof kinds / sizeof kinds[0];

@@ -64,5 +64,5 @@ TEST_CASE("assumptions: index inputs in range are one kind of every level") {
   std::vector<std::string> two = summarizeRealAssumptions({{y, 5}, {ids, 1}, {"(a0) > 0", 1}});
   REQUIRE(two.size() == 2);
   CHECK(two[0] == std::string(reasons::kRealAssumptionPrefix) + "(a0) > 0");
-  CHECK(two[1].rfind("2 index inputs lie in the range of the dim they index", 0) == 0);
+  CHECK(two[1].rfind("2 index values (inputs, or values computed from them) lie in the range of the dim they index", 0) == 0);
 }
