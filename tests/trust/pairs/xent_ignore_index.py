@@ -28,7 +28,7 @@ def masked_xent(logits, target, count_ignored=False):
     weight = keep.to(logits.dtype)
     count = torch.full_like(weight.sum(), target.numel()) if count_ignored else weight.sum()
     loss = -(picked * weight).sum() / count
-    onehot = F.one_hot(safe, logits.shape[-1]).to(logits.dtype)
+    onehot = torch.zeros_like(logits).scatter(1, safe[:, None], 1.0)
     grad = (torch.softmax(logits, dim=-1) - onehot) * weight[:, None] / count
     return loss, grad
 
