@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 
 #include "ir/attribute.h"
 
@@ -135,6 +136,13 @@ std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   for (const TensorValues &t : c.inputs)
     out += "  input " + t.name + ": " + t.type + " = " + inputValuesText(t, maxValues) + "\n";
   return out;
+}
+
+std::string pairDisplayName(const ReportContext &ctx) {
+  auto stem = [](const std::string &path) { return std::filesystem::path(path).stem().string(); };
+  if (ctx.referencePath.empty()) return "check";
+  if (ctx.productionPath.empty() || ctx.productionPath == ctx.referencePath) return stem(ctx.referencePath);
+  return stem(ctx.referencePath) + " vs " + stem(ctx.productionPath);
 }
 
 FileLine parseFileLine(const std::string &loc) {

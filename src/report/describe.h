@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "src/report/report.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -27,6 +28,10 @@ std::string attributesText(const Node &n, size_t maxChars = 0, bool withNone = t
 // A counterexample input's values (Note [Counterexample inputs as text]): "[1, 2, 3, ... (61 more)]",
 // or, for a large tensor of mostly zeros, "3 of 128 entries non-zero: [0,1,5]=0.5, ...".
 std::string inputValuesText(const TensorValues &t, size_t maxValues);
+
+// What a single check is called where a name is needed (a JUnit suite): a pair file's or one-file
+// pair's stem ("layernorm_train"), "ref vs prod" for two graph files, "check" without paths.
+std::string pairDisplayName(const ReportContext &ctx);
 
 // A "file:line" or "file:line:col" location taken apart; line 0 when absent.
 struct FileLine {
