@@ -6,8 +6,8 @@ in a temporary folder on pair files written there, with the source and build tre
 empty tmpfs in a private mount namespace (unshare -m), so that nothing can come from the
 checkout: `verify` (capture by the installed Python package), `check` on a .tvir pair and on
 TorchScript files (the LibTorch module from /usr/lib/torchtv), `python3 -m torchtv` and
-`import torchtv` from the system Python, and `pip install` of the source tree (pyproject.toml)
-into a fresh folder. Needs root (dpkg); skipped with a message otherwise. Removes the package
+`import torchtv` from the system Python, `pip install` of pyproject.toml into a fresh folder,
+and the composite action's steps (action.yml) on a scratch git repository. Needs root (dpkg); skipped with a message otherwise. Removes the package
 again when it was not installed before."""
 import argparse
 import json
@@ -42,28 +42,28 @@ BUGGY_PAIR = EQUIVALENT_PAIR.replace("e / e.sum(dim=-1, keepdim=True)", "e / (e.
 # A user's repository: its own code, pair files next to it, a manifest (section 5).
 USER_CODE = '''import torch
 
-def fast_gelu(x):
-    return 0.5 * x * (1 + torch.erf(x * 0.7071067811865476))
+def fast_silu(x):
+    return x * torch.sigmoid(x)
 '''
 USER_PAIR = '''import torch
-from fastops import fast_gelu
+from fastops import fast_silu
 
 def example_inputs():
     return (torch.randn(16),)
 
 def reference(x):
-    return torch.nn.functional.gelu(x)
+    return torch.nn.functional.silu(x)
 
 def production(x):
-    return fast_gelu(x)
+    return fast_silu(x)
 '''
 USER_MANIFEST = '''[[pair]]
-name = "gelu"
-pair = "ops/gelu_pair.py"
+name = "silu"
+pair = "ops/silu_pair.py"
 
 [[pair]]
-name = "gelu-bug"
-pair = "ops/gelu_bug_pair.py"
+name = "silu-bug"
+pair = "ops/silu_bug_pair.py"
 '''
 
 API_SCRIPT = '''import torch, torchtv
@@ -113,8 +113,8 @@ def run_action(c, a, tmp, deb, hide, env):
         action = yaml.safe_load(f)
     repo = os.path.join(tmp, "scratch-repo")
     os.makedirs(os.path.join(repo, "ops"))
-    files = {"ops/fastops.py": USER_CODE, "ops/gelu_pair.py": USER_PAIR,
-             "ops/gelu_bug_pair.py": USER_PAIR.replace("return fast_gelu(x)", "return fast_gelu(x) * 1.001"),
+    files = {"ops/fastops.py": USER_CODE, "ops/silu_pair.py": USER_PAIR,
+             "ops/silu_bug_pair.py": USER_PAIR.replace("return fast_silu(x)", "return fast_silu(x) * 1.001"),
              "torchtv-ci.toml": USER_MANIFEST}
     for name, text in files.items():
         with open(os.path.join(repo, name), "w") as f:
@@ -132,7 +132,10 @@ def run_action(c, a, tmp, deb, hide, env):
     annotations, step_exits = "", []
     for step in action["runs"]["steps"]:
         if "uses" in step:
-            for key in ("path", "sarif_file"):
+            if step["uses"].startswith("actions/cache@"):  # restores the cache: nothing to exist before
+                c.check(expand(step["with"]["path"], values) == inputs["cache-file"], "the cache step keeps another file")
+                continue
+            for key in ("path", "sarif_file"):  # uploads: what they send must have been written
                 if key in step.get("with", {}):
                     path = expand(step["with"][key], values)
                     c.check(os.path.exists(os.path.join(repo, path)),
@@ -160,9 +163,9 @@ def run_action(c, a, tmp, deb, hide, env):
             "action steps exited %s (want 0 for each, 1 for the last)" % step_exits)
     c.check(values.get("steps.ci.outputs.exit-code") == "1",
             "exit-code output %r, want 1" % values.get("steps.ci.outputs.exit-code"))
-    c.check(re.search(r"^::error file=ops/gelu_bug_pair\.py,line=\d+,title=torchtv TTV001::gelu-bug", annotations, re.M),
-            "no annotation at ops/gelu_bug_pair.py: %r" % annotations)
-    c.check("gelu:" not in annotations.replace("gelu-bug:", ""), "the equivalent pair was annotated: %r" % annotations)
+    c.check(re.search(r"^::error file=ops/silu_bug_pair\.py,line=\d+,title=torchtv TTV001::silu-bug", annotations, re.M),
+            "no annotation at ops/silu_bug_pair.py: %r" % annotations)
+    c.check("silu:" not in annotations.replace("silu-bug:", ""), "the equivalent pair was annotated: %r" % annotations)
     cache = os.path.join(repo, inputs["cache-file"])
     c.check(os.path.isfile(cache) and os.path.getsize(cache) > 0, "the proof cache %s was not written" % cache)
 
@@ -255,9 +258,14 @@ def main():
 
         # 4. pip: the source tree's pyproject.toml, installed into a folder of its own (no network,
         # no dependency resolution: torch is the environment's).
+        # pip builds in the tree it is given (egg-info, build/): a copy of what an sdist holds.
+        tree = os.path.join(tmp, "pip-source")
+        shutil.copytree(os.path.join(a.source_dir, "src", "capture"), os.path.join(tree, "src", "capture"),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        shutil.copy(os.path.join(a.source_dir, "pyproject.toml"), tree)
         site = os.path.join(tmp, "pip-site")
         r = run(["/usr/bin/python3", "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
-                 "--target", site, a.source_dir], env=env, cwd=tmp, timeout=300)
+                 "--target", site, tree], env=env, cwd=tmp, timeout=300)
         if c.check(r.returncode == 0, "pip install of the source tree failed:\n%s%s" % (r.stdout, r.stderr)):
             pip_env = dict(env, PYTHONPATH=site)
             r = run(hidden(hide, ["/usr/bin/python3", "api_use.py"]) if hide else ["/usr/bin/python3", "api_use.py"],
@@ -270,7 +278,7 @@ def main():
         return c.done()
     finally:
         if not was_installed:
-            run(["dpkg", "-r", "torchtv"])
+            run(["dpkg", "--purge", "torchtv"])
         shutil.rmtree(tmp, ignore_errors=True)
 
 
