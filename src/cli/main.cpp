@@ -33,6 +33,9 @@ int run(int argc, char **argv) {
                                                           : "build tree; rules and fusions in " +
                                                                 std::filesystem::path(layout.rulesDir).parent_path().string()));
   app.require_subcommand(1);
+  // Subcommands made after this pass the options they do not know to this app, so the global
+  // flags read the same before or after the command (`torchtv verify -v PAIR.py`).
+  app.fallthrough();
   int verbosity = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");

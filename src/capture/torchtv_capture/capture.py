@@ -250,7 +250,7 @@ def _capture(pair):
             "production() returns %d tensor%s but the reference graph has %d output%s (%s)%s"
             % (len(prod_nodes), "" if len(prod_nodes) == 1 else "s", len(out_names),
                "" if len(out_names) == 1 else "s", ", ".join(out_names),
-               "; in train_step mode production must return (loss, *grads)" if mode == "train_step" else ""),
+               _output_count_hint(mode, pair, len(prod_nodes), len(out_names))),
             pair.path, return_line(pair.production))
 
     # ---- export ---------------------------------------------------------------------------
@@ -344,6 +344,17 @@ def _call_signature(args, kwargs):
 # matter to the definition's trace (a definition that branched on values would be refused as
 # data-dependent), so a fake argument is replaced by zeros of its type; the definition's graph
 # does not depend on which values it was traced at.
+def _output_count_hint(mode, pair, produced, expected):
+    """What to change when production's outputs do not match the reference graph's in number."""
+    if mode == "train_step":
+        return "; in train_step mode production must return (loss, *grads)"
+    with_grad = sum(1 for t in pair.example_inputs if isinstance(t, torch.Tensor) and t.requires_grad)
+    if expected == 1 and with_grad and produced == 1 + with_grad:
+        return ("; production returns a loss and %d gradient%s: for a train step, set MODE = \"train_step\" in "
+                "the pair file (the reference graph then returns (loss, *grads))" % (with_grad, "" if with_grad == 1 else "s"))
+    return ""
+
+
 def _fusion_argument(v):
     if type(v).__name__ == "FakeTensor":
         return torch.zeros(tuple(int(d) for d in v.shape), dtype=v.dtype, device=v.device)
