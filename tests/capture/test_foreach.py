@@ -98,7 +98,13 @@ class MutationCheckTest(unittest.TestCase):
         self.assertIn("_foreach_add_", problem[0])
 
 
+# The pair files of tests/capture/optim call torch 1.13's step functions (their signatures and
+# their differences changed in 2.x).
+TORCH_1 = torch.__version__.startswith("1.")
+
+
 class OptimizerCaptureTest(unittest.TestCase):
+    @unittest.skipUnless(TORCH_1, "tests/capture/optim holds torch 1.13's optimizer steps")
     def test_foreach_step_is_captured_as_per_tensor_ops_with_its_reads_reported(self):
         result = capture_pair(os.path.join(OPTIM, "adam.py"))
         graphs = result["graphs"]
@@ -109,6 +115,7 @@ class OptimizerCaptureTest(unittest.TestCase):
         self.assertTrue(any("production() reads the value 4.0 out of a tensor it creates" in w
                             for w in warnings), warnings)
 
+    @unittest.skipUnless(TORCH_1, "tests/capture/optim holds torch 1.13's optimizer steps")
     def test_gradients_a_foreach_step_overwrites_are_input_updates(self):
         result = capture_pair(os.path.join(OPTIM, "sgd_nesterov.py"))
         self.assertEqual(result["capture"]["input_mutations"], {"reference": [], "production": ["g0", "g1"]})
