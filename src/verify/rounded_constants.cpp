@@ -104,18 +104,11 @@ std::optional<std::vector<RoundedConstantPair>> roundedConstantsOnly(const std::
 }
 
 DType constantsDType(sem::TermPtr reference, sem::TermPtr production) {
+  // The outputs' dtype: the terms' constants are typed by the semantics that made them (a scalar
+  // argument may be a double), not by the precision the code's values are rounded to.
   std::optional<DType> finest;
-  std::unordered_set<sem::TermPtr> seen;
-  std::vector<sem::TermPtr> stack = {reference, production};
-  while (!stack.empty()) {
-    sem::TermPtr t = stack.back();
-    stack.pop_back();
-    if (!t || !seen.insert(t).second) continue;
-    if (t->op == sem::TOp::Const && isFloating(t->dtype) &&
-        (!finest || unitRoundoff(t->dtype) < unitRoundoff(*finest)))
-      finest = t->dtype;
-    for (sem::TermPtr a : t->args) stack.push_back(a);
-  }
+  for (sem::TermPtr t : {reference, production})
+    if (t && isFloating(t->dtype) && (!finest || unitRoundoff(t->dtype) < unitRoundoff(*finest))) finest = t->dtype;
   return finest.value_or(DType::F64);
 }
 

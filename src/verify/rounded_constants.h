@@ -38,8 +38,8 @@ double roundedConstantsTolerance(DType computedIn);
 std::optional<std::vector<RoundedConstantPair>> roundedConstantsOnly(const std::string &a, const std::string &b,
                                                                      double tolerance);
 
-// The dtype the constants of the two terms compute in: the finest floating dtype of their
-// floating constants (the strictest tolerance when they mix), F64 when they have none.
+// The precision the code computes the two terms in: the finer of their floating dtypes (the
+// strictest tolerance when they differ), F64 when neither is floating.
 DType constantsDType(sem::TermPtr reference, sem::TermPtr production);
 
 // Where the code writes `value` (or its reciprocal) as a scalar argument, in the cone of `v`:
