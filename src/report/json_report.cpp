@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/report/report.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -63,6 +64,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
                        {"verdict", std::string(verdictName(o.verdict))},
                        {"level", levelJson(o.level)},
                        {"reason", o.reason},
+                       {"roundings", roundingsJson(o.roundings)},
                        {"reference_site", siteJson(o.referenceSite)},
                        {"production_site", siteJson(o.productionSite)}});
   json j = {
@@ -74,6 +76,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
       {"outputs", outputs},
       {"counterexample", counterexampleJson(r.counterexample)},
       {"assumptions", r.assumptions},
+      {"roundings", roundingsJson(r.roundings)},
       {"error", r.verdict == Verdict::Error
                     ? json{{"message", r.reason},
                            {"location", r.errorLocation.empty() ? json(nullptr) : json(r.errorLocation)}}

@@ -38,9 +38,6 @@ struct ProverLimits {
   // false: the caller never reads ProofOutcome::realModel (the cut search), so
   // a stored "not proven" whose Z3 model was dropped may answer it.
   bool needsModels = true;
-  // Note [Rounded constants]: prove forms that differ only in constants close to each other,
-  // under the assumption (reported) that each pair stands for one real.
-  bool assumeRoundedConstants = false;
 };
 
 // What a proof attempt concluded for one output.
@@ -49,6 +46,8 @@ struct ProofOutcome {
   Level level = Level::None;
   std::string reason;  // why real and not bitwise, or why not proven
   std::set<std::string> assumptions;
+  // Level rounded: the sites the proof reads as exact (Note [Equivalence up to rounding]).
+  std::vector<Rounding> roundings;
   // A real-level model over frontier tensors, when Z3 found the outputs differ.
   std::vector<smt::ModelRead> realModel;
   bool realModelOverInputs = false;

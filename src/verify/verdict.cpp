@@ -1,5 +1,7 @@
 #include "src/verify/verdict.h"
 
+#include <algorithm>
+
 namespace torchtv {
 
 namespace reasons {
@@ -28,6 +30,11 @@ const char *const kSomeOutputsDiffer = "some outputs differ";
 const char *const kSomeOutputsUnknown = "some outputs could not be decided";
 const char *const kRealOnlyButBitwiseRequired =
     "equivalent only at level real, but --require bitwise was given";
+const char *const kRoundedOnlyButRealRequired =
+    "equivalent only up to rounding (level rounded), but --require real was given";
+const char *const kRoundedOnlyButBitwiseRequired =
+    "equivalent only up to rounding (level rounded), but --require bitwise was given";
+const char *const kEqualUpToRounding = "equal over the reals up to the rounding of ";
 const char *const kDeterminismAssumption = "each primitive op is deterministic";
 const char *const kCiTimedOut = "not decided: the check timed out";
 const char *const kCiCrashed = "the check crashed";
@@ -54,12 +61,6 @@ const char *const kIsIndexIn = " is an index in [0, ";
 const char *const kRealDifferOnInputs = "Z3 finds the outputs differ over the reals for some values of the inputs";
 const char *const kRealDifferOnAbstracted =
     "Z3 finds the outputs differ over the reals for some values of the abstracted inputs ";
-const char *const kRoundedConstants = "equal up to the rounding of constants ";
-const char *const kRoundedConstantsHint =
-    " (the forms differ only there, by about one rounding; --assume-rounded-constants proves them equal under "
-    "that assumption)";
-const char *const kRoundedConstantsOption = " (--assume-rounded-constants)";
-const char *const kRoundedConstantsAssumed = " are roundings of one real (--assume-rounded-constants)";
 const char *const kLongSumsUninterpreted =
     " and of the sums over more than 16 elements (Z3 takes them as uninterpreted functions at level real, free "
     "to take values no input gives), which may be unreachable; no counterexample";
@@ -107,9 +108,16 @@ std::string_view levelName(Level l) {
   switch (l) {
   case Level::Bitwise: return "bitwise";
   case Level::Real: return "real";
+  case Level::Rounded: return "rounded";
   case Level::None: return "";
   }
   return "";
+}
+
+Level weakerLevel(Level a, Level b) {
+  if (a == Level::None) return b;
+  if (b == Level::None) return a;
+  return static_cast<int>(a) > static_cast<int>(b) ? a : b;  // the enum runs strongest to weakest
 }
 
 std::string indexAssumption(const std::string &input, int64_t bound, const std::string &op,
@@ -189,9 +197,13 @@ int severity(Verdict v) {
 void summarize(CheckResult &r) {
   Verdict worst = Verdict::Equivalent;
   Level level = Level::Bitwise;
+  r.roundings.clear();
   for (const OutputResult &o : r.outputs) {
     if (severity(o.verdict) > severity(worst)) worst = o.verdict;
-    if (o.verdict == Verdict::Equivalent && o.level == Level::Real) level = Level::Real;
+    if (o.verdict != Verdict::Equivalent) continue;
+    level = weakerLevel(level, o.level);
+    for (const Rounding &x : o.roundings)
+      if (std::find(r.roundings.begin(), r.roundings.end(), x) == r.roundings.end()) r.roundings.push_back(x);
   }
   r.verdict = worst;
   r.level = worst == Verdict::Equivalent ? level : Level::None;
@@ -202,21 +214,36 @@ void summarize(CheckResult &r) {
   }
 }
 
+namespace {
+
+// Whether an equivalence at `level` meets `required`, and if not, why (the requirement's reason).
+const char *missedRequirement(Level level, RequiredLevel required) {
+  if (level == Level::Rounded && required != RequiredLevel::Rounded)
+    return required == RequiredLevel::Real ? reasons::kRoundedOnlyButRealRequired
+                                           : reasons::kRoundedOnlyButBitwiseRequired;
+  if (level == Level::Real && required == RequiredLevel::Bitwise) return reasons::kRealOnlyButBitwiseRequired;
+  return nullptr;
+}
+
+}  // namespace
+
 void applyRequirement(CheckResult &r, RequiredLevel required) {
-  if (required != RequiredLevel::Bitwise) return;
-  // Each real-only output misses the requirement too, so that every format
+  // Each output below the requirement misses it too, so that every format
   // (JUnit cases, SARIF results, annotations) fails the same outputs the exit
-  // code fails; the proof's reason stays after the requirement's.
+  // code fails; the proof's reason stays after the requirement's. The roundings
+  // stay listed: they say why.
   for (OutputResult &o : r.outputs) {
-    if (o.verdict != Verdict::Equivalent || o.level != Level::Real) continue;
+    const char *why = o.verdict == Verdict::Equivalent ? missedRequirement(o.level, required) : nullptr;
+    if (!why) continue;
     o.verdict = Verdict::Unknown;
     o.level = Level::None;
-    o.reason = std::string(reasons::kRealOnlyButBitwiseRequired) + " (" + o.reason + ")";
+    o.reason = std::string(why) + " (" + o.reason + ")";
   }
-  if (r.verdict != Verdict::Equivalent || r.level != Level::Real) return;
+  const char *why = r.verdict == Verdict::Equivalent ? missedRequirement(r.level, required) : nullptr;
+  if (!why) return;
   r.verdict = Verdict::Unknown;
   r.level = Level::None;
-  r.reason = reasons::kRealOnlyButBitwiseRequired;
+  r.reason = why;
 }
 
 CheckResult errorResult(const std::string &message, const std::string &location) {
