@@ -4,7 +4,9 @@ by torch's own torch.nn.utils.fusion.fuse_conv_bn_weights, which returns nn.Para
 values, so the graphs differ on other inputs (an all-zero input: the graph gives the folded bias
 of the examples, the code 0 on both sides) while the code is equivalent. Whatever the capture
 does with the parameter, the output must never be not_equivalent: a refutation of the graphs that
-the code does not show is unknown, "the capture is not the code that runs"."""
+the code does not show is unknown, "the capture is not the code that runs". (Once the capture
+traces through the parameter, issue 34's item 3, the pair is decided on its graphs and its
+EXPECT line changes; the NEVER line stays.)"""
 import torch
 import torch.nn.functional as F
 from torch.nn.utils.fusion import fuse_conv_bn_weights
@@ -28,4 +30,6 @@ def production(x, conv_w, conv_b, bn_mean, bn_var, bn_w, bn_b):
     return F.conv2d(x, w, b)
 
 
+# EXPECT: unknown
+# EXPECT-REASON: the capture is not the code that runs
 # NEVER: not_equivalent

@@ -50,4 +50,6 @@ def production(q, k, v):
     return o.permute(0, 2, 3, 1, 4).reshape(b, n * c, h, d)
 
 
+# EXPECT: unknown
+# EXPECT-REASON: ran in float32: the float64 runs cannot separate rounding from a difference
 # NEVER: not_equivalent

@@ -66,4 +66,6 @@ def production(logits, target):
     return loss.sum().to(dtype), grad_2d.view_as(logits).to(dtype)
 
 
+# EXPECT: unknown
+# EXPECT-REASON: ran in float32: the float64 runs cannot separate rounding from a difference
 # NEVER: not_equivalent

@@ -8,4 +8,6 @@ base.LABEL_SMOOTHING = 0.1
 MODE = "train_step"
 reference, production = base.reference, base.production
 
+# EXPECT: unknown
+# EXPECT-REASON: ran in float32: the float64 runs cannot separate rounding from a difference
 # NEVER: not_equivalent
