@@ -10,22 +10,12 @@
 #include "ir/diagnostic.h"
 #include "ir/text_format.h"
 #include "src/import/capture_json.h"
+#include "src/util/install_layout.h"
 #include "src/util/subprocess.h"
-
-#ifndef TORCHTV_CAPTURE_DIR
-#define TORCHTV_CAPTURE_DIR "src/capture"
-#endif
 
 namespace torchtv {
 
 namespace {
-
-// Where the torchtv_capture package lives: $TORCHTV_CAPTURE_PATH, else the
-// source tree this binary was built from.
-std::string capturePackageDir() {
-  const char *env = std::getenv("TORCHTV_CAPTURE_PATH");
-  return env && *env ? env : TORCHTV_CAPTURE_DIR;
-}
 
 std::string lastLine(const std::string &s) {
   size_t end = s.find_last_not_of("\n\r ");
@@ -63,7 +53,7 @@ ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const 
   ProcessOptions popts;
   popts.timeoutSeconds = timeoutSeconds;
   popts.stdinText = stdinText;
-  std::string pythonPath = capturePackageDir();
+  std::string pythonPath = installLayout().capturePackageDir;  // Note [Installed layout]
   if (const char *old = std::getenv("PYTHONPATH"); old && *old) pythonPath += std::string(":") + old;
   popts.env.push_back("PYTHONPATH=" + pythonPath);
   ProcessResult r = runProcess(argv, popts);

@@ -11,6 +11,7 @@ from .export import UPDATED_SUFFIX, graph_to_json, input_updates
 from .fake import fake_capture
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
+from .scalar_reads import describe_reads
 from .sources import code_files
 from .tracing import trace_forward, trace_joint, trace_production, run_make_fx
 from .values import bind_args, canonical_name, encode_value, dtype_name
@@ -263,7 +264,8 @@ def _capture(pair):
                                        producer(mode), watch, input_extra, updated_inputs=updated)
     prod_json, prod_info = graph_to_json(prod_gm, "production", pair.input_names, inputs, out_names,
                                          producer(mode), watch, input_extra, updated_inputs=updated)
-    for g in ("reference", "production"):
+    for g, gm in (("reference", ref_gm), ("production", prod_gm)):
+        warnings.extend(describe_reads(g + "()", getattr(gm, "torchtv_scalar_reads", ())))
         for nm in mutated[g]:
             warnings.append("%s() modifies its input '%s' in place%s" % (
                 g, nm, " (allowed by ALLOW_INPUT_MUTATION: not compared)" if nm not in updated
