@@ -335,15 +335,20 @@ def _shapes_told(pair, most=3):
     return ", ".join(told[:most]) + (", ..." if len(told) > most else "")
 
 
+def _in_float64(pair, run, draw):
+    """``run`` on float64 copies of the draw, made outside the recording mode (only the function's
+    own ops are recorded) and dropped when it returns (Note [The eager check's memory])."""
+    fresh = _fresh(draw, torch.float64)
+    with BelowFloat64(pair.user_files) as mode:
+        return run(pair, fresh), mode
+
+
 def _wide(pair, draw):
     """Both functions in float64 on the draw, or why their runs are not float64 evidence: they
     raise, or an op ran below float64 (Note [Float64 evidence only from float64 runs])."""
     try:
-        ref_inputs, prod_inputs = _fresh(draw, torch.float64), _fresh(draw, torch.float64)
-        with BelowFloat64(pair.user_files) as ref_mode:  # only the functions' own ops
-            ref = _run_reference(pair, ref_inputs)
-        with BelowFloat64(pair.user_files) as prod_mode:
-            prod = _run_production(pair, prod_inputs)
+        ref, ref_mode = _in_float64(pair, _run_reference, draw)
+        prod, prod_mode = _in_float64(pair, _run_production, draw)
     except Exception as e:
         return "the functions do not run in float64 (%s: %s)" % (type(e).__name__, str(e)[:120])
     for side, mode in (("reference", ref_mode), ("production", prod_mode)):
