@@ -10,6 +10,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/rewrite.h"
+#include "src/cli/code_runner_fds.h"
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
 #include "src/cli/progress_line.h"
@@ -308,6 +309,11 @@ Command addCheckCommand(CLI::App &app) {
   addInputsOption(*cmd, args->inputs);
   addEngineOptions(*cmd, args->engine);
   addOutputOptions(*cmd, args->output);
+  cmd->add_option_function<std::string>(
+         "--code-runner-fds", [args](const std::string &fds) { args->engine.check.runCode = codeRunnerOverFds(fds); },
+         "R,W: pipes to the process that holds the pair's functions, which runs a refutation on them "
+         "(torchtv.verify passes them; Note [A refutation reproduces on the code])")
+      ->group("");
   addChoiceOption<StopAfter>(*cmd, "--stop-after", args->stopAfter,
                              {{"read", StopAfter::Read}, {"normalize", StopAfter::Normalize}, {"decide", StopAfter::Decide}},
                              "stage", "Stop after this stage: read, normalize (for timing the floor; exits 2: nothing is "

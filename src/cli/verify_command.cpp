@@ -20,6 +20,15 @@ struct VerifyArgs {
   OutputOptions output;
   bool recapture = false;
 };
+// The engine's options for PAIR.py: a refutation of its graphs is run through its
+// code (Note [A refutation reproduces on the code] in src/verify/code_runs.h).
+EngineOptions engineFor(const std::string &pair, const EngineOptions &given, const CaptureOptions &capture) {
+  EngineOptions engine = given;
+  engine.check.runCode = [pair, capture](const std::string &request) {
+    return runPairFileCode(pair, request, capture);
+  };
+  return engine;
+}
 // `verify --each A.py B.py ...`: what the capture cache holds is taken from it, the
 // rest is captured by one Python process, and each pair is decided as `verify`
 // would decide it, results printed in order (Note [Checking each file]). The
@@ -60,7 +69,8 @@ int verifyEach(const VerifyArgs &args) {
       if (captured[i].error) std::rethrow_exception(captured[i].error);
       return std::make_pair(readCapturedPair(captured[i].json, args.pairs[i]), std::unique_ptr<Module>());
     };
-    worst = worseExitCode(worst, decideAndEmit(load, ctx, args.engine, args.output));
+    worst = worseExitCode(worst, decideAndEmit(load, ctx, engineFor(args.pairs[i], args.engine, args.capture),
+                                               args.output));
   }
   return worst;
 }
@@ -107,7 +117,7 @@ Command addVerifyCommand(CLI::App &app) {
               }
               return std::make_pair(readCapturedPair(*json, pair), std::unique_ptr<Module>());
             };
-            return decideAndEmit(load, ctx, args->engine, args->output);
+            return decideAndEmit(load, ctx, engineFor(pair, args->engine, capture), args->output);
           }};
 }
 

@@ -45,12 +45,14 @@ std::string pythonOf(const CaptureOptions &options) { return options.python.empt
 // Runs the capture module on `pairPaths` with `args`; failures to run it at
 // all become InputError at `where`.
 ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const std::vector<std::string> &args,
-                               double timeoutSeconds, const CaptureOptions &options, const std::string &where) {
+                               double timeoutSeconds, const CaptureOptions &options, const std::string &where,
+                               const std::string &stdinText = "") {
   std::vector<std::string> argv = {pythonOf(options), "-m", "torchtv_capture"};
   argv.insert(argv.end(), pairPaths.begin(), pairPaths.end());
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions popts;
   popts.timeoutSeconds = timeoutSeconds;
+  popts.stdinText = stdinText;
   std::string pythonPath = installLayout().capturePackageDir;  // Note [Installed layout]
   if (const char *old = std::getenv("PYTHONPATH"); old && *old) pythonPath += std::string(":") + old;
   popts.env.push_back("PYTHONPATH=" + pythonPath);
@@ -159,6 +161,14 @@ std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string
 std::unique_ptr<Module> readCapturedPair(const std::string &jsonText, const std::string &pairPath) {
   std::string where = pairPath + " (captured)";
   return readCaptureBundle(parseJsonText(jsonText, where), where);
+}
+
+std::string runPairFileCode(const std::string &pairPath, const std::string &request, const CaptureOptions &options) {
+  requireRegularFile(pairPath);
+  ProcessResult r = runCaptureModule({pairPath}, {"--run-code"}, options.timeoutSeconds, options, pairPath, request);
+  if (!r.timedOut && r.signal == 0 && r.exitCode == 0) return r.out;
+  throw captureFailure(pairPath, r.err, r.signal == 0 && !r.timedOut,
+                       pythonOf(options) + " " + describeExit(r, options.timeoutSeconds));
 }
 
 void capturePairFileToDir(const std::string &pairPath, const std::string &dir, bool force,

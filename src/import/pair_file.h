@@ -37,6 +37,12 @@ std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string
 // Reads both graphs (and the FUSIONS graphs) of a capture's JSON text.
 std::unique_ptr<Module> readCapturedPair(const std::string &jsonText, const std::string &pairPath);
 
+// Runs PAIR.py's two functions on the inputs a request names (`python -m
+// torchtv_capture PAIR.py --run-code`, the request on its stdin; Note [A
+// refutation reproduces on the code] in src/verify/code_runs.h); returns the
+// reply's JSON text. A run that fails becomes InputError.
+std::string runPairFileCode(const std::string &pairPath, const std::string &request, const CaptureOptions &options);
+
 // Captures PAIR.py into DIR (capture.json, reference.json, ...). Nothing is
 // left half-written in DIR on failure; `force` replaces a non-empty DIR.
 void capturePairFileToDir(const std::string &pairPath, const std::string &dir, bool force,

@@ -13,6 +13,7 @@
 #include "src/match/value_numbering.h"
 #include "src/normalize/normalize.h"
 #include "src/sem/semantics.h"
+#include "src/verify/code_runs.h"
 #include "src/verify/counterexample.h"
 #include "src/verify/cross_check.h"
 #include "src/verify/cut_points.h"
@@ -616,6 +617,7 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
     else
       refineReducedShapeCounterexample(result, runs, &g.origRef, &g.origProd, fusions, RefinedOn::Captured);
   }
+  applyCodeRuns(result, options.runCode);
   summarize(result);
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);

@@ -50,6 +50,10 @@ struct CheckOptions {
   std::function<void(const char *stage, size_t decided, size_t total)> progress;
   // Outcomes kept across runs (Note [Proof cache]); null: none.
   cache::ProofCache *proofCache = nullptr;
+  // Runs the user's two functions on a refutation's inputs (a pair file's, `verify`): given the
+  // request's JSON text, returns the reply's (Note [A refutation reproduces on the code] in
+  // src/verify/code_runs.h). Empty: graph files, there is no code to run.
+  std::function<std::string(const std::string &request)> runCode;
 };
 
 // Compares reference and production output by output. Throws InputError when

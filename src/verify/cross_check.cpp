@@ -67,6 +67,10 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
       changed = true;
     } else if (out.verdict == Verdict::Unknown && c->beyondRounding) {
       refute(out, *c, "");
+    } else if (out.verdict == Verdict::Unknown && c->inconclusive) {
+      // Why the runs, which differ in bits, decide nothing (an op that ran below float64: Note
+      // [Float64 evidence only from float64 runs] in src/capture/torchtv_capture/precision.py).
+      out.reason += "; " + source + ": " + howTheyDiffer(*c) + ", and " + *c->inconclusive;
     }
   }
   if (changed) {

@@ -20,7 +20,10 @@ namespace torchtv {
 //   or an op's semantics is not bit-exact);
 // - an `unknown` output whose eager runs differ beyond rounding becomes
 //   `not_equivalent`: two runs of the user's code on one input disagree,
-//   which is a counterexample in itself;
+//   which is a counterexample in itself; where the runs cannot tell (an op
+//   ran below float64 in the float64 runs: Note [Float64 evidence only from
+//   float64 runs] in src/capture/torchtv_capture/precision.py), its reason
+//   says why, naming the op and the line;
 // - so does an `equivalent` output whose eager runs differ beyond rounding
 //   (they still differ in float64): the user's functions differ on that
 //   input whatever the graphs say, and the reason names the internal

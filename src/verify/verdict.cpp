@@ -72,6 +72,9 @@ const char *const kInternalInconsistency = "internal inconsistency";
 const char *const kRunsDifferInBits = "the captured graph differs from the code that runs";
 const char *const kKernelsDifferInBits = "not bit for bit when the graphs are run";
 const char *const kRefutedByRunning = "refuted by running the code: the outputs differ beyond rounding";
+const char *const kCaptureIsNotTheCode = "the graphs differ on this input but the code does not";
+const char *const kReproducedOnTheCode = "reproduced on the code";
+const char *const kCodeNotRun = "the graphs differ on this input, but it could not be run through the code";
 // Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
 const char *const kReducedShapes = "at the reduced shapes of ";
 const char *const kReducedCapturedAgain = ", where the pair was captured again: ";

@@ -242,6 +242,10 @@ extern const char *const kModifiesInput;
 extern const char *const kRunsDifferInBits;
 extern const char *const kKernelsDifferInBits;
 extern const char *const kRefutedByRunning;
+// Note [A refutation reproduces on the code] in src/verify/code_runs.h.
+extern const char *const kCaptureIsNotTheCode;
+extern const char *const kReproducedOnTheCode;
+extern const char *const kCodeNotRun;
 // Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
 extern const char *const kReducedShapes;
 extern const char *const kReducedCapturedAgain;

@@ -160,3 +160,33 @@ def test_output_types_differ_the_message_names_where_without_values(tmp_path):
     assert "differs at out: shape differs: production f32[4], reference f32[4,1]" in text
     assert "first differing intermediate: production %%%s = aten::sum.dim_IntList" % first["production"]["value"] in text
     assert "First differing intermediate" in report.read_text()
+
+
+def _being_traced():
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+    return type(_get_current_dispatch_mode()).__name__ == "ProxyTorchDispatchMode"
+
+
+def scale_relu_traced_apart(x, w):
+    """scale_relu, except under make_fx: the graph differs from the code that runs."""
+    if _being_traced():
+        return torch.relu(x * w + 0.5)
+    return torch.relu(x * w)
+
+
+def test_refutation_the_code_does_not_show_is_unknown():
+    # Note [A refutation reproduces on the code]: the graphs differ, the functions do not.
+    result = torchtv.verify(scale_relu, scale_relu_traced_apart, example())
+    assert result.verdict == "unknown", result.summary()
+    reason = result.outputs[0]["reason"]
+    assert "the graphs differ on this input but the code does not" in reason
+    assert "the capture is not the code that runs" in reason
+    assert result.counterexample is not None  # the graphs' refutation, kept as evidence
+
+
+def test_refutation_the_code_shows_stays_not_equivalent():
+    def scale_relu_shifted(x, w):
+        return torch.relu(x * w + 0.5)
+    result = torchtv.verify(scale_relu, scale_relu_shifted, example())
+    assert result.verdict == "not_equivalent", result.summary()
+    assert "reproduced on the code" in result.outputs[0]["reason"]

@@ -156,15 +156,16 @@ def verify(reference, production, example_inputs, mode="forward", fusions=None,
                            "outputs": [], "counterexample": None,
                            "error": {"message": e.message, "location": where or None}})
         return check_dir(binary, capture_dir, require, timeout,
-                         report_path=os.path.abspath(report) if report else None)
+                         report_path=os.path.abspath(report) if report else None, pair=pair)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def check_dir(binary, capture_dir, require="rounded", timeout=600, report_path=None, fusions=None):
+def check_dir(binary, capture_dir, require="rounded", timeout=600, report_path=None, fusions=None, pair=None):
     """Runs `torchtv check` on a capture directory (with `--fusions DIR` when given); returns its
     Result (never a verdict made up here: a crash or a mismatch between exit code and verdict
-    raises TorchtvError)."""
+    raises TorchtvError). With `pair` (torchtv_capture's Pair of the captured functions), a
+    refutation of the graphs is run through those functions here (_CodeRunner)."""
     if require not in ("rounded", "real", "bitwise"):
         raise ValueError("require must be 'rounded', 'real' or 'bitwise', not %r" % (require,))
     cmd = [binary, "check", capture_dir, "--format", "json", "--require", require,
@@ -173,11 +174,25 @@ def check_dir(binary, capture_dir, require="rounded", timeout=600, report_path=N
         cmd += ["--report", report_path]
     if fusions:
         cmd += ["--fusions", fusions]
+    runner = _CodeRunner(pair) if pair is not None else None
     try:
+        if runner is not None:
+            cmd += ["--code-runner-fds", runner.child_fds]
         # the wall-clock limit is torchtv's own --timeout plus its start and its report
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60)
-    except subprocess.TimeoutExpired:
-        raise TorchtvError("torchtv timed out after %s s" % timeout)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                pass_fds=runner.pass_fds if runner else ())
+        if runner is not None:
+            runner.start()
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout + 60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise TorchtvError("torchtv timed out after %s s" % timeout)
+    finally:
+        if runner is not None:
+            runner.finish()
+    proc = subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
     try:
         data = json.loads(proc.stdout)
     except json.JSONDecodeError:
@@ -187,6 +202,53 @@ def check_dir(binary, capture_dir, require="rounded", timeout=600, report_path=N
         raise TorchtvError("torchtv's exit code %s does not match its verdict %s"
                            % (proc.returncode, data.get("verdict")))
     return Result(data, report_path)
+
+
+class _CodeRunner:
+    """Serves `torchtv check --code-runner-fds R,W` (src/cli/code_runner_fds.h): the check writes
+    at most one request, the inputs of a refutation of the graphs, and reads the reply: the
+    captured functions, run on them in this process (Note [A refutation reproduces on the code]
+    in torchtv_capture/code_runs.py)."""
+
+    def __init__(self, pair):
+        import threading
+        self.pair = pair
+        self.request_r, self.request_w = os.pipe()   # torchtv writes, we read
+        self.reply_r, self.reply_w = os.pipe()       # we write, torchtv reads
+        self.child_fds = "%d,%d" % (self.reply_r, self.request_w)
+        self.pass_fds = (self.reply_r, self.request_w)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def start(self):
+        os.close(self.reply_r)     # the child's ends: theirs alone now, so that EOF comes
+        os.close(self.request_w)
+        self.reply_r = self.request_w = None
+        self.thread.start()
+
+    def _serve(self):
+        from torchtv_capture.code_runs import run_code
+        with os.fdopen(self.request_r, "rb") as f:
+            request = f.read()
+        self.request_r = None
+        with os.fdopen(self.reply_w, "w") as out:
+            self.reply_w = None
+            if not request:  # no refutation: the check ended without asking
+                return
+            try:
+                reply = run_code(self.pair, json.loads(request))
+            except Exception as e:  # noqa: BLE001 -- torchtv says the code could not be run
+                reply = {"ran": False, "why": "running the functions failed: %s: %s" % (type(e).__name__, e)}
+            out.write(json.dumps(reply, allow_nan=False))
+
+    def finish(self):
+        started = self.thread.ident is not None
+        ends = (self.reply_r, self.request_w) if started else \
+            (self.reply_r, self.request_w, self.request_r, self.reply_w)  # torchtv never ran
+        for fd in ends:
+            if fd is not None:
+                os.close(fd)
+        if started:
+            self.thread.join(timeout=60)
 
 
 def assert_equivalent(reference, production, example_inputs, **kwargs):

@@ -1,5 +1,6 @@
 """Command line: python -m torchtv_capture PAIR.py (-o DIR [--force] | --emit-stdout) [--debug]
               python -m torchtv_capture PAIR.py... --each DIR [--each-timeout S] [--debug]
+              python -m torchtv_capture PAIR.py --run-code < REQUEST.json
 
 Exit status: 0 on success; 3 on a capture error, with one JSON line
 {"error": ..., "file": ..., "line": ...} as the last line of stderr; 2 on bad usage."""
@@ -119,8 +120,15 @@ def main(argv=None):
                          "(K: its place, from 0), or its stderr into DIR/K.err (Note [Capturing each file])")
     ap.add_argument("--each-timeout", type=float, default=600, metavar="SECONDS",
                     help="with --each: the limit of each pair file's capture")
+    ap.add_argument("--run-code", action="store_true",
+                    help="run the pair's two functions on the inputs of the JSON request on stdin and print the "
+                         "reply (Note [A refutation reproduces on the code] in code_runs.py)")
     ap.add_argument("--debug", action="store_true", help="also print Python tracebacks and warnings on stderr")
     args = ap.parse_args(argv)
+    if args.run_code:
+        if args.out or args.emit_stdout or args.each or len(args.pair) > 1:
+            ap.error("--run-code takes one pair file and nothing else")
+        return run_code_one(args.pair[0], args.debug)
     if args.each:
         if args.out or args.emit_stdout:
             ap.error("--each writes DIR/K.json; it takes neither -o nor --emit-stdout")
@@ -190,6 +198,32 @@ def capture_each(pairs, out_dir, timeout, debug):
             time.sleep(0.01)
         worst = max(worst, 0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else EXIT_ERROR)
     return worst
+
+
+def run_code_one(pair, debug):
+    """--run-code: the request on stdin, the reply on stdout; errors as a capture's."""
+    real_stdout = sys.stdout
+    try:
+        request = json.load(sys.stdin)
+        with contextlib.redirect_stdout(sys.stderr):
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                from .code_runs import run_code
+                from .pairfile import load_pair
+                reply = run_code(load_pair(pair), request)
+        _dump(reply, real_stdout, compact=True)
+        real_stdout.write("\n")
+        real_stdout.flush()
+        return 0
+    except (Exception, SystemExit) as e:
+        from .errors import CaptureError
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        err = e.to_json() if isinstance(e, CaptureError) else {
+            "error": "running the pair's functions failed: %s: %s" % (type(e).__name__, e),
+            "file": os.path.abspath(pair), "line": 0}
+        return _error(err, debug)
 
 
 def capture_one(pair, out, force, emit_stdout, debug):

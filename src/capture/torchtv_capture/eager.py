@@ -15,7 +15,9 @@ saw. The decision (src/verify/capture_evidence.cpp) holds every claim against it
   times that (and above 1e-9 of the output's scale) is not rounding. Where the low-precision error
   is above 1e-2 of the scale (the computation is not in that linear regime) or the graph is
   float64 already, the bound is 1e-6 of the scale: only a cancellation of ten orders of magnitude
-  reaches it.
+  reaches it. The float64 runs count only where every op of both ran in float64 (Note [Float64
+  evidence only from float64 runs] in precision.py): where one ran below (a deliberate .float()),
+  the output's record says which op and line (`inconclusive`) and nothing is refuted from them.
 A draw is a random tensor of each floating input's shape (normal, the example's device); integer
 and bool inputs keep the example's values, permuted, so that indices stay in range. Each call gets
 fresh copies of the inputs, so a function that mutates its inputs cannot change what the other
@@ -33,6 +35,8 @@ import functools
 import math
 
 import torch
+
+from .precision import BelowFloat64, describe
 
 SEEDS = (1, 2, 3)
 # Bounds on float64 rounding, as fractions of an output's scale or of its measured error (Note
@@ -331,12 +335,26 @@ def _shapes_told(pair, most=3):
     return ", ".join(told[:most]) + (", ..." if len(told) > most else "")
 
 
+def _in_float64(pair, run, draw):
+    """``run`` on float64 copies of the draw, made outside the recording mode (only the function's
+    own ops are recorded) and dropped when it returns (Note [The eager check's memory])."""
+    fresh = _fresh(draw, torch.float64)
+    with BelowFloat64(pair.user_files) as mode:
+        return run(pair, fresh), mode
+
+
 def _wide(pair, draw):
-    """Both functions in float64 on the draw, or why not."""
+    """Both functions in float64 on the draw, or why their runs are not float64 evidence: they
+    raise, or an op ran below float64 (Note [Float64 evidence only from float64 runs])."""
     try:
-        return _run_reference(pair, _fresh(draw, torch.float64)), _run_production(pair, _fresh(draw, torch.float64))
+        ref, ref_mode = _in_float64(pair, _run_reference, draw)
+        prod, prod_mode = _in_float64(pair, _run_production, draw)
     except Exception as e:
         return "the functions do not run in float64 (%s: %s)" % (type(e).__name__, str(e)[:120])
+    for side, mode in (("reference", ref_mode), ("production", prod_mode)):
+        if mode.first is not None:
+            return describe(side, mode.first)
+    return ref, prod
 
 
 def _rounding_bound(r, p, low_r, low_p, finite, scale):
@@ -361,10 +379,6 @@ def _beyond_rounding(r, p, low_r, low_p):
     the same outputs in the graph's dtype, from which float64's rounding is estimated."""
     if not (r.dtype.is_floating_point and p.dtype.is_floating_point) or r.shape != p.shape:
         return None
-    # A function that computes in its own dtype whatever its inputs' (an explicit dtype argument,
-    # a .float()) did not run in float64: its "wide" output carries its own rounding, which the
-    # measured bound knows nothing of, so only the fixed bound applies.
-    narrow = r.dtype != torch.float64 or p.dtype != torch.float64
     r, p = r.detach().double(), p.detach().double()
     nan = torch.isnan(r) != torch.isnan(p)
     if nan.any():
@@ -378,8 +392,7 @@ def _beyond_rounding(r, p, low_r, low_p):
     scale = float(torch.maximum(r.abs(), p.abs()).masked_fill_(infinite, 0.0).max())
     diff = (r - p).abs_().masked_fill_(infinite, 0.0)
     worst = float(diff.max())
-    bound = BEYOND_ROUNDING * max(scale, 1e-30) if narrow else \
-        _rounding_bound(r, p, low_r, low_p, finite, max(scale, 1e-30))
+    bound = _rounding_bound(r, p, low_r, low_p, finite, max(scale, 1e-30))
     if worst <= bound:
         return None
     i = int(diff.reshape(-1).argmax())

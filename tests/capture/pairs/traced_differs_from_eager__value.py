@@ -2,13 +2,11 @@
 eager runs differ beyond rounding. torchtv must not say equivalent: the functions differ on
 example_inputs(), which refutes the pair (Note [Cross-checks]), and the reason names the internal
 inconsistency (the graphs decided are not the code that runs)."""
-from torch.utils._python_dispatch import _get_current_dispatch_mode
-
-from traced_differs_from_eager import example_inputs, reference  # noqa: F401
+from traced_differs_from_eager import _being_traced, example_inputs, reference  # noqa: F401
 
 
 def production(x):
-    if _get_current_dispatch_mode() is not None:  # being traced
+    if _being_traced():
         return x * 0.1
     return x * 0.1 + 1e-3
 
