@@ -26,7 +26,7 @@ std::string semanticsVersion() {
 }
 
 std::string persistentKey(const std::string &regionKey, Widening widening, const ProverLimits &limits) {
-  return "torchtv-proof 2\n" + std::string(TORCHTV_SEMANTICS_HASH) + "\n" + semanticsVersion() +
+  return "torchtv-proof 3\n" + std::string(TORCHTV_SEMANTICS_HASH) + "\n" + semanticsVersion() +
          "\nwidening=" + std::to_string(static_cast<int>(widening)) + " solver=" + (limits.solver ? "1" : "0") +
          " maxTerms=" + std::to_string(limits.maxRegionTerms) +
          // a proof under --assume-rounded-constants answers only runs that assume it too
