@@ -31,7 +31,7 @@ struct Decision {
 // locations and output names (everything a reason or a report names; the graphs
 // as given decide which outputs are bitwise equal as written, the normalized ones
 // carry what the fusion definitions expanded: a user's --fusions folder, those
-// in the input files, TORCHTV_FUSIONS_DIR). The graphs are hashed field by field
+// in the input files, the bundled fusions/). The graphs are hashed field by field
 // (SHA-256, each field after its length), not printed: printing the four graphs
 // and hashing the text (8 MB) was a quarter of the instructions a 64-layer check
 // with a warm cache ran above the read + normalize floor (callgrind), and the

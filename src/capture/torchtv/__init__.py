@@ -8,13 +8,16 @@
 
 The two functions are captured in this process (with the torch you import), written as a
 capture directory (docs/capture-format.md) and decided by the `torchtv` binary, found at
-$TORCHTV_BIN, else at build/torchtv of the source tree this package sits in, else on PATH.
+$TORCHTV_BIN, else at build/torchtv of the source tree this package sits in, else on PATH
+(`/usr/bin/torchtv` of the Debian package). `python -m torchtv ARGS` runs that binary.
 """
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+
+__version__ = "0.1.0"  # the CMake project's VERSION; e2e/package checks that they agree
 
 __all__ = ["verify", "assert_equivalent", "check_dir", "Result", "TorchtvError"]
 
@@ -118,7 +121,8 @@ def _find_binary():
     found = shutil.which("torchtv")
     if found:
         return found
-    raise TorchtvError("torchtv binary not found: build it (scripts/build.sh) or set TORCHTV_BIN")
+    raise TorchtvError("torchtv binary not found: install it (the .deb, README 'Install'), build it "
+                       "(scripts/build.sh) or set TORCHTV_BIN")
 
 
 def verify(reference, production, example_inputs, mode="forward", fusions=None,
