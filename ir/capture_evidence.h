@@ -55,6 +55,9 @@ struct CaptureEvidence {
   // shape-only capture] in src/capture/torchtv_capture/capture.py): they may
   // refute, never prove.
   bool reducedOnly = false;
+  // The pair file's ASSUME, as "NAME in [0, N)" texts over the graphs' input
+  // names (Note [Declared input domains] in src/verify/input_domains.h).
+  std::vector<std::string> declaredDomains;
 };
 
 }  // namespace torchtv

@@ -352,7 +352,13 @@ const std::map<std::string, IndexOperand, std::less<>> kIndexOperands = {
     {"aten::nll_loss_forward", {"target", "self", "", true, 0, ""}},
     {"aten::nll_loss_backward", {"target", "self", "", true, 0, ""}},
     {"aten::nll_loss", {"target", "self", "", true, 0, ""}},
+    {"aten::nll_loss2d_forward", {"target", "self", "", true, 0, ""}},
+    {"aten::nll_loss2d_backward", {"target", "self", "", true, 0, ""}},
+    {"aten::nll_loss2d", {"target", "self", "", true, 0, ""}},
+    {"aten::nll_loss_nd", {"target", "self", "", true, 0, ""}},
+    {"aten::cross_entropy_loss", {"target", "self", "", true, 0, ""}},
     {"aten::one_hot", {"self", "", "", false, 0, "num_classes"}},
+    {"aten::embedding_dense_backward", {"indices", "", "", false, 0, "num_weights"}},
 };
 
 // Ops real-valued only where an argument is positive (Note [Input domains]).

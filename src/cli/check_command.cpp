@@ -42,6 +42,11 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
   cmd.add_flag_callback("--assume-rounded-constants", [] {},
                         "The default: constants within one rounding of each other (1/sqrt(8) and sqrt(8) as "
                         "doubles) are proven equal at level rounded, which names them; --require real rejects it");
+  cmd.add_option("--assume", check.declaredDomains,
+                 "Assume an integer input lies in a range you declare, e.g. 'x1 in [0, 5)' or 'target in [0, 5) or "
+                 "-100' (repeatable); it replaces the range torchtv derives from the reference's kernels, and the "
+                 "verdict names it as your assumption")
+      ->type_name("'NAME in [0, N)'");
   cmd.add_flag_callback("--self-check", [&check] { check.selfCheck = SelfCheckMode::On; },
                         "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
   cmd.add_flag_callback("--monolithic", [&check] { check.strategy = Strategy::Monolithic; },
@@ -136,7 +141,7 @@ LoadedPair loadPair(const ModuleLoader &load, const ReportContext &ctx) {
   if (!p.evidence) {
     // A capture pairs its graphs' input updates itself (Note [Input mutations] in export.py).
     InputMutations m = pairInputMutations(ref, prod);
-    if (m.any()) p.evidence = CaptureEvidence{std::nullopt, m.reference, m.production};
+    if (m.any()) p.evidence = CaptureEvidence{std::nullopt, m.reference, m.production, false, {}};
   }
   return p;
 }
@@ -184,7 +189,12 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     checkOptions.require = options.require;
     checkOptions.fusions = &fusions;
     checkOptions.timeoutSeconds = left;
-    if (pair.evidence) checkOptions.capture = &*pair.evidence;
+    if (pair.evidence) {
+      checkOptions.capture = &*pair.evidence;
+      // Note [Declared input domains]: the pair file's ASSUME, then --assume.
+      checkOptions.declaredDomains.insert(checkOptions.declaredDomains.begin(), pair.evidence->declaredDomains.begin(),
+                                          pair.evidence->declaredDomains.end());
+    }
     if (!pair.prodModule) {  // one capture holds both sides (Note [Reduced-shape graphs] in capture.py)
       checkOptions.reducedReference = pair.refModule->find(kReducedReference);
       checkOptions.reducedProduction = pair.refModule->find(kReducedProduction);

@@ -17,10 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::set<std::string> kPairKeys = {"name",    "reference", "production", "graphs",
-                                         "pair",    "require",   "timeout",    "args", "report"};
+                                         "pair",    "require",   "timeout",    "args", "report", "assume"};
 const std::set<std::string> kDefaultKeys = {"require", "timeout", "report"};
 const double kMaxTimeoutSeconds = 7 * 24 * 3600;
-const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args, report";
+const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args, report, assume";
 
 SourcePos posOf(const std::string &path, const toml::value &v) {
   toml::source_location loc = v.location();
@@ -193,6 +193,11 @@ Manifest readManifestText(const std::string &text, const std::string &path) {
       const toml::value &a = p.at("args");
       if (!a.is_array()) r.fail(a, e.name, "\"args\" must be a list of strings");
       for (const toml::value &arg : a.as_array()) e.args.push_back(r.string(arg, e.name, "args"));
+    }
+    if (p.contains("assume")) {  // Note [Declared input domains] in src/verify/input_domains.h
+      const toml::value &a = p.at("assume");
+      if (!a.is_array()) r.fail(a, e.name, "\"assume\" must be a list of strings such as \"target in [0, 5)\"");
+      for (const toml::value &d : a.as_array()) e.args.insert(e.args.end(), {"--assume", r.string(d, e.name, "assume")});
     }
     m.entries.push_back(std::move(e));
   }

@@ -18,6 +18,7 @@
 //   name = "golden"
 //   graphs = "both.tvir"       # one file holding @reference and @production
 //   args = ["--require", "bitwise"]   # more arguments for the check
+//   assume = ["target in [0, 5)"]     # ranges you declare (--assume; Note [Declared input domains])
 //
 // Paths are relative to the manifest's folder.
 #pragma once

@@ -184,7 +184,7 @@ private:
     case TOp::Select:
       return eval(t->args[0]) != 0 ? eval(t->args[1]) : eval(t->args[2]);
     case TOp::Raise:  // Note [Data-dependent indices]
-      throw EvalError("an index out of range (the op raises)");
+      throw EvalRaised("an index out of range (the op raises)");
     case TOp::Unspecified:  // Note [index_put semantics]: no value, as uninitialized memory
       throw EvalError("two index positions write one element (its value is unspecified)");
     case TOp::Cast: {

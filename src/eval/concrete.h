@@ -33,6 +33,12 @@ class EvalError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
+// The graph raises on these inputs as its ATen kernel would (an index out of
+// range: Note [Data-dependent indices] in src/sem/index_ops.cpp).
+class EvalRaised : public EvalError {
+public:
+  using EvalError::EvalError;
+};
 
 // Evaluates every output of `g`. Throws EvalError (symbolic shapes, an op
 // without semantics) — callers turn that into "could not evaluate".

@@ -380,6 +380,14 @@ CaptureEvidence readCaptureEvidence(const json &capture, const std::string &path
     if (m.contains("reference")) ev.referenceMutates = names(m["reference"], w);
     if (m.contains("production")) ev.productionMutates = names(m["production"], w);
   }
+  if (capture.is_object() && capture.contains("assume")) {  // Note [Declared input domains]
+    Where w{path, "assume"};
+    if (!capture["assume"].is_array()) w.fail("expected a list of declared domains");
+    for (const json &d : capture["assume"]) {
+      if (!d.is_string()) w.fail("expected a list of declared domains");
+      ev.declaredDomains.push_back(d.get<std::string>());
+    }
+  }
   return ev;
 }
 

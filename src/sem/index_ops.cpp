@@ -658,8 +658,12 @@ void addIndex(HandlerTable &t) {
     for (size_t j = 0; j < is.size(); ++j) dims.push_back(static_cast<int64_t>(j));
     return sumDims(e, is, dims, Idx(is.size()), d, [&](const Idx &n) {
       TermPtr v = e.operandAt(1, n, e.inType(1).dtype);
-      TermPtr hot = isNot(e, oneHot(e, v, e.index[0], k), 0);
-      TermPtr keep = e.tc.make(TOp::And, {hot, isNot(e, v, pad)}, DType::Bool);
+      // ATen's CPU kernel raises nowhere: it drops an index equal to padding_idx and every index
+      // outside [0, k) (Note [Reference kernel domains] in src/verify/input_domains.h).
+      TermPtr index = e.tc.cast(v, DType::I64);
+      TermPtr same = e.tc.make(TOp::Eq, {index, e.tc.indexValue(e.index[0], DType::I64)}, DType::I64);
+      TermPtr hot = e.tc.select(inRange(e, index, k), same, e.tc.boolConstant(false));
+      TermPtr keep = e.tc.select(isNot(e, v, pad), hot, e.tc.boolConstant(false));
       Idx gi = n;
       gi.push_back(e.index[1]);
       return e.tc.select(keep, e.operandAt(0, gi, d), e.tc.constant(0, d));

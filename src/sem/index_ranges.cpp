@@ -14,7 +14,7 @@ namespace {
 
 class InRange {
 public:
-  InRange(TermContext &tc, const std::map<int, int64_t> &bounds, bool reals) : tc_(tc), bounds_(bounds), reals_(reals) {}
+  InRange(TermContext &tc, const IndexRanges &bounds, bool reals) : tc_(tc), bounds_(bounds), reals_(reals) {}
 
   TermPtr rewrite(TermPtr t) {
     auto hit = memo_.find(t->id);
@@ -25,15 +25,14 @@ public:
   }
 
 private:
-  // The bound of v: a read of a bounded tensor, maybe widened to another integer dtype.
-  std::optional<int64_t> boundOf(TermPtr v) const {
+  // The range of v: a read of a bounded tensor, maybe widened to another integer dtype.
+  const IndexRange *rangeOf(TermPtr v) const {
     while (v->op == TOp::Cast && isIntegral(v->dtype) && isIntegral(v->args[0]->dtype) &&
            dtypeBits(v->dtype) >= dtypeBits(v->args[0]->dtype))
       v = v->args[0];
-    if (v->op != TOp::Read || !isIntegral(v->dtype)) return std::nullopt;
+    if (v->op != TOp::Read || !isIntegral(v->dtype)) return nullptr;
     auto it = bounds_.find(v->slot);
-    if (it == bounds_.end()) return std::nullopt;
-    return it->second;
+    return it == bounds_.end() ? nullptr : &it->second;
   }
 
   // cond as (v, c) when it is v == c for a bounded v and an integer constant c.
@@ -41,7 +40,7 @@ private:
     if (cond->op != TOp::Eq) return std::nullopt;
     for (int i : {0, 1}) {
       TermPtr v = cond->args[i], c = cond->args[1 - i];
-      if (c->op == TOp::Const && isIntegral(c->dtype) && boundOf(v)) return std::make_pair(v, c->inum);
+      if (c->op == TOp::Const && isIntegral(c->dtype) && rangeOf(v)) return std::make_pair(v, c->inum);
     }
     return std::nullopt;
   }
@@ -61,9 +60,11 @@ private:
       covered.insert(t->second);
       at = at->args[2];
     }
-    int64_t bound = *boundOf(v);
-    for (int64_t j = 0; j < bound; ++j)
+    const IndexRange &range = *rangeOf(v);
+    for (int64_t j = 0; j < range.bound; ++j)
       if (!covered.count(j)) return s;
+    for (int64_t p : range.alsoDefined)
+      if (!covered.count(p)) return s;
     TermPtr r = arms.back()->args[1];
     for (size_t i = arms.size() - 1; i-- > 0;) r = tc_.select(arms[i]->args[0], arms[i]->args[1], r);
     return r;
@@ -78,15 +79,17 @@ private:
       std::swap(a, b);
       flipped = true;
     }
-    auto bound = boundOf(a);
-    if (b->op != TOp::Const || !isIntegral(b->dtype) || !bound || *bound <= 0) return std::nullopt;
+    const IndexRange *range = rangeOf(a);
+    if (b->op != TOp::Const || !isIntegral(b->dtype) || !range || range->bound <= 0) return std::nullopt;
     if (flipped) op = op == TOp::Lt ? TOp::Gt : op == TOp::Le ? TOp::Ge : op == TOp::Gt ? TOp::Lt : TOp::Le;
     auto holds = [&](int64_t v) {
       int64_t c = b->inum;
       return op == TOp::Lt ? v < c : op == TOp::Le ? v <= c : op == TOp::Gt ? v > c : v >= c;
     };
-    bool low = holds(0), high = holds(*bound - 1);  // each test is monotone in v
+    bool low = holds(0), high = holds(range->bound - 1);  // each test is monotone in v
     if (low != high) return std::nullopt;
+    for (int64_t p : range->alsoDefined)
+      if (holds(p) != low) return std::nullopt;
     return low;
   }
 
@@ -102,11 +105,19 @@ private:
     if (!exact || (isFloating(zero->dtype) ? zero->num != 0 : zero->inum != 0)) return std::nullopt;
     for (int i : {0, 1}) {
       TermPtr v = cond->args[i], position = cond->args[1 - i];
-      auto bound = boundOf(v);
-      if (!bound || *bound > t->extent.size() || dependsOn(v, t->binder)) continue;
+      const IndexRange *range = rangeOf(v);
+      int64_t extent = t->extent.size();
+      if (!range || range->bound > extent || dependsOn(v, t->binder)) continue;
       // value(j) must not wrap within the extent (an i8 compare would meet v at j and j + 256).
-      bool injective = dtypeBits(position->dtype) >= 64 || t->extent.size() <= (int64_t(1) << (dtypeBits(position->dtype) - 1));
-      if (position->op == TOp::IndexValue && position->index[0].asVar() == t->binder && injective) return a;
+      bool injective = dtypeBits(position->dtype) >= 64 || extent <= (int64_t(1) << (dtypeBits(position->dtype) - 1));
+      if (position->op != TOp::IndexValue || position->index[0].asVar() != t->binder || !injective) continue;
+      // At a point the reference also accepts, outside the extent, no summand is a.
+      TermPtr r = a;
+      for (int64_t p : range->alsoDefined) {
+        if (p >= 0 && p < extent) return std::nullopt;
+        r = tc_.select(tc_.make(TOp::Eq, {v, tc_.intConstant(p, v->dtype)}, v->dtype), zero, r);
+      }
+      return r;
     }
     return std::nullopt;
   }
@@ -121,7 +132,7 @@ private:
     switch (t->op) {
     case TOp::Eq: case TOp::Ne: {
       TermPtr cond = tc_.make(TOp::Eq, {args[0], args[1]}, args[0]->dtype);
-      if (auto vc = test(cond); vc && (vc->second < 0 || vc->second >= *boundOf(vc->first)))
+      if (auto vc = test(cond); vc && !rangeOf(vc->first)->contains(vc->second))
         return tc_.boolConstant(t->op == TOp::Ne);
       return tc_.make(t->op, std::move(args), t->dtype, t->num);
     }
@@ -164,7 +175,7 @@ private:
   }
 
   TermContext &tc_;
-  const std::map<int, int64_t> &bounds_;
+  const IndexRanges &bounds_;
   bool reals_;
   std::unordered_map<int, TermPtr> memo_;
 };
@@ -208,7 +219,7 @@ std::optional<std::pair<TermPtr, TermPtr>> summandsToCompare(TermContext &tc, Te
   return std::make_pair(ka, kb);
 }
 
-TermPtr assumeIndexRanges(TermContext &tc, TermPtr t, const std::map<int, int64_t> &bounds, bool reals) {
+TermPtr assumeIndexRanges(TermContext &tc, TermPtr t, const IndexRanges &bounds, bool reals) {
   if (bounds.empty()) return t;
   return InRange(tc, bounds, reals).rewrite(t);
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "src/sem/index_range.h"
 #include "src/sem/term.h"
 
 namespace torchtv::sem {
@@ -39,8 +40,14 @@ namespace torchtv::sem {
 //     arithmetic): a float sum only for `reals` (over the reals no sum
 //     rounds), an integer one always (exact modulo its width, in any order;
 //     torch's decomposition counts the targets kept as an i64 sum).
-// `bounds`: by slot, the tensors whose every element lies in [0, bound).
-TermPtr assumeIndexRanges(TermContext &tc, TermPtr t, const std::map<int, int64_t> &bounds, bool reals);
+// A range with points outside [0, bound) that the reference also accepts
+// (nll_loss's ignore_index: Note [Reference kernel domains] in
+// src/verify/input_domains.h) keeps each step an identity on them too: v == p
+// is not folded, a chain must test p as well to drop its last arm, an order
+// test must answer alike at p, and a one-hot row's sum is select(v == p, 0, a)
+// for a p outside the sum's extent (no summand is a there).
+// `bounds`: by slot, the tensors whose every element lies in its range.
+TermPtr assumeIndexRanges(TermContext &tc, TermPtr t, const IndexRanges &bounds, bool reals);
 
 // Note [Sums compared by their summands]
 // Over the reals, c * sum_k A(k) and c * sum_k B(k) are equal when A(k) = B(k)

@@ -10,7 +10,7 @@ namespace torchtv::smt {
 using sem::TermPtr;
 using sem::TOp;
 
-Encoder::Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, std::map<int, int64_t> indexBounds)
+Encoder::Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, sem::IndexRanges indexBounds)
     : c_(c), tc_(tc), arith_(arith), indexBounds_(std::move(indexBounds)) {}
 
 z3::sort Encoder::sortOf(DType d) {
@@ -222,8 +222,13 @@ z3::expr Encoder::compute(TermPtr t) {
     reads_.push_back({t->slot, idx, v});
     // Note [Index inputs in range] (signed comparisons of the bit-vector).
     auto bound = indexBounds_.find(t->slot);
-    if (bound != indexBounds_.end() && isIntegral(d) && d != DType::U8 && d != DType::U64)
-      constraints_.push_back(v >= c_.bv_val(0, dtypeBits(d)) && v < c_.bv_val(bound->second, dtypeBits(d)));
+    if (bound != indexBounds_.end() && isIntegral(d) && d != DType::U8 && d != DType::U64) {
+      int bits = dtypeBits(d);
+      z3::expr in = v >= c_.bv_val(0, bits) && v < c_.bv_val(bound->second.bound, bits);
+      // Note [Reference kernel domains]: and the points the reference's kernel also accepts.
+      for (int64_t p : bound->second.alsoDefined) in = in || v == c_.bv_val(p, bits);
+      constraints_.push_back(in);
+    }
     return v;
   }
   case TOp::IndexCmp: {

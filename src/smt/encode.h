@@ -13,7 +13,7 @@ namespace torchtv::smt {
 
 class Encoder {
 public:
-  Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, std::map<int, int64_t> indexBounds = {});
+  Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, sem::IndexRanges indexBounds = {});
 
   z3::expr encode(sem::TermPtr t);
   // "Equal" as the verdicts define it: IEEE values equal bit for bit except
@@ -56,7 +56,7 @@ private:
   std::vector<z3::expr> constraints_;
   std::vector<ReadSite> reads_;
   std::map<std::string, z3::expr> dimSymbols_;
-  std::map<int, int64_t> indexBounds_;  // QueryOptions::indexBounds
+  sem::IndexRanges indexBounds_;  // QueryOptions::indexBounds
 };
 
 }  // namespace torchtv::smt

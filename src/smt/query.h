@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/sem/index_range.h"
 #include "src/sem/term.h"
 
 namespace torchtv::smt {
@@ -46,9 +47,10 @@ struct QueryOptions {
   unsigned seed = 0;
   double deadlineSeconds = kDefaultQuerySeconds;  // wall clock for this query, a guard only
   unsigned memoryMB = kDefaultSolverMemoryMB;  // Note [Solver memory cap]
-  // Every element of these integer tensors (by slot) lies in [0, bound)
-  // (Note [Index inputs in range] in src/verify/input_domains.h).
-  std::map<int, int64_t> indexBounds;
+  // Every element of these integer tensors (by slot) lies in its range:
+  // [0, bound) or one of the points the reference also accepts (Note [Index
+  // inputs in range], Note [Reference kernel domains] in src/verify/input_domains.h).
+  sem::IndexRanges indexBounds;
 };
 
 // One element of a tensor read in a model.

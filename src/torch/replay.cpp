@@ -217,7 +217,7 @@ std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<Concre
         outs = callOp(n, operands);
       }
     } catch (const c10::Error &e) {
-      throw ReplayError(n.op + " (result %" + n.outputs.at(0)->name + "): LibTorch failed: " +
+      throw ReplayKernelRaised(n.op + " (result %" + n.outputs.at(0)->name + "): LibTorch failed: " +
                         torch_impl::firstLine(e.what_without_backtrace()));
     }
     if (outs.size() != n.outputs.size())

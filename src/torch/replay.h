@@ -24,6 +24,12 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// A kernel raised (c10::Error) on these inputs: an index out of range, say.
+class ReplayKernelRaised : public ReplayError {
+public:
+  using ReplayError::ReplayError;
+};
+
 // LibTorch itself could not be loaded (Note [LibTorch module]): nothing was run.
 class ReplayUnavailable : public ReplayError {
 public:

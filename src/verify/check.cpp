@@ -91,17 +91,33 @@ void requireSameInterface(const Graph &ref, const Graph &prod) {
 struct Normalized {
   std::shared_ptr<Graph> refCopy, prodCopy;  // null: not normalized, the originals are compared
   NormalizeResult refNorm, prodNorm;
+  // The reference's index domains, read before normalization expands a kernel (Note [Reference
+  // kernel domains]), with the user's declared ones in place; by values of the compared reference.
+  ReferenceDomains refDomains;
 };
+
+// Note [Reference kernel domains], Note [Declared input domains].
+ReferenceDomains referenceDomainsOf(const Graph &refAsCaptured, const CheckOptions &options) {
+  ReferenceDomains domains = referenceKernelDomains(refAsCaptured);
+  std::vector<DeclaredDomain> declared;
+  for (const std::string &text : options.declaredDomains) declared.push_back(parseDeclaredDomain(text));
+  applyDeclaredDomains(refAsCaptured, declared, domains);
+  return domains;
+}
 
 Normalized normalizeStage(const Graph &origRef, const Graph &origProd, const CheckOptions &options,
                           const Progress &progress) {
   Normalized out;
-  if (options.normalization == Normalization::Off) return out;
+  if (options.normalization == Normalization::Off) {
+    out.refDomains = referenceDomainsOf(origRef, options);
+    return out;
+  }
   progress("normalizing", 0);
   NormalizeOptions no;
   no.rules = &bundledRules();
   out.refCopy = cloneGraph(origRef);
   out.prodCopy = cloneGraph(origProd);
+  out.refDomains = referenceDomainsOf(*out.refCopy, options);
   const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
   out.refNorm = normalizeGraph(*out.refCopy, lib, no);
   out.prodNorm = normalizeGraph(*out.prodCopy, lib, no);
@@ -247,7 +263,7 @@ Matching matchStage(const Compared &g, const Normalized &norm, const CheckOption
   if (options.strategy == Strategy::Structural && options.cutPoints == CutPointSearch::On &&
       someOutputDiffers(g.ref, g.prod, m.vn)) {
     progress("merging proven-equal intermediates (cut points)", 0);
-    m.cuts = findCutPoints(g.ref, g.prod, limits, m.forTheProver);
+    m.cuts = findCutPoints(g.ref, g.prod, limits, m.forTheProver, &norm.refDomains);
     m.vn = std::move(m.cuts.numbering);
   }
   // Note [Cut points]: both sides of a real (or rounded) cut are real-level values; roundingStage
@@ -412,7 +428,7 @@ struct Proved {
 // Every counterexample is then replayed through LibTorch on the original graphs
 // (Note [Replaying counterexamples]).
 // recordRefutation (counterexample.h) records each refutation.
-Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t> &pending,
+Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &refDomains, const std::vector<size_t> &pending,
                   const ProverLimits &limits, const Progress &progress, CheckResult &result) {
   Proved proved;
   if (pending.empty()) return proved;
@@ -425,7 +441,7 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
   std::unordered_set<const Value *> constants;
   addConstantValues(g.ref, constants);
   addConstantValues(g.prod, constants);
-  const IndexDomains indexDomains = indexDomainsByNumber(g.ref, g.prod, m.vn);
+  const IndexDomains indexDomains = indexDomainsByNumber(g.ref, g.prod, m.vn, refDomains);
   OversizedDefinitions oversized;  // Note [Oversized definitions]
   RegionInputs regionInputs{g.ref, g.prod, m.vn, shared, matrixProducts, constants, &indexDomains, &oversized};
   Prover prover(regionInputs, limits);
@@ -438,7 +454,7 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
   Prover roundingProver(regionInputs, normalFormOnly);
   // One evaluation of both graphs per input distribution serves every output
   // (per output, it made deciding quadratic in depth).
-  for (Refutation &refuted : refuteByRandomInputs(g.ref, g.prod, pending, *confirmer)) {
+  for (Refutation &refuted : refuteByRandomInputs(g.ref, g.prod, pending, *confirmer, kEvalBudget, &refDomains)) {
     // Never refute from rounding (Note [Equivalence up to rounding]): the evaluator confirms any
     // difference over the reals, also that of two constants one rounding apart in the dtype the
     // code computes in; such an output is left to the prover, which proves it rounded.
@@ -468,7 +484,7 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
     }
     out.reason = p.reason + "; " + out.reason;
     if (!p.realModel.empty() && p.realModelOverInputs) {
-      auto byModel = refuteByModel(g.ref, g.prod, {i}, p.realModel, *confirmer);
+      auto byModel = refuteByModel(g.ref, g.prod, {i}, p.realModel, *confirmer, &refDomains);
       if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
       else recordRefutation(g.origRef, g.origProd, g.ref, g.prod, *byModel, i, result, *confirmer);
     }
@@ -571,7 +587,7 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
   const std::vector<size_t> pending = worthProving(m, c);
   const Proved proved = options.strategy == Strategy::Monolithic
                             ? monolithicStage(g, m, pending, limits, c.result)
-                            : proveStage(g, m, pending, limits, progress, c.result);
+                            : proveStage(g, m, norm.refDomains, pending, limits, progress, c.result);
   levelStage(m, c, pending, proved, c.result);
   settleRoundedLevels(g.ref, g.prod, m.cuts.cuts, c.result.outputs);  // Note [Equivalence up to rounding]
   return decisionOf(g, m, std::move(c.result), proved);

@@ -38,6 +38,9 @@ struct CheckOptions {
   SelfCheckMode selfCheck = SelfCheckMode::Off;
   Strategy strategy = Strategy::Structural;
   CutPointSearch cutPoints = CutPointSearch::On;
+  // Note [Declared input domains] in src/verify/input_domains.h: `--assume`, a pair file's ASSUME,
+  // as written ("x1 in [0, 5)"); read by checkGraphs (a text it cannot read is an InputError).
+  std::vector<std::string> declaredDomains;
   // What the capture learnt by running the user's functions (verify; Note [Cross-checks]);
   // null: a graph file, nothing ran.
   const CaptureEvidence *capture = nullptr;

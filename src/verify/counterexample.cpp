@@ -55,7 +55,11 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
     return false;
   }
   std::string evidence = reasons::kReplayedByLibTorch;
-  if (replay.kind == ReplayOutcome::Kind::Replayed) {
+  if (replay.kind == ReplayOutcome::Kind::ProductionRaises) {
+    // Note [Reference kernel domains]: the reference computes a value here, production raises.
+    evidence = std::string(reasons::kProductionRaises) + " (LibTorch: " + replay.detail + ")";
+    refuted.difference.productionRaises = true;
+  } else if (replay.kind == ReplayOutcome::Kind::Replayed) {
     refuted.difference.index = replay.index;
     refuted.difference.referenceValue = replay.referenceValue;
     refuted.difference.productionValue = replay.productionValue;

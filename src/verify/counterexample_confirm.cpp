@@ -28,7 +28,10 @@ public:
     // Only the asked outputs' cones are evaluated (shrinking asks about one output).
     bool served = std::all_of(outputs.begin(), outputs.end(),
                               [&](size_t o) { return std::count(lastOutputs_.begin(), lastOutputs_.end(), o) > 0; });
-    if (&ref != lastRef_ || &prod != lastProd_ || !served || !sameValues(inputs, lastInputs_)) {
+    // A raising output no longer asked about: the others are evaluated afresh.
+    bool raisedElsewhere = last_.productionRaises &&
+                           std::find(outputs.begin(), outputs.end(), *last_.productionRaises) == outputs.end();
+    if (&ref != lastRef_ || &prod != lastProd_ || !served || raisedElsewhere || !sameValues(inputs, lastInputs_)) {
       lastRef_ = &ref;
       lastProd_ = &prod;
       lastInputs_ = inputs;
@@ -36,7 +39,16 @@ public:
       last_ = {};
       try {
         last_.rn = eval::evaluateGraph(ref, inputs, Precision::Native, nullptr, &outputs);
-        last_.pn = eval::evaluateGraph(prod, inputs, Precision::Native, nullptr, &outputs);
+        try {
+          last_.pn = eval::evaluateGraph(prod, inputs, Precision::Native, nullptr, &outputs);
+        } catch (const eval::EvalRaised &) {
+          // Only where the whole reference is defined: a reference output outside the ones asked
+          // about may raise on these inputs (its forward embedding on the ids its backward drops).
+          eval::evaluateGraph(ref, inputs, Precision::Native);
+          last_.productionRaises = raisingOutput(prod, inputs, outputs);
+          if (!last_.productionRaises) throw;
+        }
+        if (last_.productionRaises) return raised(*last_.productionRaises);
         // Equal in the dtypes: no difference to tell from rounding, and the four
         // evaluations below are spared (most shrinking candidates that fail).
         if (!differsNatively(outputs)) return std::nullopt;
@@ -49,6 +61,7 @@ public:
       }
     }
     if (last_.failed) return std::nullopt;
+    if (last_.productionRaises) return raised(*last_.productionRaises);
     const auto &rn = last_.rn, &pn = last_.pn, &rd = last_.rd, &pd = last_.pd, &rw = last_.rw, &pw = last_.pw;
     for (size_t o : outputs) {
       for (size_t i = 0; i < rn[o].values.size(); ++i) {
@@ -71,6 +84,29 @@ public:
   }
 
 private:
+  // The first of `outputs` whose evaluation raises in production (Note [Reference kernel domains]).
+  static std::optional<size_t> raisingOutput(const Graph &prod, const std::vector<eval::EvalTensor> &inputs,
+                                             const std::vector<size_t> &outputs) {
+    for (size_t o : outputs) {
+      std::vector<size_t> one{o};
+      try {
+        eval::evaluateGraph(prod, inputs, eval::Precision::Native, nullptr, &one);
+      } catch (const eval::EvalRaised &) {
+        return o;
+      } catch (const eval::EvalError &) {
+      }
+    }
+    return std::nullopt;
+  }
+  ConfirmedDifference raised(size_t o) const {
+    ConfirmedDifference c;
+    c.output = o;
+    c.productionRaises = true;
+    c.productionValue = std::nan("");
+    if (!last_.rn[o].values.empty()) c.referenceValue = static_cast<double>(last_.rn[o].values[0]);
+    return c;
+  }
+
   bool differsNatively(const std::vector<size_t> &outputs) const {
     for (size_t o : outputs)
       for (size_t i = 0; i < last_.rn[o].values.size(); ++i) {
@@ -83,6 +119,7 @@ private:
   struct Evaluated {
     std::vector<eval::EvalTensor> rn, pn, rd, pd, rw, pw;  // reference/production in native, double, wide
     bool failed = false;
+    std::optional<size_t> productionRaises;  // this output raises in production only
   };
   const Graph *lastRef_ = nullptr, *lastProd_ = nullptr;
   std::vector<eval::EvalTensor> lastInputs_;

@@ -30,6 +30,9 @@ struct ConfirmedDifference {
   size_t output = 0;
   std::vector<long long> index;
   double referenceValue = 0, productionValue = 0;
+  // Production raises on these inputs where the reference computes this output (Note [Reference
+  // kernel domains] in src/verify/input_domains.h): productionValue is NaN, index empty.
+  bool productionRaises = false;
 };
 
 class CounterexampleConfirmer {

@@ -43,8 +43,22 @@ ReplayOutcome replayHere(const Graph &reference, const Graph &production, const 
   std::vector<ConcreteTensor> ref, prod;
   try {
     auto concrete = toConcrete(inputs);
-    ref = replayGraph(reference, concrete, nullptr, observer);
-    prod = replayGraph(production, concrete, nullptr, observer);
+    try {
+      ref = replayGraph(reference, concrete, nullptr, observer);
+    } catch (const ReplayKernelRaised &e) {
+      // The reference raises here: the input is outside its domain, no counterexample (Note
+      // [Reference kernel domains] in src/verify/input_domains.h).
+      r.kind = ReplayOutcome::Kind::DidNotReplay;
+      r.detail = std::string("the reference raises on these inputs: ") + e.what();
+      return r;
+    }
+    try {
+      prod = replayGraph(production, concrete, nullptr, observer);
+    } catch (const ReplayKernelRaised &e) {  // a kernel, not the replay itself (ReplayError)
+      r.kind = ReplayOutcome::Kind::ProductionRaises;
+      r.detail = e.what();
+      return r;
+    }
   } catch (const ReplayUnavailable &e) {
     r.kind = ReplayOutcome::Kind::Unavailable;
     r.detail = e.what();
@@ -118,7 +132,7 @@ ReplayOutcome readChild(const ProcessResult &p) {
     } else if (tag == "outcome") {
       int kind = -1;
       ls >> kind;
-      if (kind < 0 || kind > static_cast<int>(ReplayOutcome::Kind::Crashed)) break;  // garbled: no outcome
+      if (kind < 0 || kind > static_cast<int>(ReplayOutcome::Kind::ProductionRaises)) break;  // garbled: no outcome
       r = ReplayOutcome{};
       r->kind = static_cast<ReplayOutcome::Kind>(kind);
     } else if (tag == "index" && r) {

@@ -44,7 +44,9 @@
 namespace torchtv {
 
 struct ReplayOutcome {
-  enum class Kind { Replayed, DidNotReplay, NotReplayable, Unavailable, Crashed };
+  // ProductionRaises: the reference's kernels computed the output, a kernel of production raised
+  // (Note [Reference kernel domains] in src/verify/input_domains.h); detail says what it raised.
+  enum class Kind { Replayed, DidNotReplay, NotReplayable, Unavailable, Crashed, ProductionRaises };
   Kind kind = Kind::NotReplayable;
   std::vector<long long> index;  // Replayed: where the outputs differ
   double referenceValue = 0, productionValue = 0;

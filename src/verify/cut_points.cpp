@@ -126,7 +126,7 @@ std::optional<std::set<int>> supportOf(const Value *v, const GraphStructure &g, 
 class CutSearch {
 public:
   CutSearch(const Graph &ref, const Graph &prod, const ProverLimits &limits, const std::vector<bool> &serve,
-            CutPoints &out)
+            const ReferenceDomains &referenceDomains, CutPoints &out)
       : ref_(ref), prod_(prod), limits_(limits), serve_(serve), out_(out),
         regionInputs_{ref, prod, out.numbering, shared_, matrixProducts_, constants_} {
     addConstantValues(ref, constants_);
@@ -142,7 +142,7 @@ public:
     for (const Value *v : ref.inputs()) byNumber_[vn.number(v)].push_back(v);
     // Note [Index inputs in range]: the reference's values and the inputs (production's own values are
     // not numbered yet: a cut between them is proven without their ranges).
-    indexDomains_ = indexDomainsByNumber(ref, prod, vn);
+    indexDomains_ = indexDomainsByNumber(ref, prod, vn, referenceDomains);
     regionInputs_.indexDomains = &indexDomains_;
     ProverLimits cutLimits = cutSearchLimits(limits);
     evaluated_ = evaluate();
@@ -152,7 +152,12 @@ public:
     cutLimits.solver = false;
     normalFormProver_.emplace(regionInputs_, cutLimits);
     // Note [Cut search record]: only a search that evaluates nothing is a function of its key.
-    if (!evaluated_) record_.emplace(ref, prod, cutLimits);
+    // Its key is the graphs: cuts proven under a range the user declared (Note [Declared input
+    // domains]) must not answer a run without it, so such a search is not recorded.
+    bool declared = std::any_of(referenceDomains.begin(), referenceDomains.end(), [](const auto &d) {
+      return d.second.text.rfind(reasons::kAsYouDeclared, 0) == 0;
+    });
+    if (!evaluated_ && !declared) record_.emplace(ref, prod, cutLimits);
   }
 
   void run() {
@@ -382,9 +387,10 @@ ProverLimits cutSearchLimits(ProverLimits limits) {
 }
 
 CutPoints findCutPoints(const Graph &ref, const Graph &prod, const ProverLimits &limits,
-                        const std::vector<bool> &serve) {
+                        const std::vector<bool> &serve, const ReferenceDomains *referenceDomains) {
   CutPoints out;
-  CutSearch search(ref, prod, limits, serve, out);
+  const ReferenceDomains own = referenceDomains ? ReferenceDomains{} : referenceKernelDomains(ref);
+  CutSearch search(ref, prod, limits, serve, referenceDomains ? *referenceDomains : own, out);
   search.run();
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "src/match/value_numbering.h"
+#include "src/verify/input_domains.h"
 #include "src/verify/prover.h"
 
 namespace torchtv {
@@ -102,7 +103,9 @@ struct CutPoints {
 // The prover's limits in the search (its region budget, query seconds), the solver still allowed.
 ProverLimits cutSearchLimits(ProverLimits limits);
 
+// `referenceDomains`: the reference's index domains as its kernels give them before normalization
+// (Note [Reference kernel domains] in src/verify/input_domains.h); null: read off `reference`.
 CutPoints findCutPoints(const Graph &reference, const Graph &production, const ProverLimits &limits,
-                        const std::vector<bool> &serve = {});
+                        const std::vector<bool> &serve = {}, const ReferenceDomains *referenceDomains = nullptr);
 
 }  // namespace torchtv

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
+#include <set>
 #include <string_view>
 
 #include "ir/op_registry.h"
+#include "ir/diagnostic.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -95,6 +98,53 @@ Uses usesOf(const Graph &g) {
   return uses;
 }
 
+// Note [Reference kernel domains]: the attribute naming the point outside the
+// indexed dim that an ATen kernel also accepts, for the kernels that have one.
+const std::map<std::string_view, std::string_view> kAlsoAccepted = {
+    {"aten::nll_loss_forward", "ignore_index"},   {"aten::nll_loss_backward", "ignore_index"},
+    {"aten::nll_loss2d_forward", "ignore_index"}, {"aten::nll_loss2d_backward", "ignore_index"},
+    {"aten::nll_loss", "ignore_index"},           {"aten::nll_loss2d", "ignore_index"},
+    {"aten::nll_loss_nd", "ignore_index"},        {"aten::cross_entropy_loss", "ignore_index"},
+};
+
+// Kernels that raise nowhere (they drop an index outside the dim) unless the bool attribute named
+// here is true, where they read out of bounds (Note [Reference kernel domains]).
+const std::map<std::string_view, std::string_view> kDefinedEverywhereUnless = {
+    {"aten::embedding_dense_backward", "scale_grad_by_freq"},
+};
+
+// The range the ATen kernel of `node` accepts for its index operand, when it
+// raises (or is undefined) outside it (Note [Reference kernel domains]).
+std::optional<sem::IndexRange> kernelRange(const Node &node) {
+  OpProps props = opProps(node.op);
+  if (!props.indexes) return std::nullopt;
+  auto size = indexedDimSize(node, *props.indexes);
+  if (!size || *size <= 0) return std::nullopt;
+  sem::IndexRange range{*size, {}};
+  if (auto unless = kDefinedEverywhereUnless.find(node.op); unless != kDefinedEverywhereUnless.end()) {
+    auto flag = node.attrs.find(std::string(unless->second));
+    bool undefinedOutside = flag == node.attrs.end() || !flag->second.isBool() || flag->second.asBool();
+    return undefinedOutside ? std::optional<sem::IndexRange>(range) : std::nullopt;
+  }
+  auto also = kAlsoAccepted.find(node.op);
+  if (also == kAlsoAccepted.end()) return range;
+  auto point = node.attrs.find(std::string(also->second));
+  if (point != node.attrs.end() && point->second.isInt() && !range.contains(point->second.asInt()))
+    range.alsoDefined.push_back(point->second.asInt());
+  return range;
+}
+
+// The values both ranges hold.
+sem::IndexRange intersect(const sem::IndexRange &a, const sem::IndexRange &b) {
+  sem::IndexRange r{std::min(a.bound, b.bound), {}};
+  std::set<int64_t> points(a.alsoDefined.begin(), a.alsoDefined.end());
+  points.insert(b.alsoDefined.begin(), b.alsoDefined.end());
+  for (int64_t v = r.bound; v < std::max(a.bound, b.bound); ++v) points.insert(v);
+  for (int64_t p : points)
+    if (!r.contains(p) && a.contains(p) && b.contains(p)) r.alsoDefined.push_back(p);
+  return r;
+}
+
 // The domain of value `v` of a graph, from its uses (Note [Input domains]);
 // `throughGathers`: also from the uses of what gathers its elements (where
 // random refutation draws from, never what the prover assumes: Note [Computed
@@ -111,11 +161,8 @@ InputDomain domainOf(const Value *v, const Uses &uses, bool throughGathers) {
       if (auto size = indexedDimSize(node, *props.indexes); size && *size > 0 && (!d.indexBound || *size < *d.indexBound)) {
         d.indexBound = *size;
         d.indexedBy = node.op;
-        d.ignoredIndex.reset();
-        auto ignore = node.attrs.find("ignore_index");
-        if (ignore != node.attrs.end() && ignore->second.isInt() &&
-            (ignore->second.asInt() < 0 || ignore->second.asInt() >= *size))
-          d.ignoredIndex = ignore->second.asInt();
+        d.alsoDrawn.clear();
+        if (auto range = kernelRange(node)) d.alsoDrawn = range->alsoDefined;
       }
     if (!props.positiveArg.empty() && *arg == props.positiveArg) d.positive = true;
     if (!floating) return;
@@ -135,10 +182,18 @@ InputDomain domainOf(const Value *v, const Uses &uses, bool throughGathers) {
 
 }  // namespace
 
-std::vector<InputDomain> inputDomains(const Graph &g) {
+std::vector<InputDomain> inputDomains(const Graph &g, const ReferenceDomains *referenceDomains) {
   Uses uses = usesOf(g);
   std::vector<InputDomain> domains;
-  for (const Value *input : g.inputs()) domains.push_back(domainOf(input, uses, true));
+  for (const Value *input : g.inputs()) {
+    InputDomain d = domainOf(input, uses, true);
+    if (auto it = referenceDomains ? referenceDomains->find(input) : ReferenceDomains::const_iterator{};
+        referenceDomains && it != referenceDomains->end()) {
+      d.indexBound = it->second.range.bound;
+      d.alsoDrawn = it->second.range.alsoDefined;
+    }
+    domains.push_back(std::move(d));
+  }
   return domains;
 }
 
@@ -146,10 +201,14 @@ namespace {
 
 // Whether every value of [0, bound) fits an integer dtype (the conversions on
 // the way from an index input keep its value then).
-bool holdsIndices(DType d, int64_t bound) {
+bool holdsIndices(DType d, const sem::IndexRange &range) {
   if (!isIntegral(d) || d == DType::U64) return false;
   int bits = dtypeBits(d) - (d == DType::U8 ? 0 : 1);
-  return bits >= 63 || bound - 1 <= (int64_t(1) << bits) - 1;
+  if (bits >= 63) return true;
+  int64_t low = d == DType::U8 ? 0 : -(int64_t(1) << bits), high = (int64_t(1) << bits) - 1;
+  for (int64_t p : range.alsoDefined)
+    if (p < low || p > high) return false;
+  return range.bound - 1 <= high;
 }
 
 // The value whose elements `v` holds, moved but unchanged, that the
@@ -160,7 +219,7 @@ const Value *indexSource(const Value *v, const ValueNumbering &vn, const IndexDo
   for (const Value *at = v;; at = at->producer->inputs[0]) {
     auto it = vn.has(at) ? bounded.find(vn.number(at)) : bounded.end();
     if (it != bounded.end()) {
-      int64_t bound = it->second.bound;
+      const sem::IndexRange &bound = it->second.range;
       for (const Value *w = v; w != at; w = w->producer->inputs[0])
         if (!holdsIndices(w->type.dtype, bound)) return nullptr;
       return holdsIndices(at->type.dtype, bound) ? at : nullptr;
@@ -173,17 +232,17 @@ const Value *indexSource(const Value *v, const ValueNumbering &vn, const IndexDo
 }  // namespace
 
 // Note [Index inputs in range]
-IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const ValueNumbering &vn) {
-  // The reference's values that it indexes with: its inputs and, through an op
-  // that does not only move elements (a gather of a buffer of ids), computed
-  // integer values (Note [Computed indices in range]).
-  Uses uses = usesOf(ref);
+IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const ValueNumbering &vn,
+                                  const ReferenceDomains &referenceDomains) {
+  // The reference's values that it indexes with, as its kernels gave them
+  // domains before normalization (Note [Reference kernel domains]): its inputs
+  // and, through an op that does not only move elements (a gather of a buffer
+  // of ids), computed integer values (Note [Computed indices in range]); those
+  // normalization kept.
   IndexDomains bounded;
   auto bound = [&](const Value *v) {
-    if (!vn.has(v) || (v->producer && (!isIntegral(v->type.dtype) || movesElements(*v->producer)))) return;
-    InputDomain d = domainOf(v, uses, false);
-    if (d.indexBound)
-      bounded.emplace(vn.number(v), IndexAssumption{*d.indexBound, indexAssumption(d.inputName, *d.indexBound, d.indexedBy, d.ignoredIndex)});
+    auto it = referenceDomains.find(v);
+    if (it != referenceDomains.end() && vn.has(v)) bounded.emplace(vn.number(v), it->second);
   };
   for (const Value *v : ref.inputs()) bound(v);
   for (const auto &n : ref.nodes())
@@ -196,7 +255,7 @@ IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const Val
       if (!source) return;
       const IndexAssumption &a = bounded.at(vn.number(source));
       auto [it, fresh] = out.emplace(vn.number(v), a);
-      if (!fresh && a.bound < it->second.bound) it->second = a;
+      if (!fresh && a.range.bound < it->second.range.bound) it->second = a;
     };
     for (const Value *v : g->inputs()) consider(v);
     for (const auto &n : g->nodes())
@@ -214,6 +273,76 @@ bool anyMask(const Graph &g, const std::vector<InputDomain> &domains) {
   for (size_t i = 0; i < g.inputs().size() && i < domains.size(); ++i)
     if (g.inputs()[i]->type.dtype == DType::Bool || domains[i].additiveMask) return true;
   return false;
+}
+
+}  // namespace torchtv
+
+namespace torchtv {
+
+// Note [Reference kernel domains]
+ReferenceDomains referenceKernelDomains(const Graph &refAsCaptured) {
+  Uses uses = usesOf(refAsCaptured);
+  ReferenceDomains out;
+  auto consider = [&](const Value *v) {
+    if (!isIntegral(v->type.dtype) || (v->producer && movesElements(*v->producer))) return;
+    std::optional<sem::IndexRange> range;
+    std::vector<std::string> ops;
+    forEachUse(v, uses, [&](const Node &node, size_t pos) {
+      OpProps props = opProps(node.op);
+      const std::string *arg = argName(node, pos);
+      if (!arg || !props.indexes || *arg != props.indexes->index) return;
+      std::optional<sem::IndexRange> r = kernelRange(node);
+      if (!r) return;
+      range = range ? intersect(*range, *r) : *r;
+      if (std::find(ops.begin(), ops.end(), node.op) == ops.end()) ops.push_back(node.op);
+    });
+    if (!range) return;
+    std::string by = ops.front();
+    for (size_t i = 1; i < ops.size(); ++i) by += (i + 1 == ops.size() ? " and " : ", ") + ops[i];
+    out.emplace(v, IndexAssumption{*range, indexAssumption(v->name, *range, by)});
+  };
+  for (const Value *v : refAsCaptured.inputs()) consider(v);
+  for (const auto &n : refAsCaptured.nodes())
+    for (const Value *v : n->outputs) consider(v);
+  return out;
+}
+
+// Note [Declared input domains]
+DeclaredDomain parseDeclaredDomain(const std::string &text) {
+  static const std::regex form(R"(\s*%?([A-Za-z_][A-Za-z0-9_.]*)\s+in\s+\[\s*0\s*,\s*(\d+)\s*\)((\s+or\s+-?\d+)*)\s*)");
+  std::smatch m;
+  if (!std::regex_match(text, m, form))
+    throw InputError("cannot read the declared domain '" + text + "': write 'NAME in [0, N)', optionally followed by 'or K' for points outside it (e.g. 'target in [0, 5) or -100')");
+  DeclaredDomain d;
+  d.input = m[1];
+  d.range.bound = std::stoll(m[2]);
+  if (d.range.bound <= 0) throw InputError("the declared domain '" + text + "' is empty");
+  static const std::regex point(R"(-?\d+)");
+  std::string rest = m[3];
+  for (auto it = std::sregex_iterator(rest.begin(), rest.end(), point); it != std::sregex_iterator(); ++it) {
+    int64_t p = std::stoll(it->str());
+    if (!d.range.contains(p)) d.range.alsoDefined.push_back(p);
+  }
+  std::sort(d.range.alsoDefined.begin(), d.range.alsoDefined.end());
+  return d;
+}
+
+void applyDeclaredDomains(const Graph &ref, const std::vector<DeclaredDomain> &declared, ReferenceDomains &domains) {
+  for (const DeclaredDomain &d : declared) {
+    const Value *input = nullptr;
+    for (const Value *v : ref.inputs())
+      if (v->name == d.input) input = v;
+    if (!input) {
+      std::string names;
+      for (const Value *v : ref.inputs()) names += (names.empty() ? "%" : ", %") + v->name;
+      throw InputError("a domain is declared for '" + d.input + "', which is not an input of the graphs (inputs: " + names + ")");
+    }
+    if (!isIntegral(input->type.dtype))
+      throw InputError("a domain is declared for %" + d.input + ", which is not an integer input (" + input->type.str() + ")");
+    std::string text = reasons::kAsYouDeclared + d.input + reasons::kDeclaredIsIn + std::to_string(d.range.bound) + ")";
+    for (int64_t p : d.range.alsoDefined) text += " or " + std::to_string(p);
+    domains[input] = IndexAssumption{d.range, text};
+  }
 }
 
 }  // namespace torchtv

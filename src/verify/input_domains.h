@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "src/sem/index_range.h"
 #include "src/match/value_numbering.h"
 
 namespace torchtv {
@@ -54,7 +55,9 @@ struct InputDomain {
   std::optional<int64_t> indexBound;  // indices into a dim of this size
   std::string inputName;
   std::string indexedBy;              // the op whose use gave indexBound
-  std::optional<int64_t> ignoredIndex;  // that op's ignore_index, when outside [0, indexBound)
+  // Points outside [0, indexBound) the reference's kernel also accepts (ignore_index,
+  // padding_idx): the domain distribution draws them too (Note [Reference kernel domains]).
+  std::vector<int64_t> alsoDrawn;
   bool positive = false;              // read by an op real-valued only for positive values
   bool additiveMask = false;          // a float added into a softmax's input, or attention's attn_mask
 };
@@ -104,16 +107,77 @@ struct InputDomain {
 // elements index a dim within that dim (Note [Input domains]): a planted bug
 // behind a gathered index is refuted then, where draws over [0, 4) left it
 // unknown (its __mask_real_row twin).
+//
+// Note [Reference kernel domains]
+// Only the reference as it runs justifies an assumption: the ATen kernels of
+// the reference as captured, before normalization expands any of them through
+// a definition (whose internal ops, a one_hot in embedding_dense_backward's,
+// a gather in nll_loss's, are torchtv's writing, not what runs), and never
+// production's ops. referenceKernelDomains reads them off the captured graph
+// (the registry's `indexes` column says which argument indexes which dim, and
+// kAlsoAccepted in input_domains.cpp the points outside the dim the kernel
+// accepts); the normalized graph keeps the same Value objects where it did not
+// replace them (values are never freed), so the domain follows them there. A
+// value normalization replaced loses its domain: fewer assumptions, never a
+// wrong one. Measured on /usr/bin/python3's torch 1.13 (CPU):
+//   - nll_loss_forward/backward, nll_loss2d_forward/backward: a target equal
+//     to ignore_index (-100 by default) is skipped (weight 0, gradient row 0);
+//     any other target outside [0, C), -1 included, raises "Target -1 is out
+//     of bounds". Domain [0, C) plus ignore_index.
+//   - embedding (forward) raises on every index outside [0, N), padding_idx
+//     or not ("index out of range in self"). Domain [0, N).
+//   - embedding_dense_backward, scale_grad_by_freq=false: raises nowhere. An
+//     index equal to padding_idx (-1 when the module has none) contributes
+//     nothing, and so does every index outside [0, N), -1 and N included (the
+//     kernel bins rows by range and drops the rest). No domain: torch's
+//     decomposition (index_put, which counts -1 from the end) differs there.
+//     With scale_grad_by_freq=true the kernel reads its counts out of bounds
+//     (the process aborted, free(): invalid pointer): domain [0, N).
+//     A train step still gets [0, N) for its ids from embedding's forward.
+//   - gather, index_select, scatter, scatter_add, one_hot: raise outside
+//     [0, size). Domain [0, size).
+// Where a value has several uses, its domain is their intersection (every
+// kernel must accept it). A user who wants a narrower domain declares it
+// (Note [Declared input domains]).
+//
+// Note [Declared input domains]
+// `--assume 'x1 in [0,5)'` (check, verify, the ci manifest's "assume") and a
+// pair file's ASSUME = {"target": "in [0, 5)"} name a graph input and a range
+// (optionally `or -100`, points it also takes). The declared range replaces
+// what torchtv derives for that input; a proof that used it says so apart
+// ("as you declared: %x1 is in [0, 5)"), since it rests on the user's word,
+// not on the reference's kernels. A declared input the graphs do not have is
+// an error (exit 3).
 struct IndexAssumption {
-  int64_t bound = 0;
+  sem::IndexRange range;
   std::string text;  // "%y is an index in [0, 8) (...)"
 };
 // By value number (Note [Index inputs in range]).
 using IndexDomains = std::unordered_map<int, IndexAssumption>;
-IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const ValueNumbering &vn);
+// The reference's values as captured (inputs and computed integer values), with
+// the domain its ATen kernels give each (Note [Reference kernel domains]).
+using ReferenceDomains = std::unordered_map<const Value *, IndexAssumption>;
+ReferenceDomains referenceKernelDomains(const Graph &refAsCaptured);
 
-// One domain per graph input, in order.
-std::vector<InputDomain> inputDomains(const Graph &g);
+// A range the user declared for a graph input (Note [Declared input domains]).
+struct DeclaredDomain {
+  std::string input;  // without '%'
+  sem::IndexRange range;
+};
+// Parses "x1 in [0, 5)" or "x1 in [0,5) or -100"; throws InputError with the text otherwise.
+DeclaredDomain parseDeclaredDomain(const std::string &text);
+// Replaces the domains of the declared inputs of `ref` (by name) with the declared ones;
+// throws InputError naming a declared input `ref` does not have.
+void applyDeclaredDomains(const Graph &ref, const std::vector<DeclaredDomain> &declared, ReferenceDomains &domains);
+
+IndexDomains indexDomainsByNumber(const Graph &ref, const Graph &prod, const ValueNumbering &vn,
+                                  const ReferenceDomains &referenceDomains);
+
+// One domain per graph input, in order; with `referenceDomains` (of g's values), an input's
+// kernel domain sets its bound and the points drawn besides (Note [Reference kernel domains]).
+std::vector<InputDomain> inputDomains(const Graph &g, const ReferenceDomains *referenceDomains = nullptr);
+
+
 // Whether any input has a domain the fixed distributions do not draw from.
 bool anyDomain(const std::vector<InputDomain> &domains);
 // Whether any input is a mask: a bool, or an additive mask.

@@ -28,7 +28,8 @@ std::string semanticsVersion() {
 
 std::string persistentKey(const std::string &regionKey, Widening widening, const ProverLimits &limits) {
   // 3: level rounded (Note [Equivalence up to rounding]) proves what 2 left unknown.
-  return "torchtv-proof 3\n" + std::string(TORCHTV_SEMANTICS_HASH) + "\n" + semanticsVersion() +
+  // 4: input domains from the reference alone (Note [Reference kernel domains]).
+  return "torchtv-proof 4\n" + std::string(TORCHTV_SEMANTICS_HASH) + "\n" + semanticsVersion() +
          "\nwidening=" + std::to_string(static_cast<int>(widening)) + " solver=" + (limits.solver ? "1" : "0") +
          " maxTerms=" + std::to_string(limits.maxRegionTerms) + "\n" + regionKey;
 }

@@ -1,6 +1,7 @@
 #include "src/verify/prover.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "src/sem/index_ranges.h"
@@ -90,7 +91,8 @@ smt::QueryResult Prover::query(sem::TermContext &tc, const Region &r, smt::Arith
   if (q.answer != smt::Answer::Differ && !noSolver) return q;
   bool inRange = !noSolver && std::all_of(q.reads.begin(), q.reads.end(), [&](const smt::ModelRead &m) {
     auto d = r.indexDomains.find(m.slot);
-    return d == r.indexDomains.end() || (m.value >= 0 && m.value < static_cast<double>(d->second.bound));
+    return d == r.indexDomains.end() ||
+           (m.value == std::trunc(m.value) && d->second.range.contains(static_cast<int64_t>(m.value)));
   });
   if (inRange) return q;
   smt::QueryResult inDomain = queryOnce(tc, r, arith, true);
@@ -104,7 +106,7 @@ smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::A
   smt::QueryOptions o;
   sem::TermPtr reference = r.reference, production = r.production;
   if (inRange) {  // Note [Terms with indices in range] in src/sem/index_ranges.h
-    for (const auto &[slot, d] : r.indexDomains) o.indexBounds[slot] = d.bound;
+    for (const auto &[slot, d] : r.indexDomains) o.indexBounds[slot] = d.range;
     bool reals = arith == smt::Arith::Real;
     reference = sem::assumeIndexRanges(tc, reference, o.indexBounds, reals);
     production = sem::assumeIndexRanges(tc, production, o.indexBounds, reals);
@@ -369,8 +371,8 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       // as a Z3 proof with them does, and names them.
       std::set<std::string> rangeAssumed;
       if (keyRef != keyProd && !r.indexDomains.empty()) {
-        std::map<int, int64_t> bounds;
-        for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.bound;
+        sem::IndexRanges bounds;
+        for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.range;
         sem::NormalForm inRange(ctx);  // its own assumptions: only those of the ranged terms
         std::string ranged = inRange.key(sem::assumeIndexRanges(ctx, r.reference, bounds, true));
         if (ranged == inRange.key(sem::assumeIndexRanges(ctx, r.production, bounds, true))) {

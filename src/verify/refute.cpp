@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "src/sem/term.h"
+#include "src/verify/verdict.h"
 
 namespace torchtv {
 
@@ -159,6 +160,9 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
         x = rowValue;
       } else if (domain && domain->indexBound && !isFloating(v->type.dtype)) {
         x = static_cast<long double>(rng() % static_cast<uint64_t>(*domain->indexBound));
+        // One element in four at a point the kernel also accepts (ignore_index, padding_idx).
+        if (!domain->alsoDrawn.empty() && rng() % 4 == 0)
+          x = static_cast<long double>(domain->alsoDrawn[rng() % domain->alsoDrawn.size()]);
       } else if (domain && domain->positive && isFloating(v->type.dtype)) {
         x = sem::roundToDType(std::fabs(normal(rng)) + 1e-2, v->type.dtype);
       } else if (!isFloating(v->type.dtype)) {
@@ -185,13 +189,39 @@ std::vector<eval::EvalTensor> randomInputs(const Graph &g, unsigned seed, int ki
   return inputs;
 }
 
+namespace {
+
+// Note [Declared input domains]: an input the user declared a range for is only ever that range;
+// a draw (or a model's value) outside it is no counterexample, so it is folded into the range.
+// Returns whether an element was outside.
+bool foldIntoDeclaredDomains(const Graph &ref, const ReferenceDomains *referenceDomains,
+                             std::vector<eval::EvalTensor> &inputs) {
+  if (!referenceDomains) return false;
+  bool folded = false;
+  for (size_t slot = 0; slot < ref.inputs().size() && slot < inputs.size(); ++slot) {
+    auto it = referenceDomains->find(ref.inputs()[slot]);
+    if (it == referenceDomains->end() || it->second.text.rfind(reasons::kAsYouDeclared, 0) != 0) continue;
+    const sem::IndexRange &range = it->second.range;
+    for (long double &x : inputs[slot].values) {
+      auto v = static_cast<int64_t>(x);
+      if (range.contains(v)) continue;
+      x = static_cast<long double>(((v % range.bound) + range.bound) % range.bound);
+      folded = true;
+    }
+  }
+  return folded;
+}
+
+}  // namespace
+
 std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
-                                             CounterexampleConfirmer &confirmer, size_t budget) {
+                                             CounterexampleConfirmer &confirmer, size_t budget,
+                                             const ReferenceDomains *referenceDomains) {
   if (!withinEvalBudget(ref, prod, &outputs, budget)) return {};
   // The domain distribution right after the normal one, where it differs
   // from it; masks and edges last, where there are masks and floats
   // (Note [Input domains]).
-  std::vector<InputDomain> domains = inputDomains(ref);
+  std::vector<InputDomain> domains = inputDomains(ref, referenceDomains);
   std::vector<int> order = {0};
   if (anyDomain(domains)) order.push_back(kDomainKind);
   order.insert(order.end(), {1, 2, 3, 4});
@@ -208,6 +238,7 @@ std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod
       } catch (const eval::EvalError &) {
         return found;
       }
+      foldIntoDeclaredDomains(ref, referenceDomains, inputs);
       // Every output these inputs refute (the confirmer evaluates the graphs once for them all).
       while (auto d = confirmer.confirm(ref, prod, inputs, open)) {
         auto it = std::find(open.begin(), open.end(), d->output);
@@ -223,7 +254,8 @@ std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod
 }
 
 std::optional<Refutation> refuteByModel(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
-                                        const std::vector<smt::ModelRead> &model, CounterexampleConfirmer &confirmer) {
+                                        const std::vector<smt::ModelRead> &model, CounterexampleConfirmer &confirmer,
+                                        const ReferenceDomains *referenceDomains) {
   std::vector<eval::EvalTensor> inputs;
   try {
     inputs = randomInputs(ref, kRefuteSeed, 0);
@@ -243,6 +275,7 @@ std::optional<Refutation> refuteByModel(const Graph &ref, const Graph &prod, con
     double v = isFloating(t.type.dtype) ? sem::roundToDType(m.value, t.type.dtype) : m.value;
     t.values[flat] = v;
   }
+  if (foldIntoDeclaredDomains(ref, referenceDomains, inputs)) return std::nullopt;  // the model is outside
   if (auto d = confirmer.confirm(ref, prod, inputs, outputs)) return Refutation{*d, inputs, "a Z3 model over the reals"};
   return std::nullopt;
 }

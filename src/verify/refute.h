@@ -45,13 +45,18 @@ constexpr unsigned kRefuteSeed = 20240607;
 // refuted, in the order found (empty when none is, or the graphs cannot be
 // evaluated, e.g. symbolic shapes). An output gets the same inputs as when
 // searched alone.
+// `referenceDomains`: the reference kernels' index domains (Note [Reference kernel domains] in
+// src/verify/input_domains.h), whose points besides [0, size) the domain distribution draws too.
 std::vector<Refutation> refuteByRandomInputs(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
-                                             CounterexampleConfirmer &confirmer, size_t budget = kEvalBudget);
+                                             CounterexampleConfirmer &confirmer, size_t budget = kEvalBudget,
+                                             const ReferenceDomains *referenceDomains = nullptr);
 
 // Builds inputs from a real-level model over graph inputs (slot = input
 // position), filling the rest with seeded random values, and confirms them.
+// `referenceDomains`: a model outside a range the user declared is none (Note [Declared input domains]).
 std::optional<Refutation> refuteByModel(const Graph &ref, const Graph &prod, const std::vector<size_t> &outputs,
-                                        const std::vector<smt::ModelRead> &model, CounterexampleConfirmer &confirmer);
+                                        const std::vector<smt::ModelRead> &model, CounterexampleConfirmer &confirmer,
+                                        const ReferenceDomains *referenceDomains = nullptr);
 
 // Seeded random inputs of one distribution (also used by the self-check).
 // kind: 0 normal, 1 small integers (integer tensors in [0, 4): indices in

@@ -15,6 +15,17 @@ namespace torchtv {
 
 namespace {
 
+// A range in a region's key (Note [Index inputs in range]): its bound, the points the reference
+// also accepts (Note [Reference kernel domains]), and whether the user declared it (Note [Declared
+// input domains]), whose proofs name it apart.
+std::string rangeKey(const IndexAssumption &d) {
+  std::string s = " < " + std::to_string(d.range.bound);
+  for (int64_t p : d.range.alsoDefined) s += "|" + std::to_string(p);
+  if (d.text.rfind(reasons::kAsYouDeclared, 0) == 0) s += " declared";
+  return s;
+}
+
+
 constexpr size_t kMaxWidenedTerms = 20000;
 
 // Ops that only move elements: the same tensor read at other indices
@@ -221,7 +232,7 @@ public:
     std::string s;
     for (const auto &[slot, d] : domains)
       if (auto it = slots_.find(slot); it != slots_.end())
-        s += "index s" + std::to_string(it->second) + " < " + std::to_string(d.bound) + "\n";
+        s += "index s" + std::to_string(it->second) + rangeKey(d) + "\n";
     return s;
   }
 
@@ -247,7 +258,7 @@ public:
       auto slot = slots_.emplace(vn_.number(v), static_cast<int>(slots_.size())).first;
       line = "read s" + std::to_string(slot->second) + ":" + v->type.str();
       if (domains_)  // Note [Index inputs in range]
-        if (auto it = domains_->find(vn_.number(v)); it != domains_->end()) line += " < " + std::to_string(it->second.bound);
+        if (auto it = domains_->find(vn_.number(v)); it != domains_->end()) line += rangeKey(it->second);
     } else {
       const Node &n = *v->producer;
       std::vector<int> operands;

@@ -77,11 +77,12 @@ void addGraph(cache::Sha256 &h, const Graph &g) {
 std::string keyOf(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                   const CheckOptions &o) {
   cache::Sha256 h;
-  h.add("torchtv-result 4\n" + semanticsVersion() +
+  h.add("torchtv-result 5\n" + semanticsVersion() +
         "\nnormalize=" + std::to_string(o.normalization == Normalization::On) +
         " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
         " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
         " memory=" + std::to_string(o.solverMemoryMB) + "\n");
+  for (const std::string &d : o.declaredDomains) h.add("assume " + d + "\n");  // Note [Declared input domains]
   for (const Graph *g : {&origRef, &origProd, &ref, &prod}) addGraph(h, *g);
   return h.hex();
 }

@@ -58,6 +58,9 @@ const char *const kMonolithicPrefix = "monolithic baseline: ";
 const char *const kTimeLimit = "the time limit (--timeout) was reached";
 const char *const kRealAssumptionPrefix = "level real assumes ";
 const char *const kIsIndexIn = " is an index in [0, ";
+const char *const kAsYouDeclared = "as you declared: %";
+const char *const kDeclaredIsIn = " is in [0, ";
+const char *const kProductionRaises = "production raises where the reference computes a value";
 const char *const kRealDifferOnInputs = "Z3 finds the outputs differ over the reals for some values of the inputs";
 const char *const kRealDifferOnAbstracted =
     "Z3 finds the outputs differ over the reals for some values of the abstracted inputs ";
@@ -123,11 +126,10 @@ Level weakerLevel(Level a, Level b) {
   return static_cast<int>(a) > static_cast<int>(b) ? a : b;  // the enum runs strongest to weakest
 }
 
-std::string indexAssumption(const std::string &input, int64_t bound, const std::string &op,
-                            std::optional<int64_t> ignoredIndex) {
-  std::string text = "%" + input + reasons::kIsIndexIn + std::to_string(bound) + ") (" + op + " raises outside it";
-  if (ignoredIndex) text += "; its ignore_index " + std::to_string(*ignoredIndex) + " is assumed absent";
-  return text + ")";
+std::string indexAssumption(const std::string &input, const sem::IndexRange &range, const std::string &op) {
+  std::string text = "%" + input + reasons::kIsIndexIn + std::to_string(range.bound) + ")";
+  for (int64_t p : range.alsoDefined) text += " or " + std::to_string(p);
+  return text + " (" + op + (range.alsoDefined.empty() ? " raises outside it)" : " raises elsewhere)");
 }
 
 std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assumptions) {
@@ -146,6 +148,8 @@ std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assump
        reasons::kRealAssumptionPrefix, true},
       {"%", reasons::kIsIndexIn, ")", " index values (inputs, or values computed from them) lie in the range of the dim they index (the ops raise outside it)",
        "", false},
+      // Note [Declared input domains]: the user's word, apart from what torchtv derived.
+      {reasons::kAsYouDeclared, reasons::kDeclaredIsIn, ")", " inputs lie in the ranges you declared", "", false},
   };
   constexpr int kKinds = sizeof kinds / sizeof kinds[0];
   auto kindOf = [](const std::string &a) -> int {

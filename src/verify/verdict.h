@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/sem/index_range.h"
+
 namespace torchtv {
 
 class Graph;
@@ -35,9 +37,9 @@ int exitCode(Verdict v);                  // 0, 1, 2, 3 as in README.md's verdic
 // every level, reported as "assumes %y is an index in [0, 8) (...)".
 using AssumptionCounts = std::map<std::string, size_t>;
 std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assumptions);
-// "%y is an index in [0, 8) (aten::nll_loss_forward raises outside it; its ignore_index -100 is assumed absent)".
-std::string indexAssumption(const std::string &input, int64_t bound, const std::string &op,
-                            std::optional<int64_t> ignoredIndex);
+// "%y is an index in [0, 8) (aten::gather raises outside it)", "%t is an index in [0, 5) or -100
+// (aten::nll_loss_forward raises elsewhere)" (Note [Reference kernel domains] in src/verify/input_domains.h).
+std::string indexAssumption(const std::string &input, const sem::IndexRange &range, const std::string &op);
 
 // How bad a verdict is for a gate: Equivalent < Unknown < NotEquivalent < Error.
 int severity(Verdict v);
@@ -230,6 +232,11 @@ extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;
 extern const char *const kIsIndexIn;
+// Note [Declared input domains]: "as you declared: %x1 is in [0, 5)".
+extern const char *const kAsYouDeclared;
+extern const char *const kDeclaredIsIn;
+// Note [Reference kernel domains]: production raised through LibTorch where the reference computes a value.
+extern const char *const kProductionRaises;
 // Note [Widening the frontier]: a real-level model over the graph inputs, and one over a frontier
 // (abstracted values, which the graphs' inputs may never produce: no counterexample).
 extern const char *const kRealDifferOnInputs;

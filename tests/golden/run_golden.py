@@ -5,7 +5,7 @@ A golden file is a .tvir file with @reference and @production graphs (run with
 `torchtv check`), or a Python pair file (run with `torchtv verify`, which
 captures it). Its expectations are comment lines:
   # EXPECT: equivalent bitwise     verdict, optionally the level
-  # EXPECT-REASON: some text       the reason (or error message) contains this text
+  # EXPECT-REASON: some text       the reason (or error message, or an assumption) contains this text
   # EXPECT-OUTPUT: name verdict    one output's verdict
   # ARGS: --require bitwise        extra arguments for `torchtv check`
   # NEVER: equivalent              a verdict that must never come out, checked even
@@ -26,6 +26,7 @@ import argparse
 import glob
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -80,7 +81,8 @@ def judge(path, d, result, exit_code, raw):
     check = result.get("self_check")
     if verdict == "equivalent" and check and check.get("ran") and not check.get("agreed"):
         problems.append(f"self-check disagrees with the proof: {check.get('detail')}")
-    text = result["reason"] + " " + json.dumps(result.get("error")) + " " + json.dumps(result["outputs"])
+    text = (result["reason"] + " " + json.dumps(result.get("error")) + " " + json.dumps(result["outputs"]) + " " +
+            json.dumps(result.get("assumptions"), ensure_ascii=False))
     for want in d["EXPECT-REASON"]:
         if want not in text:
             problems.append(f"reason lacks {want!r}")
@@ -107,7 +109,7 @@ def judge(path, d, result, exit_code, raw):
 def command_for(path, d, torchtv):
     command = "verify" if path.endswith(".py") else "check"
     # Every equivalent verdict is re-checked by evaluating both graphs (--self-check).
-    return [torchtv, command, "--format", "json", "--self-check", *" ".join(d["ARGS"]).split()]
+    return [torchtv, command, "--format", "json", "--self-check", *shlex.split(" ".join(d["ARGS"]))]
 
 
 def environment(d):

@@ -28,10 +28,7 @@ import json_stream  # noqa: E402
 # Why these ops do not come out equivalent; each is a documented gap of torchtv
 # or a disagreement between torch._decomp and ATen, stated precisely.
 # An op in GAP_CASES has the gap only in the cases its predicate selects: every
-# output of its other cases must be proven. (embedding_dense_backward, and
-# nll_loss_forward/backward with ignore_index < 0, differ from ATen only at
-# indices out of range, where the reference raises: they are proven under
-# Note [Index inputs in range], an assumption the verdict reports.)
+# output of its other cases must be proven.
 KNOWN_GAPS = {
     "gelu_backward": "not a torchtv gap (approximate='tanh' only): torch._decomp multiplies x^2 by the Python "
                      "double 3 * 0.044715 = 0.134145, rounded once at trace time and then exact for torchtv's "
@@ -42,6 +39,21 @@ KNOWN_GAPS = {
 }
 GAP_CASES = {
     "gelu_backward": lambda case: case["kwargs"]["kw"].get("approximate") == "tanh",
+}
+
+# Where torch 1.13's decomposition disagrees with ATen's kernel on an input the kernel accepts (Note
+# [Reference kernel domains] in src/verify/input_domains.h): torchtv must refute the op (some
+# output of a selected case not_equivalent), and still prove every output of the other cases.
+DISAGREES = {
+    "nll_loss_forward": ("with ignore_index < 0 the decomposition gathers at the raw target and raises at "
+                         "ignore_index, which ATen's kernel skips",
+                         lambda case: case["kwargs"]["order"][4] < 0),
+    "nll_loss_backward": ("with ignore_index < 0 the decomposition scatters at the raw target and raises at "
+                          "ignore_index, which ATen's kernel skips",
+                          lambda case: case["kwargs"]["order"][5] < 0),
+    "embedding_dense_backward": ("the decomposition's index_put counts a negative id from the end and raises "
+                                 "past num_weights, where ATen's CPU kernel drops every id out of range",
+                                 lambda case: True),
 }
 
 # fusions/ ops without a decomposition in torch 1.13's decomposition_table.
@@ -173,6 +185,21 @@ def outside_gap(op, op_cases, outs):
             for k, (name, v, r) in enumerate(outs) if v != "equivalent" and not in_gap(op_cases[k // per_case])]
 
 
+def disagreement_failures(op, op_cases, verdict, outs):
+    """Failures of an op in DISAGREES: not refuted, or an output of another case not proven."""
+    if not outs or len(outs) % len(op_cases):
+        return [f"{op}: {len(outs)} outputs for {len(op_cases)} cases"]
+    per_case = len(outs) // len(op_cases)
+    selected = DISAGREES[op][1]
+    failures = [f"{op}: output {name} ({op_cases[k // per_case]['kwargs']}) is {v}, outside the disagreement: {r[:200]}"
+                for k, (name, v, r) in enumerate(outs) if v != "equivalent" and not selected(op_cases[k // per_case])]
+    if verdict != "not_equivalent" or not any(v == "not_equivalent" and selected(op_cases[k // per_case])
+                                              for k, (_, v, _) in enumerate(outs)):
+        failures.append(f"{op}: {verdict}, but the decomposition disagrees with ATen ({DISAGREES[op][0]}): "
+                        "expected a refutation")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--torchtv", required=True)
@@ -189,7 +216,9 @@ def main():
             for _, v, _ in outs:
                 counts[v] = counts.get(v, 0) + 1
             table.append((op, verdict, len(op_cases), counts, reason[0][:150] if reason else ""))
-            if any(v == "not_equivalent" for _, v, _ in outs) or verdict in ("not_equivalent", "error"):
+            if op in DISAGREES:
+                failures.extend(disagreement_failures(op, op_cases, verdict, outs))
+            elif any(v == "not_equivalent" for _, v, _ in outs) or verdict in ("not_equivalent", "error"):
                 failures.append(f"{op}: {verdict}: {reason}")
             elif op in KNOWN_GAPS and verdict == "equivalent":
                 failures.append(f"{op}: now equivalent; remove it from KNOWN_GAPS")
@@ -199,7 +228,7 @@ def main():
                 failures.extend(outside_gap(op, op_cases, outs))
     print(f"{'op':28} {'verdict':15} cases  outputs")
     for op, verdict, n, counts, reason in table:
-        note = KNOWN_GAPS.get(op, "")
+        note = KNOWN_GAPS.get(op, DISAGREES.get(op, ("",))[0])
         print(f"{op:28} {verdict:15} {n:5}  {counts}  {note or reason}")
     print("no decomposition in torch 1.13: " + ", ".join(NO_DECOMPOSITION))
     for f in failures:

@@ -5,6 +5,9 @@
 #include <limits>
 
 #include "ir/text_format.h"
+#include "ir/diagnostic.h"
+#include "ir/rewrite.h"
+#include "src/normalize/normalize.h"
 #include "src/verify/input_domains.h"
 #include "src/verify/refute.h"
 
@@ -39,7 +42,8 @@ graph @g(%x: f32[6,3], %t: i64[6], %i: i64[2,5], %e: f32[10,4], %v: f32[6], %n: 
   CHECK(anyDomain(d));
 
   std::vector<eval::EvalTensor> in = randomInputs(g, kRefuteSeed, kDomainKind, &d);
-  for (long double v : in[1].values) CHECK((v >= 0 && v < 3));
+  // nll_loss's ignore_index -100 is drawn too (Note [Reference kernel domains]).
+  for (long double v : in[1].values) CHECK(((v >= 0 && v < 3) || v == -100));
   for (long double v : in[2].values) CHECK((v >= 0 && v < 4));
   for (long double v : in[4].values) CHECK(v > 0);
   CHECK(std::string(inputKindName(kDomainKind)) == "indices and arguments in their domains");
@@ -180,19 +184,96 @@ graph @production(%buf: i64[1,4], %pos: i64[2,4], %w: f32[2,3]) -> (f32[2,4,3], 
   ValueNumbering vn;
   vn.addGraph(ref);
   vn.addGraph(prod);
-  IndexDomains bounds = indexDomainsByNumber(ref, prod, vn);
+  IndexDomains bounds = indexDomainsByNumber(ref, prod, vn, referenceKernelDomains(ref));
   const auto &rn = ref.nodes();
   auto ids = bounds.find(vn.number(rn[1]->output()));
   REQUIRE(ids != bounds.end());
-  CHECK(ids->second.bound == 2);
+  CHECK(ids->second.range.bound == 2);
   CHECK(ids->second.text.find("aten::embedding raises") != std::string::npos);
   auto flat = bounds.find(vn.number(prod.nodes()[2]->output()));  // a view of the ids
   REQUIRE(flat != bounds.end());
-  CHECK(flat->second.bound == 2);
+  CHECK(flat->second.range.bound == 2);
   CHECK(!bounds.count(vn.number(ref.inputs()[0])));   // not the buffer
   CHECK(!bounds.count(vn.number(rn[0]->output())));   // nor its expansion
   CHECK(!bounds.count(vn.number(rn[3]->output())));   // nor arithmetic on the ids
-  CHECK(bounds.at(vn.number(ref.inputs()[1])).bound == 4);
+  CHECK(bounds.at(vn.number(ref.inputs()[1])).range.bound == 4);
+}
+
+// Note [Reference kernel domains]: only the reference's kernels as captured give a domain. An op
+// inside the definition torchtv expands a kernel through (embedding_dense_backward's one_hot) and
+// production's ops never do; nll_loss's ignore_index is part of its domain, and
+// embedding_dense_backward (which drops what is out of range) has none.
+TEST_CASE("input domains: only the reference's own kernels, before expansion, give a domain") {
+  Module m = parseModule(R"(
+graph @reference(%g: f32[4,3], %i: i64[4], %x: f32[4,5], %t: i64[4], %k: i64[4]) -> (f32[6,3], f32[], f32[]) {
+  %gw: f32[6,3] = aten::embedding_dense_backward(%g, %i) {num_weights=6, padding_idx=-1, scale_grad_by_freq=false}
+  %l: f32[], %tw: f32[] = aten::nll_loss_forward(%x, %t, none) {reduction=1, ignore_index=-100}
+  %s: f32[] = aten::sum(%x)
+  return %gw, %l, %s
+}
+graph @production(%g: f32[4,3], %i: i64[4], %x: f32[4,5], %t: i64[4], %k: i64[4]) -> (f32[6,3], f32[], f32[]) {
+  %gw: f32[6,3] = aten::embedding_dense_backward(%g, %i) {num_weights=6, padding_idx=-1, scale_grad_by_freq=false}
+  %l: f32[], %tw: f32[] = aten::nll_loss_forward(%x, %t, none) {reduction=1, ignore_index=-100}
+  %u: i64[4,1] = aten::unsqueeze(%k) {dim=1}
+  %r: f32[4,1] = aten::gather(%x, %u) {dim=1, sparse_grad=false}
+  %s: f32[] = aten::sum(%r)
+  return %gw, %l, %s
+}
+)", "kernels.tvir");
+  Graph &ref = *m.find("reference");
+  const Graph &prod = *m.find("production");
+  ReferenceDomains domains = referenceKernelDomains(ref);
+  const Value *i = ref.inputs()[1], *t = ref.inputs()[3], *k = ref.inputs()[4];
+  CHECK(!domains.count(i));  // ATen's kernel raises nowhere
+  REQUIRE(domains.count(t));
+  CHECK(domains.at(t).range.bound == 5);
+  CHECK(domains.at(t).range.alsoDefined == std::vector<int64_t>{-100});  // ignore_index
+  CHECK(domains.at(t).range.contains(-100));
+  CHECK(!domains.at(t).range.contains(-1));
+  CHECK(!domains.count(k));  // production's gather justifies nothing
+
+  // Expanded through the bundled definitions (a one_hot for the embedding's gradient, a gather for
+  // nll_loss), the reference's own domains stay what its kernels accept, and none comes from the
+  // definitions' internal ops.
+  std::shared_ptr<Graph> expanded = cloneGraph(ref);
+  ReferenceDomains before = referenceKernelDomains(*expanded);
+  normalizeGraph(*expanded, bundledFusions(), NormalizeOptions{});
+  bool oneHot = false;
+  for (const auto &n : expanded->nodes()) oneHot = oneHot || n->op == "aten::one_hot";
+  REQUIRE(oneHot);  // the definition is expanded
+  ValueNumbering vn;
+  vn.addGraph(*expanded);
+  vn.addGraph(prod);
+  IndexDomains bounds = indexDomainsByNumber(*expanded, prod, vn, before);
+  auto at = [&](const Value *v) { return bounds.find(vn.number(v)); };
+  CHECK(at(expanded->inputs()[1]) == bounds.end());
+  REQUIRE(at(expanded->inputs()[3]) != bounds.end());
+  CHECK(at(expanded->inputs()[3])->second.range.alsoDefined == std::vector<int64_t>{-100});
+  CHECK(at(expanded->inputs()[4]) == bounds.end());
+}
+
+// Note [Declared input domains]
+TEST_CASE("input domains: a declared range replaces the derived one and reads as the user's") {
+  DeclaredDomain d = parseDeclaredDomain("target in [0, 5) or -100");
+  CHECK(d.input == "target");
+  CHECK(d.range.bound == 5);
+  CHECK(d.range.alsoDefined == std::vector<int64_t>{-100});
+  CHECK(parseDeclaredDomain("%x1 in [0,5)").range.alsoDefined.empty());
+  CHECK_THROWS_AS(parseDeclaredDomain("x1 in (0, 5]"), InputError);
+  CHECK_THROWS_AS(parseDeclaredDomain("x1 < 5"), InputError);
+  Module m = parseModule(R"(
+graph @reference(%x: f32[4,5], %t: i64[4]) -> (f32[], f32[]) {
+  %l: f32[], %tw: f32[] = aten::nll_loss_forward(%x, %t, none) {reduction=1, ignore_index=-100}
+  return %l, %tw
+}
+)", "declared.tvir");
+  const Graph &ref = *m.find("reference");
+  ReferenceDomains domains = referenceKernelDomains(ref);
+  applyDeclaredDomains(ref, {parseDeclaredDomain("t in [0, 5)")}, domains);
+  CHECK(domains.at(ref.inputs()[1]).range.alsoDefined.empty());
+  CHECK(domains.at(ref.inputs()[1]).text == "as you declared: %t is in [0, 5)");
+  CHECK_THROWS_AS(applyDeclaredDomains(ref, {parseDeclaredDomain("y in [0, 5)")}, domains), InputError);
+  CHECK_THROWS_AS(applyDeclaredDomains(ref, {parseDeclaredDomain("x in [0, 5)")}, domains), InputError);
 }
 
 }  // namespace torchtv

@@ -95,9 +95,9 @@ TEST_CASE("with the index in range, a one-hot is its compare with value(c), and 
   };
   TermPtr raise = tc.make(TOp::Raise, {y}, DType::Bool);
   TermPtr hot = tc.select(inRange(200), same, raise);
-  CHECK(sem::assumeIndexRanges(tc, hot, {{0, 200}}, false) == same);
-  CHECK(sem::assumeIndexRanges(tc, hot, {{0, 100}}, false) == same);  // a smaller range too
-  CHECK(sem::assumeIndexRanges(tc, hot, {{0, 300}}, false) != same);  // y = 250 raises
+  CHECK(sem::assumeIndexRanges(tc, hot, {{0, {200}}}, false) == same);
+  CHECK(sem::assumeIndexRanges(tc, hot, {{0, {100}}}, false) == same);  // a smaller range too
+  CHECK(sem::assumeIndexRanges(tc, hot, {{0, {300}}}, false) != same);  // y = 250 raises
   CHECK(sem::assumeIndexRanges(tc, hot, {}, false) == hot);
 
   // sum_j select(y == value(j), a, 0) = a: over the reals; in IEEE only for a pick (zeros -0).
@@ -107,25 +107,35 @@ TEST_CASE("with the index in range, a one-hot is its compare with value(c), and 
     TermPtr at = tc.make(TOp::Eq, {y, tc.indexValue(IndexExpr::var(j), DType::I64)}, DType::I64);
     return tc.reduce(op, j, tc.select(at, a, tc.constant(zero, DType::F32)), DType::F32, "test");
   };
-  CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 200), {{0, 200}}, true) == a);
-  CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 200), {{0, 200}}, false) != a);  // a = -0 sums to +0
-  CHECK(sem::assumeIndexRanges(tc, row(TOp::Pick, -0.0, 200), {{0, 200}}, false) == a);
-  CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 100), {{0, 200}}, true) != a);  // y = 150: no summand
+  CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 200), {{0, {200}}}, true) == a);
+  CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 200), {{0, {200}}}, false) != a);  // a = -0 sums to +0
+  CHECK(sem::assumeIndexRanges(tc, row(TOp::Pick, -0.0, 200), {{0, {200}}}, false) == a);
+  CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 100), {{0, {200}}}, true) != a);  // y = 150: no summand
   CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 200), {}, true) != a);           // no range assumed
+  // Note [Reference kernel domains]: with ignore_index -100 in the range as well, the range test
+  // and the raise stay (y = -100 reaches them), a test against -100 is kept, and the row sums to a
+  // except at -100, where no summand is a.
+  sem::IndexRanges withIgnored{{0, sem::IndexRange{200, {-100}}}};
+  CHECK(sem::assumeIndexRanges(tc, hot, withIgnored, false) != same);
+  TermPtr isIgnored = tc.make(TOp::Eq, {y, tc.intConstant(-100, DType::I64)}, DType::I64);
+  CHECK(sem::assumeIndexRanges(tc, isIgnored, withIgnored, false) == isIgnored);
+  CHECK(sem::assumeIndexRanges(tc, isIgnored, {{0, {200}}}, false)->op == TOp::Const);
+  CHECK(sem::assumeIndexRanges(tc, row(TOp::Sum, 0.0, 200), withIgnored, true) ==
+        tc.select(isIgnored, tc.constant(0.0, DType::F32), a));
   // An i8 value(j) wraps past 128: over 300 positions, v == value(j) holds at j and j + 256.
   {
     TermPtr y8 = tc.read(3, {IndexExpr::constant(0)}, DType::I8);
     int j8 = tc.vars.fresh(300, "j");
     TermPtr at8 = tc.make(TOp::Eq, {y8, tc.indexValue(IndexExpr::var(j8), DType::I8)}, DType::I8);
     TermPtr row8 = tc.reduce(TOp::Sum, j8, tc.select(at8, a, tc.constant(0, DType::F32)), DType::F32, "test");
-    CHECK(sem::assumeIndexRanges(tc, row8, {{3, 100}}, true) != a);
+    CHECK(sem::assumeIndexRanges(tc, row8, {{3, {100}}}, true) != a);
   }
   // A summand that depends on the position is no one-hot row's value.
   int j = tc.vars.fresh(200, "j");
   TermPtr at = tc.make(TOp::Eq, {y, tc.indexValue(IndexExpr::var(j), DType::I64)}, DType::I64);
   TermPtr xj = tc.read(2, {IndexExpr::var(j)}, DType::F32);
   TermPtr gather = tc.reduce(TOp::Sum, j, tc.select(at, xj, tc.constant(0, DType::F32)), DType::F32, "test");
-  CHECK(sem::assumeIndexRanges(tc, gather, {{0, 200}}, true)->op == TOp::Sum);
+  CHECK(sem::assumeIndexRanges(tc, gather, {{0, {200}}}, true)->op == TOp::Sum);
 }
 
 TEST_CASE("the evaluator: arange is value(start + i * step), one_hot and gather past 128 positions") {

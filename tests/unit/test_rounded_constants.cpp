@@ -61,18 +61,22 @@ TEST_CASE("assumptions: one line per kind with the count of places") {
 TEST_CASE("assumptions: index inputs in range are one kind of every level") {
   // Note [Index inputs in range]: not "level real assumes", and counted by input, not by the
   // proofs that read it.
-  std::string y = indexAssumption("y", 8, "aten::nll_loss_forward", -100);
-  CHECK(y == "%y is an index in [0, 8) (aten::nll_loss_forward raises outside it; its ignore_index -100 is "
-             "assumed absent)");
+  std::string y = indexAssumption("y", sem::IndexRange{8, {-100}}, "aten::nll_loss_forward");
+  CHECK(y == "%y is an index in [0, 8) or -100 (aten::nll_loss_forward raises elsewhere)");
   std::vector<std::string> one = summarizeRealAssumptions({{y, 3}});
   REQUIRE(one.size() == 1);
   CHECK(one[0] == y);
-  std::string ids = indexAssumption("ids", 50, "aten::embedding", std::nullopt);
+  std::string ids = indexAssumption("ids", sem::IndexRange{50, {}}, "aten::embedding");
   CHECK(ids == "%ids is an index in [0, 50) (aten::embedding raises outside it)");
   std::vector<std::string> two = summarizeRealAssumptions({{y, 5}, {ids, 1}, {"(a0) > 0", 1}});
   REQUIRE(two.size() == 2);
   CHECK(two[0] == std::string(reasons::kRealAssumptionPrefix) + "(a0) > 0");
   CHECK(two[1].rfind("2 index values (inputs, or values computed from them) lie in the range of the dim they index", 0) == 0);
+  // Note [Declared input domains]: the user's ranges are a kind of their own.
+  std::string declared = std::string(reasons::kAsYouDeclared) + "t" + reasons::kDeclaredIsIn + "5)";
+  std::vector<std::string> three = summarizeRealAssumptions({{y, 1}, {declared, 1}});
+  REQUIRE(three.size() == 2);
+  CHECK(three[1] == declared);
 }
 
 // Note [Equivalence up to rounding] (issue 34, items 2 and 3).

@@ -323,6 +323,7 @@ def _capture(pair):
         "warnings": warnings,
         "eager_check": None,  # filled in by capture_loaded_pair
         "input_mutations": mutated,
+        "assume": list(pair.assume),  # Note [Declared input domains]
     }
     return ({"capture": capture,
              "graphs": {"reference": ref_json, "production": prod_json, "fusions": fusion_graphs}}, out_names)

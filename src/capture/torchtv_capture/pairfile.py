@@ -3,6 +3,7 @@ import ast
 import hashlib
 import inspect
 import os
+import re
 import sys
 import types
 
@@ -32,6 +33,7 @@ class Pair:
         self.fake = False           # meta example inputs: traced with fake tensors (fake.py)
         self.allow_input_mutation = ()  # input names whose in-place updates are not compared
         self.small_inputs = None    # shape-only pair: real tensors at reduced sizes, or None
+        self.assume = []            # ASSUME as "NAME in [0, N)" texts (Note [Declared input domains])
 
 
 def _assign_line(tree, name):
@@ -260,11 +262,42 @@ def fill_pair(pair, mod):
         raise CaptureError("ALLOW_INPUT_MUTATION must be True, False or a list of input names (%s), "
                            "got %r" % (", ".join(pair.input_names), allowed), ap,
                            _assign_line(pair.tree, "ALLOW_INPUT_MUTATION"))
+    pair.assume = _declared_domains(mod, pair, inputs)
     if mode == "train_step" and not any(t.requires_grad for t in inputs):
         raise CaptureError("MODE is 'train_step' but no tensor from example_inputs() has "
                            "requires_grad=True, so there is nothing to differentiate", ap,
                            return_line(mod.example_inputs))
     return pair
+
+
+_DECLARED_RANGE = re.compile(r"\s*in\s+\[\s*0\s*,\s*\d+\s*\)(\s+or\s+-?\d+)*\s*$")
+
+
+def _declared_domains(mod, pair, inputs):
+    """ASSUME = {"target": "in [0, 5)"}: ranges the user declares for integer inputs (Note
+    [Declared input domains] in src/verify/input_domains.h), as "target in [0, 5)" texts."""
+    declared = getattr(mod, "ASSUME", None)
+    if declared is None:
+        return []
+    line = _assign_line(pair.tree, "ASSUME")
+    if not isinstance(declared, dict):
+        raise CaptureError("ASSUME must be a dict from input names to ranges such as \"in [0, 5)\", got %r"
+                           % (declared,), pair.path, line)
+    out = []
+    for name, text in declared.items():
+        if name not in pair.input_names:
+            raise CaptureError("ASSUME names %r, which is not an input of reference (%s)"
+                               % (name, ", ".join(pair.input_names)), pair.path, line)
+        t = inputs[pair.input_names.index(name)]
+        if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+            raise CaptureError("ASSUME[%r]: a range is declared for integer inputs only, %s is %s"
+                               % (name, name, dtype_name(t.dtype)), pair.path, line)
+        if not isinstance(text, str) or not _DECLARED_RANGE.match(text):
+            raise CaptureError("ASSUME[%r] must read \"in [0, N)\", optionally followed by \"or K\" for "
+                               "values outside it (e.g. \"in [0, 5) or -100\"), got %r" % (name, text),
+                               pair.path, line)
+        out.append("%s %s" % (name, text.strip()))
+    return out
 
 
 def _small_inputs(mod, pair):
