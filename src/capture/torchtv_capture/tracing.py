@@ -6,6 +6,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 from .errors import CaptureError, user_frame_of_exception, short_exc
 from .fake import meta_kernel_hint
+from .frozen import follow_inputs
 from .fxnames import fast_node_names
 
 _DATA_DEP_MARKERS = (
@@ -136,7 +137,7 @@ def run_make_fx(fn, inputs, what, pair, recorder):
 
     def trace(f):
         try:
-            with recorder, eager_kernels(), fast_node_names():
+            with recorder, eager_kernels(), fast_node_names(), follow_inputs(recorder):
                 return make_fx(f)(*inputs)
         except CaptureError:
             raise
