@@ -46,6 +46,11 @@ _FROZEN_WHY = ("turns its values into a constant of the graph (those at example_
                "cannot decide code whose graph does not follow its inputs")
 
 
+def tensor_base():
+    """The C class torch.Tensor derives from (renamed from _TensorBase to TensorBase in torch 2.x)."""
+    return getattr(torch._C, "TensorBase", None) or torch._C._TensorBase
+
+
 def _proxy_module():
     import torch.fx.experimental.proxy_tensor as pt
     return pt
@@ -126,7 +131,7 @@ def follow_inputs(recorder):
     frozen])."""
     reach = _InputReach()
     tensor_cls = torch.Tensor
-    base = torch._C._TensorBase
+    base = tensor_base()
     make_subclass = base._make_subclass
     data_attr = base.__dict__["data"]
     originals = {name: getattr(tensor_cls, name) for name in ("tolist", "numpy", "item")}
