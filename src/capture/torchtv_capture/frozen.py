@@ -28,12 +28,13 @@ limited to what only wraps a value (the same storage, the same values): `Paramet
 `_make_subclass` alias `t`, so the result is recorded as `t`'s node; it stays a leaf for autograd
 (no gradient flows through it), which is also what the code computes.
 
-Not detected (what a trace of the code cannot see without watching every tensor): a value copied
-out through memory make_fx does not see (`copy.deepcopy`, `t.storage()` tricks, a C++ extension
-that reads `data_ptr()`), a value read in code traced under functionalization whose wrappers hide
-the trace (Note [Functionalized capture]), and values read by a custom op's own kernel. For pair
-files, a refutation is also re-run through the user's functions eagerly: a graph that does not
-follow its inputs shows there as a refutation the code does not reproduce.
+The checks run only where the code wraps or reads a value (a few Python calls there): nothing is
+added per traced op, so the capture's time is make_fx's as before (bench/results/capture.md).
+
+Not detected: a value copied out through memory make_fx does not watch (an untyped storage copied
+by hand, a C++ extension that reads `data_ptr()`) and values read by a custom op's own kernel. A
+graph holding such a value still reaches the checker; its refutations are then ones that running
+the user's functions does not reproduce.
 """
 import contextlib
 import linecache
