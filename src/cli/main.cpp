@@ -26,6 +26,9 @@ int run(int argc, char **argv) {
   CLI::App app{"torchtv: translation validation for PyTorch graphs"};
   app.set_version_flag("--version", "torchtv " + versionString());
   app.require_subcommand(1);
+  // Subcommands made after this pass the options they do not know to this app, so the global
+  // flags read the same before or after the command (`torchtv verify -v PAIR.py`).
+  app.fallthrough();
   int verbosity = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");

@@ -71,9 +71,30 @@ ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const 
   return r;
 }
 
+// A pair file is a Python file; what a newcomer passes instead (a folder of them, a README, a
+// graph file) gets a sentence saying what to do.
 void requireRegularFile(const std::string &pairPath) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(pairPath, ec)) throw InputError(SourcePos{pairPath}, "no such pair file");
+  if (fs::is_directory(pairPath, ec)) {
+    size_t pyFiles = 0;
+    for (const auto &entry : fs::directory_iterator(pairPath, ec))
+      if (entry.path().extension() == ".py") ++pyFiles;
+    throw InputError(SourcePos{pairPath},
+                     pyFiles == 0 ? "is a directory without pair files (*.py); verify takes a pair file"
+                                  : "is a directory of " + std::to_string(pyFiles) +
+                                        " Python files; verify takes pair files: torchtv verify --each " +
+                                        pairPath + "/*.py");
+  }
+  if (!fs::is_regular_file(pairPath, ec)) throw InputError(SourcePos{pairPath}, "no such pair file");
+  const std::string ext = fs::path(pairPath).extension().string();
+  if (ext != ".py")
+    throw InputError(SourcePos{pairPath},
+                     "is not a Python pair file (a pair file ends in .py and defines example_inputs, reference "
+                     "and production)" +
+                         std::string(ext == ".tvir" || ext == ".pt" || ext == ".pt2" || ext == ".json"
+                                         ? "; a graph file is decided with torchtv check"
+                                         : ""));
 }
 
 // Runs the capture module on one pair file; returns its stdout. Failures become InputError.

@@ -141,7 +141,7 @@ std::string counterexampleSection(const Counterexample &c) {
     html += "<h3>Inputs</h3><table><tr><th>input</th><th>type</th><th>values</th></tr>";
     for (const TensorValues &t : c.inputs)
       html += "<tr><td>" + xmlEscape(t.name) + "</td><td class=\"mono\">" + xmlEscape(t.type) +
-              "</td><td class=\"mono\">" + xmlEscape(valuesText(t.values, 64)) + "</td></tr>";
+              "</td><td class=\"mono\">" + xmlEscape(inputValuesText(t, 64)) + "</td></tr>";
     html += "</table>\n";
   }
   return html + "</section>\n";

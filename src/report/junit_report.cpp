@@ -41,7 +41,7 @@ std::string renderJunit(const std::vector<NamedResult> &pairs) {
   std::string suites;
   for (const NamedResult &nr : pairs) {
     const CheckResult &r = nr.result;
-    std::string name = nr.name.empty() ? "check" : nr.name;
+    std::string name = nr.name.empty() ? pairDisplayName(nr.ctx) : nr.name;
     size_t suiteTests = 0, suiteFailures = 0, suiteErrors = 0;
     std::string cases;
     if (r.verdict == Verdict::Error) {

@@ -116,6 +116,10 @@ with tempfile.TemporaryDirectory() as d:
             x = run(base + ["--format", "junit"])
             root = ET.fromstring(x.stdout)
             bad = int(root.get("failures")) + int(root.get("errors"))
+            stems = [os.path.splitext(os.path.basename(f))[0] for f in files]
+            want = stems[0] if len(stems) == 1 else " vs ".join(stems)
+            c.check([s.get("name") for s in root.iter("testsuite")] == [want],
+                    f"{tag}: the JUnit suite is not named after the pair ({want})")
             c.check(x.returncode == j.returncode and (bad > 0) == fails,
                     f"{tag}: JUnit failures+errors={bad} for {verdict} (exit {x.returncode})")
             sf = run(base + ["--format", "sarif"])

@@ -24,7 +24,7 @@ def _describe_trace_error(exc, what):
         return ("data-dependent control flow or value access in %s: a tensor's value was read "
                 "during tracing (bool()/if on a tensor, .item(), .tolist(), ...); captured graphs "
                 "must not depend on tensor values [%s]" % (what, short_exc(exc, 300)))
-    return "tracing %s failed: %s%s" % (what, short_exc(exc), meta_kernel_hint(msg))
+    return "tracing %s failed: %s%s" % (what, short_exc(exc), meta_kernel_hint(exc))
 
 
 # Note [Kernels eager execution runs]
