@@ -8,6 +8,7 @@ from .errors import CaptureError, user_frame_of_exception, short_exc
 from .fake import meta_kernel_hint
 from .foreach import per_tensor_foreach
 from .scalar_reads import ScalarReads
+from .frozen import follow_inputs
 from .fxnames import fast_node_names
 
 _DATA_DEP_MARKERS = (
@@ -142,7 +143,7 @@ def run_make_fx(fn, inputs, what, pair, recorder):
         # tensors the function creates])
         reads = ScalarReads(recorder)
         try:
-            with recorder, eager_kernels(), fast_node_names():
+            with recorder, eager_kernels(), fast_node_names(), follow_inputs(recorder):
                 gm = make_fx(f, decomposition_table=reads.table())(*inputs)
             gm.torchtv_scalar_reads = reads.reads
             return gm
