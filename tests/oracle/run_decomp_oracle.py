@@ -30,16 +30,11 @@ import json_stream  # noqa: E402
 # An op in GAP_CASES has the gap only in the cases its predicate selects: every
 # output of its other cases must be proven.
 KNOWN_GAPS = {
-    "gelu_backward": "not a torchtv gap (approximate='tanh' only): torch._decomp multiplies x^2 by the Python "
-                     "double 3 * 0.044715 = 0.134145, rounded once at trace time and then exact for torchtv's "
-                     "real level, while ATen's kernel (3 * kKappa * x_sq) and torchtv's definition compute "
-                     "3 * 0.044715 in the tensor's dtype, exactly 3 * 0.044715 over the reals: 5.2e-17 apart "
-                     "(relative) in f64, and in f32 even different floats (0.134145007 vs 0.134144992), which "
-                     "alone changes 15% of f32 results of x = 3 * randn",
+    # gelu_backward (approximate='tanh') was here: torch._decomp's 3 * 0.044715 rounded once at trace
+    # time against ATen's and torchtv's 3 * kKappa in the tensor's dtype, 5.2e-17 apart (relative) in
+    # f64; within one rounding, so it is proven at level rounded (Note [Equivalence up to rounding]).
 }
-GAP_CASES = {
-    "gelu_backward": lambda case: case["kwargs"]["kw"].get("approximate") == "tanh",
-}
+GAP_CASES = {}
 
 # Where torch 1.13's decomposition disagrees with ATen's kernel on an input the kernel accepts (Note
 # [Reference kernel domains] in src/verify/input_domains.h): torchtv must refute the op (some

@@ -9,7 +9,9 @@ torch 1.13 (README "Supported torch versions").
 The folder holds what capture_pairs.sh wrote (captures.tsv, captures/NAME/*.json). A pair whose
 capture failed there passes only where its file expects `error` with the reasons it names; every
 other pair is decided with `torchtv check DIR --format json --self-check` and judged as golden
-files are. --table prints the results as a Markdown table (tests/torch2/RESULTS.md).
+files are; a pair file marked `# TORCH-ONLY: 1.13` (it reproduces that release's own behaviour) is
+listed, not judged, and so is one marked `# NEEDS-CODE:` (its expectations rest on running its
+functions after the decision, which `check` on a capture does not). --table prints the results as a Markdown table (tests/torch2/RESULTS.md).
 """
 import argparse
 import concurrent.futures
@@ -33,11 +35,33 @@ def captured(folder):
     return rows
 
 
+def torch_only(path):
+    """The torch version a pair file is written for (`# TORCH-ONLY: 1.13`: it reproduces that
+    release's behaviour, e.g. the signature of an op it decomposes), or None."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("# TORCH-ONLY:"):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
+def needs_code(path):
+    """A pair file whose expectations rest on running its functions after the decision (`# NEEDS-CODE:`,
+    Note [A refutation reproduces on the code]): `torchtv check` on a capture cannot run them."""
+    with open(path, encoding="utf-8") as f:
+        return any(line.startswith("# NEEDS-CODE:") for line in f)
+
+
 def decide(pair, rc, err, folder, torchtv, timeout):
     """(verdict, level, failures) of one captured pair against its expectations."""
     path = os.path.join(REPO, pair)
     d = run_golden.directives(path)
     name = os.path.splitext(os.path.basename(pair))[0]
+    only = torch_only(path)
+    if only:
+        return "not checked", f"torch {only} only", 0
+    if needs_code(path):
+        return "not checked", "needs the code run", 0
     if rc != 0:
         try:   # the capture's {"error", "file", "line"}, located as `torchtv verify` reports it
             e = json.loads(err)

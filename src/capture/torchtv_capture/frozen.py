@@ -37,6 +37,7 @@ graph holding such a value still reaches the checker; its refutations are then o
 the user's functions does not reproduce.
 """
 import contextlib
+import functools
 import linecache
 
 import torch
@@ -155,6 +156,11 @@ def follow_inputs(recorder):
             _proxy_module().set_proxy_slot(result, tracer, slot)
         return result
 
+    # The same signature as the original's (functools.wraps: inspect.signature follows
+    # __wrapped__): torch 2.x's dynamo checks that a function it has a polyfill for still has the
+    # polyfill's signature, and refused every trace ("Signature mismatch between
+    # traced_make_subclass and make_subclass").
+    @functools.wraps(make_subclass)
     def traced_make_subclass(cls, data, *args, **kwargs):
         return carry(make_subclass(cls, data, *args, **kwargs), data)
 

@@ -27,3 +27,4 @@ def production(grad, indices):
 # Expectations for tests/golden/run_golden.py (torchtv verify on this file):
 # EXPECT: not_equivalent
 # NEVER: equivalent
+# TORCH-ONLY: 1.13 (it reproduces torch 1.13's decomposition of embedding_dense_backward)
