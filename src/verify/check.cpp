@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -23,6 +24,7 @@
 #include "src/verify/reduced_shapes.h"
 #include "src/verify/refute.h"
 #include "src/verify/result_cache.h"
+#include "src/verify/rounded_constants.h"
 #include "src/verify/roundings.h"
 #include "src/verify/self_check.h"
 
@@ -428,6 +430,19 @@ struct Proved {
 // Every counterexample is then replayed through LibTorch on the original graphs
 // (Note [Replaying counterexamples]).
 // recordRefutation (counterexample.h) records each refutation.
+// Whether a difference the evaluator confirmed is small enough to be the rounding of constants or
+// of a narrowing cast, so that the rounding prover is asked before refuting. A difference past 100
+// roundings of the output's dtype, relative to its magnitude, is refuted without that proof, and the
+// proof is tried on the matched region only (ProverLimits::widen): widened to the graph inputs, the
+// normal form of a real bug's output (a wrong eps, tests/browser/layers3_eps.tvir) ran out of
+// memory. Known limits: a rounded constant amplified more than 100 times by an ill-conditioned
+// formula, or one whose difference only a widened region shows, is then refuted.
+bool couldBeRounding(const ConfirmedDifference &d, DType dtype) {
+  if (d.productionRaises || !std::isfinite(d.referenceValue) || !std::isfinite(d.productionValue)) return false;
+  const double scale = std::max(std::fabs(d.referenceValue), std::fabs(d.productionValue));
+  return std::fabs(d.referenceValue - d.productionValue) <= 100 * roundedConstantsTolerance(dtype) * scale;
+}
+
 Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &refDomains, const std::vector<size_t> &pending,
                   const ProverLimits &limits, const Progress &progress, CheckResult &result) {
   Proved proved;
@@ -451,6 +466,8 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
   auto confirmer = makeEvaluatorConfirmer();
   ProverLimits normalFormOnly = limits;
   normalFormOnly.solver = false;
+  normalFormOnly.widen = false;     // the matched region only: see couldBeRounding
+  normalFormOnly.cache = nullptr;   // its "not proven" answers are not the cut search's
   Prover roundingProver(regionInputs, normalFormOnly);
   // One evaluation of both graphs per input distribution serves every output
   // (per output, it made deciding quadratic in depth).
@@ -459,8 +476,10 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
     // difference over the reals, also that of two constants one rounding apart in the dtype the
     // code computes in; such an output is left to the prover, which proves it rounded.
     const Value *ref = g.ref.outputs()[refuted.difference.output], *prod = g.prod.outputs()[refuted.difference.output];
-    const ProofOutcome p = roundingProver.prove(ref, prod);
-    if (p.proven && (p.level == Level::Rounded || roundedCutInCone(m.cuts.cuts, ref, prod))) continue;
+    if (couldBeRounding(refuted.difference, ref->type.dtype)) {
+      const ProofOutcome p = roundingProver.prove(ref, prod);
+      if (p.proven && (p.level == Level::Rounded || roundedCutInCone(m.cuts.cuts, ref, prod))) continue;
+    }
     recordRefutation(g.origRef, g.origProd, g.ref, g.prod, refuted, refuted.difference.output, result, *confirmer);
     ++decided;
   }
