@@ -35,21 +35,18 @@ def captured(folder):
     return rows
 
 
-def torch_only(path):
-    """The torch version a pair file is written for (`# TORCH-ONLY: 1.13`: it reproduces that
-    release's behaviour, e.g. the signature of an op it decomposes), or None."""
+def markers(path):
+    """The pair file's `# TORCH-ONLY: 1.13` (it reproduces that release's behaviour, e.g. the
+    signature of an op it decomposes) and `# NEEDS-CODE:` (its expectations rest on running its
+    functions after the decision, Note [A refutation reproduces on the code], which `torchtv check`
+    on a capture cannot) lines, as {"TORCH-ONLY": text, "NEEDS-CODE": text}."""
+    found = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
-            if line.startswith("# TORCH-ONLY:"):
-                return line.split(":", 1)[1].strip()
-    return None
-
-
-def needs_code(path):
-    """A pair file whose expectations rest on running its functions after the decision (`# NEEDS-CODE:`,
-    Note [A refutation reproduces on the code]): `torchtv check` on a capture cannot run them."""
-    with open(path, encoding="utf-8") as f:
-        return any(line.startswith("# NEEDS-CODE:") for line in f)
+            for key in ("TORCH-ONLY", "NEEDS-CODE"):
+                if line.startswith("# %s:" % key):
+                    found[key] = line.split(":", 1)[1].strip()
+    return found
 
 
 def decide(pair, rc, err, folder, torchtv, timeout):
@@ -57,10 +54,10 @@ def decide(pair, rc, err, folder, torchtv, timeout):
     path = os.path.join(REPO, pair)
     d = run_golden.directives(path)
     name = os.path.splitext(os.path.basename(pair))[0]
-    only = torch_only(path)
-    if only:
-        return "not checked", f"torch {only} only", 0
-    if needs_code(path):
+    marked = markers(path)
+    if "TORCH-ONLY" in marked:
+        return "not checked", "torch %s only" % marked["TORCH-ONLY"].split()[0], 0
+    if "NEEDS-CODE" in marked:
         return "not checked", "needs the code run", 0
     if rc != 0:
         try:   # the capture's {"error", "file", "line"}, located as `torchtv verify` reports it
