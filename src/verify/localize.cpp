@@ -36,6 +36,43 @@ std::string fingerprint(const EvalTensor &t, int digits) {
   return key;
 }
 
+// Note [Shards agree]
+// A distributed pair's production computes on shards (Note [A world of ranks composed into one
+// function] in world.py): rank r's part of a value the reference computes whole, chunk r of N
+// along one dim. Such a part agrees with the reference as much as the whole value would; without
+// this, every rank-local value departs (no reference value has its shape) and the first of them,
+// a transpose of a weight shard, would be reported. So for a composed production the
+// fingerprints of every chunk of every reference value (along each dim, N = 2 to 8 equal parts)
+// count as reference values: a rank's part of h agrees, its partial sum of an all-reduce does not
+// and must re-converge through the reduce.
+void addChunkFingerprints(const EvalTensor &t, int digits, std::unordered_set<std::string> &keys) {
+  const Shape &shape = t.type.shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!shape[d].isConcrete()) return;
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const int64_t size = shape[d].size();
+    size_t inner = 1, outer = 1;
+    for (size_t k = d + 1; k < shape.size(); ++k) inner *= static_cast<size_t>(shape[k].size());
+    for (size_t k = 0; k < d; ++k) outer *= static_cast<size_t>(shape[k].size());
+    for (int64_t parts = 2; parts <= 8 && parts <= size; ++parts) {
+      if (size % parts) continue;
+      EvalTensor chunk;
+      chunk.type = t.type;
+      chunk.type.shape[d] = Dim(size / parts);
+      const size_t rows = static_cast<size_t>(size / parts);
+      for (int64_t r = 0; r < parts; ++r) {
+        chunk.values.clear();
+        for (size_t o = 0; o < outer; ++o) {
+          auto from = t.values.begin() + static_cast<std::ptrdiff_t>((o * size + r * rows) * inner);
+          chunk.values.insert(chunk.values.end(), from, from + static_cast<std::ptrdiff_t>(rows * inner));
+        }
+        keys.insert(fingerprint(chunk, digits));
+      }
+    }
+  }
+}
+
 // Index of the first element where a and b differ beyond `digits` significant digits, and how far.
 std::optional<size_t> firstDiffering(const EvalTensor &a, const EvalTensor &b, long double *distance, int digits) {
   std::optional<size_t> first;
@@ -212,6 +249,28 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
     if (!cone.count(n.get()) || n->outputs.empty()) continue;
     auto it = prodTrace.find(n->outputs[0]);
     if (it != prodTrace.end() && refKeys.count(fingerprint(it->second, digits))) agrees.insert(n.get());
+  }
+  // A distributed pair's shards (`shard_*`, made by the composition, Note [A world of ranks
+  // composed into one function] in world.py, with no user line) carry the shared inputs
+  // unchanged: production has departed nowhere yet. A slice the user's code takes has a line and
+  // stays a candidate.
+  std::unordered_set<const Value *> inputParts(prod.inputs().begin(), prod.inputs().end());
+  for (const auto &n : prod.nodes()) {
+    const bool reindexes = n->op == "aten::slice.Tensor" || n->op == "aten::clone" || n->op == "aten::narrow";
+    if (!reindexes || n->loc.known() || n->outputs.size() != 1 || n->outputs[0]->name.rfind("shard_", 0) != 0 ||
+        n->inputs.empty() || !inputParts.count(n->inputs[0]))
+      continue;
+    inputParts.insert(n->outputs[0]);
+    agrees.insert(n.get());
+  }
+  // A composed production's rank-local parts agree as the whole would (Note [Shards agree]).
+  if (inputParts.size() > prod.inputs().size()) {
+    for (const auto &[v, t] : refTrace) addChunkFingerprints(t, digits, refKeys);
+    for (const auto &n : prod.nodes()) {
+      if (!cone.count(n.get()) || n->outputs.empty() || agrees.count(n.get())) continue;
+      auto it = prodTrace.find(n->outputs[0]);
+      if (it != prodTrace.end() && refKeys.count(fingerprint(it->second, digits))) agrees.insert(n.get());
+    }
   }
   auto varies = [&](const Node *n) {
     const auto &values = prodTrace.at(n->outputs[0]).values;

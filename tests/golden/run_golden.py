@@ -5,7 +5,8 @@ A golden file is a .tvir file with @reference and @production graphs (run with
 `torchtv check`), or a Python pair file (run with `torchtv verify`, which
 captures it). Its expectations are comment lines:
   # EXPECT: equivalent bitwise     verdict, optionally the level
-  # EXPECT-REASON: some text       the reason (or error message, or an assumption) contains this text
+  # EXPECT-REASON: some text       the reason (or error message, an assumption, the counterexample:
+                                   where it is localized) contains this text
   # EXPECT-OUTPUT: name verdict    one output's verdict
   # ARGS: --require bitwise        extra arguments for `torchtv check`
   # NEVER: equivalent              a verdict that must never come out, checked even
@@ -82,7 +83,7 @@ def judge(path, d, result, exit_code, raw):
     if verdict == "equivalent" and check and check.get("ran") and not check.get("agreed"):
         problems.append(f"self-check disagrees with the proof: {check.get('detail')}")
     text = (result["reason"] + " " + json.dumps(result.get("error")) + " " + json.dumps(result["outputs"]) + " " +
-            json.dumps(result.get("assumptions"), ensure_ascii=False))
+            json.dumps(result.get("assumptions"), ensure_ascii=False) + " " + json.dumps(result.get("counterexample")))
     for want in d["EXPECT-REASON"]:
         if want not in text:
             problems.append(f"reason lacks {want!r}")

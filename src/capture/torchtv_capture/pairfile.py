@@ -12,6 +12,7 @@ import torch
 from .errors import CaptureError, UserFiles, user_frame_of_exception, short_exc
 from .fake import is_meta_inputs
 from .values import dtype_name
+from .world import declared_world, make_world_production
 
 MODES = ("forward", "train_step")
 
@@ -33,6 +34,7 @@ class Pair:
         self.fake = False           # meta example inputs: traced with fake tensors (fake.py)
         self.allow_input_mutation = ()  # input names whose in-place updates are not compared
         self.small_inputs = None    # shape-only pair: real tensors at reduced sizes, or None
+        self.world = None           # WORLD_SIZE and SHARDING: a World (world.py), or None
         self.assume = []            # ASSUME as "NAME in [0, N)" texts (Note [Declared input domains])
 
 
@@ -252,7 +254,13 @@ def fill_pair(pair, mod):
 
     # input names from reference's signature; both functions must accept the inputs
     pair.input_names = _param_names(mod.reference, len(inputs), "reference", ap)
-    _param_names(mod.production, len(inputs), "production", ap)
+    pair.world = declared_world(mod, pair, inputs, _assign_line)
+    if pair.world is None:
+        _param_names(mod.production, len(inputs), "production", ap)
+    else:  # production(rank, world_size, *shards): Note [A world of ranks composed into one function]
+        _param_names(mod.production, len(inputs) + 2, "production", ap)
+        pair.production = make_world_production(pair.world, pair.user_files, mode == "train_step",
+                                                 [t.requires_grad for t in inputs])
     allowed = getattr(mod, "ALLOW_INPUT_MUTATION", False)
     if allowed is True:
         pair.allow_input_mutation = tuple(pair.input_names)
