@@ -107,7 +107,7 @@ class _Run:
 
     def __init__(self, world, user_files):
         self.world, self.user_files = world, user_files
-        self.decided = []      # per collective index: {rank: function applying its result}
+        self.decided = []      # per collective index: (its kind, per rank the writes of _COLLECTIVES)
         self.pending = {}      # rank -> its _Call at the round's collective
         self.rank, self.count = 0, 0
         self.label = None      # what the nodes made now are named after (_rank_node_names)
