@@ -99,6 +99,15 @@ class WorldTest(unittest.TestCase):
         """)
         self.assertIn("SHARDING names y, neither an input (x) nor an output (out)", msg)
 
+    def test_production_takes_rank_and_world_size(self):
+        msg = self.error("""
+            WORLD_SIZE = 2
+            def example_inputs(): return (torch.randn(4),)
+            def reference(x): return x
+            def production(x): return x
+        """)
+        self.assertIn("production(rank, world_size, ...) is one rank's code", msg)
+
     def test_bad_layout(self):
         msg = self.error("""
             WORLD_SIZE = 2

@@ -258,7 +258,7 @@ def fill_pair(pair, mod):
     if pair.world is None:
         _param_names(mod.production, len(inputs), "production", ap)
     else:  # production(rank, world_size, *shards): Note [A world of ranks composed into one function]
-        _param_names(mod.production, len(inputs) + 2, "production", ap)
+        _check_rank_signature(mod.production, len(inputs), ap)
         pair.production = make_world_production(pair.world, pair.user_files, mode == "train_step",
                                                  [t.requires_grad for t in inputs])
     allowed = getattr(mod, "ALLOW_INPUT_MUTATION", False)
@@ -347,6 +347,16 @@ def _small_inputs(mod, pair):
             raise CaptureError("small_inputs()[%d] has layout %s; only dense tensors are supported"
                                % (i, s.layout), ap, rl)
     return tuple(small)
+
+
+def _check_rank_signature(fn, n, ap):
+    """A distributed pair's production takes the rank, the world size and the inputs."""
+    try:
+        inspect.signature(fn).bind(*range(n + 2))
+    except (TypeError, ValueError) as e:
+        raise CaptureError("with WORLD_SIZE declared, production(rank, world_size, ...) is one rank's code: it must "
+                           "take the rank, the world size and the %d tensors example_inputs() returns (%s)" % (n, e),
+                           ap, _def_line(fn))
 
 
 def _param_names(fn, n, what, ap):
