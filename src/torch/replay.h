@@ -30,6 +30,20 @@ public:
   using ReplayError::ReplayError;
 };
 
+// An op's kernel raised (a c10::Error) on the values it was given: the input is
+// outside the op's domain, or the graph is wrong (Note [Replay outcomes fail closed]).
+class ReplayKernelRaised : public ReplayError {
+public:
+  using ReplayError::ReplayError;
+};
+
+// What LibTorch cannot run as the IR states it: an op without a kernel (a custom op), or a
+// dtype, layout, memory format or argument LibTorch 1.13 lacks.
+class ReplayOpMissing : public ReplayError {
+public:
+  using ReplayError::ReplayError;
+};
+
 // Runs `g` on `inputs` (one per graph input, in order) with LibTorch on the
 // CPU, in the LibTorch module (loaded on the first call; ReplayUnavailable
 // when it cannot be). prim::constant is built directly; every other op is called through

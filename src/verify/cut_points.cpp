@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -349,12 +348,11 @@ private:
         solverFailures_ += !proof.proven;
       }
       if (!proof.proven) {
-        if (size_t hint = proof.reason.find(reasons::kRoundedConstantsHint); hint != std::string::npos) {
+        if (!proof.roundedConstantsOnly.empty()) {
           rounded_.insert(p);
-          size_t from = proof.reason.rfind("equal up to", hint);
-          if (!out_.roundedOnly && from != std::string::npos)
+          if (!out_.roundedOnly)
             out_.roundedOnly = RoundedOnlyCut{p, "%" + p->name + " and the reference's %" + r->name + " are " +
-                                                     proof.reason.substr(from, hint + std::strlen(reasons::kRoundedConstantsHint) - from)};
+                                                     proof.roundedConstantsOnly};
         }
         continue;
       }

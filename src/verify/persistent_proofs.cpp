@@ -53,6 +53,7 @@ std::optional<ProofOutcome> lookupPersistent(const std::string &key, const Prove
     o.proven = j.at("proven").get<bool>();
     o.level = static_cast<Level>(j.at("level").get<int>());
     o.reason = j.at("reason").get<std::string>();
+    o.roundedConstantsOnly = j.at("rounded_constants_only").get<std::string>();  // absent before: unreadable
     o.assumptions = j.at("assumptions").get<std::set<std::string>>();
     o.provenAt = static_cast<Frontier>(j.at("proven_at").get<int>());
     o.provenExpansions = j.at("expansions").get<size_t>();
@@ -75,6 +76,7 @@ void storePersistent(const std::string &key, const ProofOutcome &o, const Prover
   nlohmann::json j = {{"proven", o.proven},
                       {"level", static_cast<int>(o.level)},
                       {"reason", o.reason},
+                      {"rounded_constants_only", o.roundedConstantsOnly},
                       {"assumptions", o.assumptions},
                       {"proven_at", static_cast<int>(o.provenAt)},
                       {"expansions", o.provenExpansions},

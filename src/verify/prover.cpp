@@ -403,7 +403,8 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       // cost a query's time limit at small dims; at D=4096 the reason led with a model over
       // uninterpreted long sums.)
       if (rounded) {
-        notes.insert(notes.begin(), describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint);
+        out.roundedConstantsOnly = describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint;
+        notes.insert(notes.begin(), out.roundedConstantsOnly);
         break;
       }
     } catch (const sem::Unsupported &e) {

@@ -48,6 +48,10 @@ struct ProofOutcome {
   bool proven = false;
   Level level = Level::None;
   std::string reason;  // why real and not bitwise, or why not proven
+  // Not proven because the forms differ only in constants rounded from one real (Note [Rounded
+  // constants]): "equal up to the rounding of constants ... (... --assume-rounded-constants ...)",
+  // the part of `reason` that says so (the cut search quotes it); empty otherwise.
+  std::string roundedConstantsOnly;
   std::set<std::string> assumptions;
   // A real-level model over frontier tensors, when Z3 found the outputs differ.
   std::vector<smt::ModelRead> realModel;

@@ -1,5 +1,7 @@
 #include "src/verify/result_cache.h"
 
+#include "src/verify/verdict_table.h"
+
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -106,8 +108,9 @@ std::optional<Decision> ResultCache::lookup() {
     for (const auto &o : j.at("outputs")) {
       OutputResult out;
       out.name = o.at("name").get<std::string>();
-      out.verdict = Verdict::Equivalent;  // only such decisions are stored
-      out.level = o.at("level").get<std::string>() == "bitwise" ? Level::Bitwise : Level::Real;
+      // Only equivalent decisions are stored: each output's proof, at its level.
+      applyEvidence(out, Evidence::StoredProof,
+                    o.at("level").get<std::string>() == "bitwise" ? Level::Bitwise : Level::Real);
       out.reason = o.at("reason").get<std::string>() + "; " + reasons::kFromProofCache;
       d.result.outputs.push_back(std::move(out));
     }
