@@ -14,7 +14,7 @@
 //   any proof                N -> U (internal_inconsistency): a proof and a counterexample of one
 //                            output cannot both hold, and nothing says which is wrong
 //   RealOnTheWay             E bitwise -> E real (structurally_equal_real or proven_real); else -
-//   NotProven                U -> U (not_proven); else -
+//   NotProven                U -> U (not_proven, unless a reason is there already); else -
 //   types
 //   TypesDiffer              any -> N (types_differ): every input shows it
 //   refutations (confirmed by the evaluator, then replayed: Note [Replay outcomes fail closed])
@@ -69,9 +69,12 @@ Ruling refutation(const Ruling &before, ReasonCode code) {
   return make(Verdict::NotEquivalent, Level::None, code);
 }
 
-// Evidence that decides nothing: an undecided output says why it stays so.
+// Evidence that decides nothing: an undecided output says why it stays so. The prover giving up
+// (not_proven) does not hide a more telling reason found first (a reference that raises on the
+// counterexample the random search found, before the prover ran).
 Ruling undecided(const Ruling &before, ReasonCode code) {
   if (before.verdict != Verdict::Unknown) return before;
+  if (code == ReasonCode::NotProven && before.code != ReasonCode::None) return before;
   return make(Verdict::Unknown, Level::None, code);
 }
 
