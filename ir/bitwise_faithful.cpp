@@ -131,6 +131,8 @@ const std::vector<BitwiseUnfaithfulOp> &bitwiseUnfaithfulOps() {
       {"aten::add.Scalar", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::sub.Scalar", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
       {"aten::rsub.Scalar", "alpha other than +-1: a fused multiply-add", alphaNotUnit},
+      {"aten::addcmul", "self + value * t1 * t2: the compiler may contract it into a fused multiply-add"},
+      {"aten::addcdiv", "self + value * t1 / t2: not measured bit for bit"},
       {"aten::pow.Tensor_Scalar", kPositional, powAtom},
       {"aten::sigmoid", kPositional},
       {"aten::silu", kPositional},

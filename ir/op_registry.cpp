@@ -48,6 +48,8 @@ const OpEntry kOps[] = {
     {R"(aten::bitwise_not(Tensor self) -> Tensor)", ShapeRule::Same},
     {R"(aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a))", ShapeRule::Same},
     {R"(aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)", ShapeRule::Broadcast},
+    {R"(aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)", ShapeRule::Broadcast},
     {R"(aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)", ShapeRule::Broadcast},
     {R"(aten::mul.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::Broadcast},
     {R"(aten::div.Tensor(Tensor self, Tensor other) -> Tensor)", ShapeRule::BroadcastFloat},

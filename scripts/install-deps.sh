@@ -27,6 +27,8 @@ PACKAGES=(
   python3-jsonschema             # tests: validate SARIF against its schema
   python3-pil                    # tests: check the browser test's screenshot
   chromium                       # tests: open HTML reports in a real browser
+  dpkg-dev file                  # the .deb: dpkg-shlibdeps derives its Depends, CPack runs `file` on the binaries
+  python3-yaml git curl          # tests: the composite action (action.yml) on a scratch repository
 )
 
 missing=()

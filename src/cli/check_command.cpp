@@ -37,9 +37,11 @@ void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
                  "Memory cap in MiB of each Z3 query (0: none); past it the query is unknown")
       ->capture_default_str()
       ->check(atLeast(0, "MiB", "0: no limit", true));
-  cmd.add_flag("--assume-rounded-constants", check.assumeRoundedConstants,
-               "Level real: take constants that differ by about one rounding (1/sqrt(8) and sqrt(8) as doubles) "
-               "for roundings of one real; reported as an assumption");
+  // Note [Equivalence up to rounding]: what the flag asked for is the default now (level rounded);
+  // kept so that scripts passing it still run. `--require real` rejects that level.
+  cmd.add_flag_callback("--assume-rounded-constants", [] {},
+                        "The default: constants within one rounding of each other (1/sqrt(8) and sqrt(8) as "
+                        "doubles) are proven equal at level rounded, which names them; --require real rejects it");
   cmd.add_flag_callback("--self-check", [&check] { check.selfCheck = SelfCheckMode::On; },
                         "Re-check an equivalent verdict by evaluating both graphs on seeded random inputs");
   cmd.add_flag_callback("--monolithic", [&check] { check.strategy = Strategy::Monolithic; },

@@ -52,7 +52,8 @@ struct Reader {
 
   std::string level(const toml::value &v, const std::string &entry) const {
     std::string s = string(v, entry, "require");
-    if (s != "real" && s != "bitwise") fail(v, entry, "\"require\" must be \"real\" or \"bitwise\", not \"" + s + "\"");
+    if (s != "rounded" && s != "real" && s != "bitwise")
+      fail(v, entry, "\"require\" must be \"rounded\", \"real\" or \"bitwise\", not \"" + s + "\"");
     return s;
   }
 

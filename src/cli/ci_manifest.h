@@ -1,7 +1,7 @@
 // The manifest of `torchtv ci`: the pairs a CI job gates on, in TOML.
 //
 //   [defaults]                 # optional, for every pair
-//   require = "real"           # or "bitwise"
+//   require = "real"           # or "rounded" (the default), "bitwise"
 //   timeout = 600              # seconds per pair: capture and decision
 //   report = "failures"        # HTML reports: "failures" (pairs not equivalent), "always", "never"
 //
@@ -36,7 +36,7 @@ struct CiEntry {
   std::string name;
   PairKind kind = PairKind::GraphFiles;
   std::vector<std::string> files;  // resolved paths: 2, 1 or 1 by kind
-  std::string require;             // "", "real" or "bitwise"
+  std::string require;             // "", "rounded", "real" or "bitwise"
   double timeoutSeconds = 600;
   ReportWhen report = ReportWhen::Failures;
   std::vector<std::string> args;

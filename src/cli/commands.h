@@ -40,7 +40,7 @@ enum class ColorChoice { Auto, Always, Never };
 
 struct OutputOptions {
   OutputFormat format = OutputFormat::Text;
-  RequiredLevel require = RequiredLevel::Real;
+  RequiredLevel require = RequiredLevel::Rounded;
   std::string reportPath;  // --report: the HTML diff report, written atomically
   ReportWhen reportWhen = ReportWhen::Always;  // --report-when
   bool explain = false;    // --explain: side-by-side diff of diverging regions

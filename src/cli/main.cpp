@@ -1,6 +1,7 @@
 // torchtv's command line: parses arguments and hands over to one subcommand.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -8,6 +9,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
 #include "src/torch/torch_module.h"
+#include "src/util/install_layout.h"
 
 namespace torchtv::cli {
 namespace {
@@ -24,8 +26,16 @@ void setUpLogging(int verbosity, bool quiet) {
 
 int run(int argc, char **argv) {
   CLI::App app{"torchtv: translation validation for PyTorch graphs"};
-  app.set_version_flag("--version", "torchtv " + versionString());
+  // The second line says which data this binary uses (Note [Installed layout]).
+  const InstallLayout &layout = installLayout();
+  app.set_version_flag("--version", "torchtv " + versionString() + "\n" +
+                                        (layout.installed ? "installed in " + layout.prefix
+                                                          : "build tree; rules and fusions in " +
+                                                                std::filesystem::path(layout.rulesDir).parent_path().string()));
   app.require_subcommand(1);
+  // Subcommands made after this pass the options they do not know to this app, so the global
+  // flags read the same before or after the command (`torchtv verify -v PAIR.py`).
+  app.fallthrough();
   int verbosity = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv for debug)");

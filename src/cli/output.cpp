@@ -35,8 +35,12 @@ void addOutputOptions(CLI::App &cmd, OutputOptions &options) {
                                  {"github", OutputFormat::Github}},
                                 "format", "Output format on stdout: text, json, sarif, junit or github");
   addChoiceOption<RequiredLevel>(cmd, "--require", options.require,
-                                 {{"real", RequiredLevel::Real}, {"bitwise", RequiredLevel::Bitwise}}, "level",
-                                 "Weakest level that counts as equivalent (bitwise: a real-only proof exits 2)");
+                                 {{"rounded", RequiredLevel::Rounded},
+                                  {"real", RequiredLevel::Real},
+                                  {"bitwise", RequiredLevel::Bitwise}},
+                                 "level",
+                                 "Weakest level that counts as equivalent: rounded (the default), real (a proof up "
+                                 "to rounded constants or narrowing casts exits 2) or bitwise (so does a real one)");
   cmd.add_option("--report", options.reportPath, "Also write the HTML diff report to this file");
   addChoiceOption<ReportWhen>(cmd, "--report-when", options.reportWhen,
                               {{"always", ReportWhen::Always}, {"failures", ReportWhen::Failures}},

@@ -6,6 +6,7 @@
 #include "ir/diagnostic.h"
 #include "ir/files.h"
 #include "ir/op_registry.h"
+#include "src/util/install_layout.h"
 
 namespace torchtv {
 
@@ -147,11 +148,7 @@ FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<Fusio
 }
 
 std::string FusionLibrary::bundledDirectory() {
-#ifdef TORCHTV_FUSIONS_DIR
-  return TORCHTV_FUSIONS_DIR;
-#else
-  return "fusions";
-#endif
+  return installLayout().fusionsDir;  // Note [Installed layout]
 }
 
 }  // namespace torchtv

@@ -69,8 +69,8 @@ public:
   std::vector<TensorType> resultTypes(const std::string &op, const std::vector<const TensorType *> &operands,
                                       const AttributeMap &attrs) const;
 
-  // The bundled definitions: TORCHTV_FUSIONS_DIR, else fusions/ next to the
-  // executable's parent folder.
+  // The bundled definitions: installLayout().fusionsDir (Note [Installed
+  // layout] in src/util/install_layout.h).
   static std::string bundledDirectory();
 
 private:

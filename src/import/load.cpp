@@ -39,6 +39,9 @@ std::unique_ptr<Module> loadModule(const std::string &path, const LoadOptions &o
   }
   if (ext == ".pt2") return importPt2(path, options.inputs ? &*options.inputs : nullptr);
   if (ext == ".json") return readCaptureJsonFile(path);
+  if (ext == ".py")
+    throw InputError(SourcePos{path}, "is a Python pair file: check reads graph files; capture and decide it with "
+                                      "torchtv verify " + path);
   throw InputError(SourcePos{path}, "unsupported file type '" + ext +
                                         "' (expected .tvir, .pt, .pt2, .json or a capture directory)");
 }

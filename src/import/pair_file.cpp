@@ -10,22 +10,12 @@
 #include "ir/diagnostic.h"
 #include "ir/text_format.h"
 #include "src/import/capture_json.h"
+#include "src/util/install_layout.h"
 #include "src/util/subprocess.h"
-
-#ifndef TORCHTV_CAPTURE_DIR
-#define TORCHTV_CAPTURE_DIR "src/capture"
-#endif
 
 namespace torchtv {
 
 namespace {
-
-// Where the torchtv_capture package lives: $TORCHTV_CAPTURE_PATH, else the
-// source tree this binary was built from.
-std::string capturePackageDir() {
-  const char *env = std::getenv("TORCHTV_CAPTURE_PATH");
-  return env && *env ? env : TORCHTV_CAPTURE_DIR;
-}
 
 std::string lastLine(const std::string &s) {
   size_t end = s.find_last_not_of("\n\r ");
@@ -61,7 +51,7 @@ ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const 
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions popts;
   popts.timeoutSeconds = timeoutSeconds;
-  std::string pythonPath = capturePackageDir();
+  std::string pythonPath = installLayout().capturePackageDir;  // Note [Installed layout]
   if (const char *old = std::getenv("PYTHONPATH"); old && *old) pythonPath += std::string(":") + old;
   popts.env.push_back("PYTHONPATH=" + pythonPath);
   ProcessResult r = runProcess(argv, popts);
@@ -71,9 +61,30 @@ ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const 
   return r;
 }
 
+// A pair file is a Python file; what a newcomer passes instead (a folder of them, a README, a
+// graph file) gets a sentence saying what to do.
 void requireRegularFile(const std::string &pairPath) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(pairPath, ec)) throw InputError(SourcePos{pairPath}, "no such pair file");
+  if (fs::is_directory(pairPath, ec)) {
+    size_t pyFiles = 0;
+    for (const auto &entry : fs::directory_iterator(pairPath, ec))
+      if (entry.path().extension() == ".py") ++pyFiles;
+    throw InputError(SourcePos{pairPath},
+                     pyFiles == 0 ? "is a directory without pair files (*.py); verify takes a pair file"
+                                  : "is a directory of " + std::to_string(pyFiles) +
+                                        " Python files; verify takes pair files: torchtv verify --each " +
+                                        pairPath + "/*.py");
+  }
+  if (!fs::is_regular_file(pairPath, ec)) throw InputError(SourcePos{pairPath}, "no such pair file");
+  const std::string ext = fs::path(pairPath).extension().string();
+  if (ext != ".py")
+    throw InputError(SourcePos{pairPath},
+                     "is not a Python pair file (a pair file ends in .py and defines example_inputs, reference "
+                     "and production)" +
+                         std::string(ext == ".tvir" || ext == ".pt" || ext == ".pt2" || ext == ".json"
+                                         ? "; a graph file is decided with torchtv check"
+                                         : ""));
 }
 
 // Runs the capture module on one pair file; returns its stdout. Failures become InputError.

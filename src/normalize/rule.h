@@ -70,7 +70,7 @@ public:
   const std::vector<Rule> &rules() const { return rules_; }
   const Rule *find(const std::string &name) const;
 
-  // TORCHTV_RULES_DIR, the bundled rules/ folder.
+  // The bundled rules/ folder: installLayout().rulesDir (Note [Installed layout]).
   static std::string bundledDirectory();
 
 private:

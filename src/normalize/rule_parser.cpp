@@ -11,6 +11,7 @@
 #include "ir/lexer.h"
 #include "ir/text_format.h"
 #include "src/normalize/rule.h"
+#include "src/util/install_layout.h"
 
 namespace torchtv {
 
@@ -219,11 +220,7 @@ const Rule *RuleSet::find(const std::string &name) const {
 }
 
 std::string RuleSet::bundledDirectory() {
-#ifdef TORCHTV_RULES_DIR
-  return TORCHTV_RULES_DIR;
-#else
-  return "rules";
-#endif
+  return installLayout().rulesDir;  // Note [Installed layout]
 }
 
 }  // namespace torchtv

@@ -1,6 +1,9 @@
 #include "src/report/describe.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <filesystem>
 
 #include "ir/attribute.h"
 
@@ -36,11 +39,73 @@ std::string attributesText(const Node &n, size_t maxChars, bool withNone) {
   return out;
 }
 
-std::string valuesText(const std::vector<double> &values, size_t maxValues) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size() && i < maxValues; ++i) out += (i ? ", " : "") + formatFloat(values[i]);
-  if (values.size() > maxValues) out += ", ... (" + std::to_string(values.size() - maxValues) + " more)";
-  return out + "]";
+namespace {
+
+// "f32[2,4,16]" -> {2, 4, 16}; empty for a scalar or a type without sizes.
+std::vector<long long> shapeOf(const std::string &type) {
+  std::vector<long long> dims;
+  size_t open = type.find('['), close = type.rfind(']');
+  if (open == std::string::npos || close == std::string::npos || close <= open + 1) return dims;
+  std::string body = type.substr(open + 1, close - open - 1);
+  for (size_t at = 0; at <= body.size();) {
+    size_t comma = body.find(',', at);
+    if (comma == std::string::npos) comma = body.size();
+    try {
+      dims.push_back(std::stoll(body.substr(at, comma - at)));
+    } catch (const std::exception &) {
+      return {};  // a symbolic size: no element positions to name
+    }
+    at = comma + 1;
+  }
+  return dims;
+}
+
+bool isIntegral(const std::string &type) {
+  return type.rfind("bool", 0) == 0 || (!type.empty() && (type[0] == 'i' || type[0] == 'u'));
+}
+
+std::string elementText(double v, bool integral) {
+  return integral && std::isfinite(v) ? std::to_string(static_cast<long long>(v)) : formatFloat(v);
+}
+
+// The row-major position `flat` as a multi-index of `shape`.
+std::vector<long long> unflatten(size_t flat, const std::vector<long long> &shape) {
+  std::vector<long long> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] ? static_cast<long long>(flat % shape[d]) : 0;
+    flat = shape[d] ? flat / shape[d] : flat;
+  }
+  return index;
+}
+
+}  // namespace
+
+// Note [Counterexample inputs as text]
+// A shrunk counterexample is mostly zeros (Note [Shrinking counterexamples]): a tensor larger
+// than `maxValues` whose entries are mostly zero is printed as its non-zero entries with their
+// indices ("3 of 128 non-zero: [0,1,5]=0.5, ..."), which is what a reader needs to rebuild it;
+// integer and bool tensors print their values as integers.
+std::string inputValuesText(const TensorValues &t, size_t maxValues) {
+  const bool integral = isIntegral(t.type);
+  std::vector<long long> shape = shapeOf(t.type);
+  size_t count = 1;
+  for (long long d : shape) count *= static_cast<size_t>(std::max(d, 0LL));
+  std::vector<size_t> nonZero;
+  for (size_t i = 0; i < t.values.size(); ++i)
+    if (t.values[i] != 0 || std::signbit(t.values[i])) nonZero.push_back(i);
+  if (t.values.size() <= maxValues || shape.empty() || count != t.values.size() || 2 * nonZero.size() > t.values.size()) {
+    std::string out = "[";
+    for (size_t i = 0; i < t.values.size() && i < maxValues; ++i) out += (i ? ", " : "") + elementText(t.values[i], integral);
+    if (t.values.size() > maxValues) out += ", ... (" + std::to_string(t.values.size() - maxValues) + " more)";
+    return out + "]";
+  }
+  std::string out = nonZero.empty() ? "all " + std::to_string(t.values.size()) + " entries zero"
+                                    : std::to_string(nonZero.size()) + " of " + std::to_string(t.values.size()) +
+                                          " entries non-zero: ";
+  for (size_t k = 0; k < nonZero.size() && k < maxValues; ++k)
+    out += (k ? ", " : "") + indexText(unflatten(nonZero[k], shape)) + "=" + elementText(t.values[nonZero[k]], integral);
+  if (nonZero.size() > maxValues) out += ", ... (" + std::to_string(nonZero.size() - maxValues) + " more)";
+  return out;
 }
 
 std::string indexText(const std::vector<long long> &index) {
@@ -69,8 +134,15 @@ std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   if (c.firstDifference) out += "  " + firstDifferenceText(*c.firstDifference) + "\n";
   if (!c.shrunk.empty()) out += "  input " + c.shrunk + "\n";
   for (const TensorValues &t : c.inputs)
-    out += "  input " + t.name + ": " + t.type + " = " + valuesText(t.values, maxValues) + "\n";
+    out += "  input " + t.name + ": " + t.type + " = " + inputValuesText(t, maxValues) + "\n";
   return out;
+}
+
+std::string pairDisplayName(const ReportContext &ctx) {
+  auto stem = [](const std::string &path) { return std::filesystem::path(path).stem().string(); };
+  if (ctx.referencePath.empty()) return "check";
+  if (ctx.productionPath.empty() || ctx.productionPath == ctx.referencePath) return stem(ctx.referencePath);
+  return stem(ctx.referencePath) + " vs " + stem(ctx.productionPath);
 }
 
 FileLine parseFileLine(const std::string &loc) {

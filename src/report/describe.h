@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "src/report/report.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -24,8 +25,13 @@ std::string firstDifferenceText(const IntermediateDifference &d);
 // A node's constant arguments, "name=value, ..." (None ones left out unless
 // `withNone`), cut to `maxChars` with "..." (0: whole).
 std::string attributesText(const Node &n, size_t maxChars = 0, bool withNone = true);
-// The values of a tensor, shortened: "[1, 2, 3, ... (61 more)]".
-std::string valuesText(const std::vector<double> &values, size_t maxValues);
+// A counterexample input's values (Note [Counterexample inputs as text]): "[1, 2, 3, ... (61 more)]",
+// or, for a large tensor of mostly zeros, "3 of 128 entries non-zero: [0,1,5]=0.5, ...".
+std::string inputValuesText(const TensorValues &t, size_t maxValues);
+
+// What a single check is called where a name is needed (a JUnit suite): a pair file's or one-file
+// pair's stem ("layernorm_train"), "ref vs prod" for two graph files, "check" without paths.
+std::string pairDisplayName(const ReportContext &ctx);
 
 // A "file:line" or "file:line:col" location taken apart; line 0 when absent.
 struct FileLine {

@@ -3,6 +3,7 @@
 #include "src/report/describe.h"
 #include "src/report/report.h"
 #include "src/report/source_paths.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -48,6 +49,14 @@ std::string renderGithub(const CheckResult &r, const ReportContext &ctx) {
   // A plain first line for the log; workflow commands follow.
   std::string out = "torchtv: " + verdictWithLevel(r.verdict, r.level) + " - " + r.reason + "\n";
   for (const std::string &a : r.assumptions) out += "  assumes: " + a + "\n";
+  // Note [Equivalence up to rounding]: a notice on each site's line (the gate's verdict is the
+  // exit code's: level rounded passes unless --require real).
+  for (const Rounding &x : r.roundings) {
+    FileLine where = parseFileLine(x.loc);
+    if (where.file.empty()) where.file = ctx.productionPath;
+    out += annotation("notice", where, ctx.sourceRoot, "torchtv: equal up to rounding",
+                      describeRounding(x) + " (the bound is of the perturbation at this site, not of the outputs)");
+  }
   if (r.verdict == Verdict::Error) {
     FileLine where = parseFileLine(r.errorLocation);
     if (where.file.empty()) where.file = ctx.productionPath;

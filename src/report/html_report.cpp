@@ -12,6 +12,7 @@
 #include "src/report/html_fold.h"
 #include "src/report/html_graph.h"
 #include "src/report/report.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -68,6 +69,15 @@ std::string verdictTable(const CheckResult &r, const DiffView *view) {
   return html;
 }
 
+// Level rounded: each site, its line and bound (Note [Equivalence up to rounding]); "" for none.
+std::string roundingsList(const CheckResult &r) {
+  if (r.roundings.empty()) return "";
+  std::string items;
+  for (const Rounding &x : r.roundings) items += "<li>" + xmlEscape(describeRounding(x)) + "</li>";
+  return "<p id=\"roundings-heading\"><b>Equal only up to rounding</b> at these sites (each bound is of the "
+         "perturbation at its site, not of the outputs):</p><ul id=\"roundings\">" + items + "</ul>\n";
+}
+
 // Note [Report summary]
 // What a reader needs first, above the drawings so that the divergence is in
 // view without scrolling: the counts, then for a failing pair the outputs that
@@ -79,9 +89,12 @@ std::string summarySection(const CheckResult &r, const DiffView *view) {
   if (!r.outputs.empty()) html += "<p id=\"counts\"><b>" + xmlEscape(countsText(r)) + "</b></p>\n";
   if (r.verdict == Verdict::Equivalent) {
     html += "<p id=\"equivalent-summary\">Every output is proven equivalent" +
-            std::string(r.level == Level::Bitwise ? ", bit for bit" : r.level == Level::Real ? " over the reals" : "") +
+            std::string(r.level == Level::Bitwise ? ", bit for bit"
+                        : r.level == Level::Real  ? " over the reals"
+                        : r.level == Level::Rounded ? " over the reals up to rounding"
+                                                    : "") +
             "; nothing diverges.</p>\n";
-    return html + "</section>\n";
+    return html + roundingsList(r) + "</section>\n";
   }
   const size_t kListed = 4;
   size_t listed = 0, failing = 0;
@@ -99,6 +112,7 @@ std::string summarySection(const CheckResult &r, const DiffView *view) {
     html += "<ul id=\"failing-outputs\">" + items +
             (failing > listed ? "<li>and " + std::to_string(failing - listed) + " more (Outputs, below)</li>" : "") +
             "</ul>\n";
+  html += roundingsList(r);  // why --require real left it unknown
   for (const OutputResult &o : r.outputs) {
     if (!o.referenceSite && !o.productionSite) continue;
     html += "<p id=\"first-divergence\"><b>First divergence</b> (output " + xmlEscape(o.name) + "): reference " +
@@ -141,7 +155,7 @@ std::string counterexampleSection(const Counterexample &c) {
     html += "<h3>Inputs</h3><table><tr><th>input</th><th>type</th><th>values</th></tr>";
     for (const TensorValues &t : c.inputs)
       html += "<tr><td>" + xmlEscape(t.name) + "</td><td class=\"mono\">" + xmlEscape(t.type) +
-              "</td><td class=\"mono\">" + xmlEscape(valuesText(t.values, 64)) + "</td></tr>";
+              "</td><td class=\"mono\">" + xmlEscape(inputValuesText(t, 64)) + "</td></tr>";
     html += "</table>\n";
   }
   return html + "</section>\n";

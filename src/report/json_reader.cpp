@@ -6,6 +6,7 @@
 
 #include "ir/diagnostic.h"
 #include "src/report/report.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -23,7 +24,7 @@ Verdict verdictOf(const json &j) {
 Level levelOf(const json &j) {
   if (j.is_null()) return Level::None;
   std::string s = j.get<std::string>();
-  for (Level l : {Level::Bitwise, Level::Real})
+  for (Level l : {Level::Bitwise, Level::Real, Level::Rounded})
     if (levelName(l) == s) return l;
   throw InputError("unknown level \"" + s + "\" in a JSON result");
 }
@@ -61,6 +62,7 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
     r.level = levelOf(j.at("level"));
     r.reason = j.at("reason").get<std::string>();
     r.code = reasonCodeOf(j, r.verdict);
+    if (j.contains("roundings")) r.roundings = roundingsFromJson(j.at("roundings"));
     for (const json &o : j.at("outputs")) {
       OutputResult out;
       out.name = o.at("name").get<std::string>();
@@ -68,6 +70,7 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
       out.level = levelOf(o.at("level"));
       out.reason = o.at("reason").get<std::string>();
       out.code = reasonCodeOf(o, out.verdict);
+      if (o.contains("roundings")) out.roundings = roundingsFromJson(o.at("roundings"));
       out.referenceSite = siteOf(o.at("reference_site"));
       out.productionSite = siteOf(o.at("production_site"));
       r.outputs.push_back(out);

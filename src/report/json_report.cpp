@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/report/report.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -64,6 +65,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
                        {"level", levelJson(o.level)},
                        {"reason", o.reason},
                        {"reason_code", std::string(reasonCodeName(o.code))},
+                       {"roundings", roundingsJson(o.roundings)},
                        {"reference_site", siteJson(o.referenceSite)},
                        {"production_site", siteJson(o.productionSite)}});
   json j = {
@@ -76,6 +78,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
       {"outputs", outputs},
       {"counterexample", counterexampleJson(r.counterexample)},
       {"assumptions", r.assumptions},
+      {"roundings", roundingsJson(r.roundings)},
       {"error", r.verdict == Verdict::Error
                     ? json{{"message", r.reason},
                            {"location", r.errorLocation.empty() ? json(nullptr) : json(r.errorLocation)}}

@@ -5,6 +5,7 @@
 #include "src/report/describe.h"
 #include "src/report/escape.h"
 #include "src/report/report.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -41,7 +42,7 @@ std::string renderJunit(const std::vector<NamedResult> &pairs) {
   std::string suites;
   for (const NamedResult &nr : pairs) {
     const CheckResult &r = nr.result;
-    std::string name = nr.name.empty() ? "check" : nr.name;
+    std::string name = nr.name.empty() ? pairDisplayName(nr.ctx) : nr.name;
     size_t suiteTests = 0, suiteFailures = 0, suiteErrors = 0;
     std::string cases;
     if (r.verdict == Verdict::Error) {
@@ -69,6 +70,9 @@ std::string renderJunit(const std::vector<NamedResult> &pairs) {
     // What an equivalent verdict relied on (one line per kind, summarizeRealAssumptions).
     std::string props;
     for (const std::string &a : r.assumptions) props += "      <property" + attr("name", "assumes") + attr("value", a) + "/>\n";
+    // Level rounded: each site, its line and bound (Note [Equivalence up to rounding]).
+    for (const Rounding &x : r.roundings)
+      props += "      <property" + attr("name", "rounded") + attr("value", describeRounding(x)) + "/>\n";
     if (!props.empty()) props = "    <properties>\n" + props + "    </properties>\n";
     suites += "  <testsuite" + attr("name", name) + attr("tests", std::to_string(suiteTests)) +
               attr("failures", std::to_string(suiteFailures)) + attr("errors", std::to_string(suiteErrors)) +

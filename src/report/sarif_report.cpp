@@ -7,6 +7,7 @@
 #include "src/report/describe.h"
 #include "src/report/report.h"
 #include "src/report/source_paths.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -162,7 +163,16 @@ std::string renderSarif(const std::vector<NamedResult> &pairs, const std::string
     if (uri.back() != '/') uri += '/';
     run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", uri}}}};
   }
-  if (!assumptions.empty()) run["properties"] = {{"assumptions", assumptions}};
+  // What level rounded rests on (Note [Equivalence up to rounding]), each site with its line:
+  // no finding either, so a property of the run too.
+  json roundings = json::array();
+  for (const NamedResult &nr : pairs)
+    for (json site : roundingsJson(nr.result.roundings)) {
+      site["pair"] = nr.name;
+      roundings.push_back(std::move(site));
+    }
+  if (!assumptions.empty()) run["properties"]["assumptions"] = assumptions;
+  if (!roundings.empty()) run["properties"]["roundings"] = roundings;
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

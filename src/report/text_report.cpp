@@ -7,6 +7,7 @@
 
 #include "src/report/describe.h"
 #include "src/report/report.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -53,7 +54,8 @@ std::string provenOutputs(const CheckResult &r, bool verbose) {
   const size_t kNamed = 8;
   std::string names;
   for (size_t i = 0; i < proven.size() && i < kNamed; ++i)
-    names += (i ? ", " : "") + proven[i]->name + (proven[i]->level == Level::Real ? " (real)" : "");
+    names += (i ? ", " : "") + proven[i]->name +
+             (proven[i]->level != Level::Bitwise ? " (" + std::string(levelName(proven[i]->level)) + ")" : "");
   if (proven.size() > kNamed) names += ", ... (" + std::to_string(proven.size() - kNamed) + " more)";
   return "  proven equivalent: " + names + " (-v: one line each, with the reason)\n";
 }
@@ -87,6 +89,9 @@ std::string renderText(const CheckResult &r, const ReportContext &ctx, const Tex
   out += provenOutputs(r, options.verbose);
   if (r.counterexample) out += "  " + counterexampleText(*r.counterexample);
   for (const std::string &a : r.assumptions) out += "  assumes: " + a + "\n";
+  // Note [Equivalence up to rounding]: each site, its line and the perturbation it introduces there.
+  for (const Rounding &x : r.roundings) out += "  rounded: " + describeRounding(x) + "\n";
+  if (!r.roundings.empty()) out += "  (each bound is of the perturbation at its site, not of the outputs)\n";
   out += selfCheckLine(r, options.selfCheckAsked);
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.3f", r.stats.seconds);

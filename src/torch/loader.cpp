@@ -14,25 +14,18 @@
 #include "ir/diagnostic.h"
 #include "src/torch/replay.h"
 #include "src/torch/torchscript.h"
+#include "src/util/install_layout.h"
 
 namespace torchtv {
 
 namespace {
 
-std::string exeDir() {
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "" : exe.parent_path().string();
-}
-
-// Note [LibTorch module]: where the module is looked for.
+// Note [LibTorch module]: where the module is looked for: $TORCHTV_TORCH_MODULE,
+// else the folders of Note [Installed layout].
 std::vector<std::string> candidates() {
   if (const char *env = std::getenv("TORCHTV_TORCH_MODULE"); env && *env) return {env};
   std::vector<std::string> paths;
-  if (std::string dir = exeDir(); !dir.empty()) paths.push_back(dir + "/" + kTorchModuleFile);
-#ifdef TORCHTV_TORCH_MODULE_PATH
-  paths.push_back(TORCHTV_TORCH_MODULE_PATH);
-#endif
+  for (const std::string &dir : installLayout().torchModuleDirs) paths.push_back(dir + "/" + kTorchModuleFile);
   return paths;
 }
 

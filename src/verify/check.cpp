@@ -22,6 +22,7 @@
 #include "src/verify/reduced_shapes.h"
 #include "src/verify/refute.h"
 #include "src/verify/result_cache.h"
+#include "src/verify/roundings.h"
 #include "src/verify/self_check.h"
 #include "src/verify/verdict_table.h"
 
@@ -113,7 +114,6 @@ ProverLimits proverLimitsOf(const CheckOptions &options, std::chrono::steady_clo
   limits.rlimit = options.rlimit;
   limits.memoryMB = options.solverMemoryMB;
   limits.cache = options.proofCache;
-  limits.assumeRoundedConstants = options.assumeRoundedConstants;
   if (options.timeoutSeconds > 0)
     limits.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(options.timeoutSeconds));
@@ -250,12 +250,13 @@ Matching matchStage(const Compared &g, const Normalized &norm, const CheckOption
     m.cuts = findCutPoints(g.ref, g.prod, limits, m.forTheProver);
     m.vn = std::move(m.cuts.numbering);
   }
-  // Note [Cut points]: both sides of a real cut are real-level values.
+  // Note [Cut points]: both sides of a real (or rounded) cut are real-level values; roundingStage
+  // then makes the outputs through a rounded one rounded.
   std::unordered_set<const Value *> refReal = norm.refNorm.realValues, prodReal = norm.prodNorm.realValues;
   std::unordered_set<const Value *> cutValues;
   for (const CutPoint &c : m.cuts.cuts) {
     cutValues.insert(c.production);
-    if (c.level != Level::Real) continue;
+    if (c.level != Level::Real && c.level != Level::Rounded) continue;
     refReal.insert(c.reference);
     prodReal.insert(c.production);
   }
@@ -431,9 +432,21 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
   size_t decided = result.outputs.size() - pending.size();
   progress("searching for counterexamples", decided);
   auto confirmer = makeEvaluatorConfirmer();
+  ProverLimits normalFormOnly = limits;
+  normalFormOnly.solver = false;
+  Prover roundingProver(regionInputs, normalFormOnly);
   // One evaluation of both graphs per input distribution serves every output
   // (per output, it made deciding quadratic in depth).
   for (Refutation &refuted : refuteByRandomInputs(g.ref, g.prod, pending, *confirmer)) {
+    // Never refute from rounding (Note [Equivalence up to rounding]): the evaluator confirms any
+    // difference over the reals, also that of two constants one rounding apart in the dtype the
+    // code computes in; such an output is left to the prover, which proves it rounded.
+    const Value *ref = g.ref.outputs()[refuted.difference.output], *prod = g.prod.outputs()[refuted.difference.output];
+    const ProofOutcome p = roundingProver.prove(ref, prod);
+    if (p.proven && (p.level == Level::Rounded || roundedCutInCone(m.cuts.cuts, ref, prod))) {
+      applyEvidence(result.outputs[refuted.difference.output], Evidence::DiffersByRoundingOnly);
+      continue;
+    }
     recordRefutation(g.origRef, g.origProd, g.ref, g.prod, refuted, refuted.difference.output, result, *confirmer);
     ++decided;
   }
@@ -445,8 +458,9 @@ Proved proveStage(const Compared &g, const Matching &m, const std::vector<size_t
     ++decided;
     progress("proving", decided);
     if (p.proven) {
-      applyEvidence(out, Evidence::Proven, p.level);
+      applyEvidence(out, p.level == Level::Rounded ? Evidence::ProvenRounded : Evidence::Proven, p.level);
       out.reason = p.reason;
+      out.roundings = p.roundings;
       for (const std::string &a : p.assumptions) ++proved.assumptions[a];
       if (p.level == Level::Bitwise && p.provenAt == Frontier::Inputs && m.realInCone[i] &&
           prover.bitwiseOverInputs(g.ref.outputs()[i], g.prod.outputs()[i]))
@@ -528,22 +542,6 @@ void levelStage(const Matching &m, const Classified &c, const std::vector<size_t
   }
 }
 
-// An output left unknown whose cone holds a value the cut search found equal to the reference's
-// only up to the rounding of constants: the reason says so, and names the option (the region's own
-// reason is most often its size: every value after it is unmatched; Note [Values after a rounded
-// constant] in cut_points.cpp).
-void roundedCutStage(const Compared &g, const Matching &m, CheckResult &result) {
-  if (!m.cuts.roundedOnly) return;
-  for (size_t i = 0; i < result.outputs.size(); ++i) {
-    OutputResult &out = result.outputs[i];
-    if (out.verdict != Verdict::Unknown) continue;
-    std::vector<bool> only(g.prod.outputs().size(), false);
-    only.at(i) = true;
-    if (liveNodes(g.prod, only).count(m.cuts.roundedOnly->production->producer))
-      out.reason += "; " + m.cuts.roundedOnly->why;
-  }
-}
-
 // ---- the decision that the result cache keeps --------------------------------
 
 std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &vn) {
@@ -582,7 +580,7 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
                             ? monolithicStage(g, m, pending, limits, c.result)
                             : proveStage(g, m, pending, limits, progress, c.result);
   levelStage(m, c, pending, proved, c.result);
-  roundedCutStage(g, m, c.result);
+  settleRoundedLevels(g.ref, g.prod, m.cuts.cuts, c.result.outputs);  // Note [Equivalence up to rounding]
   return decisionOf(g, m, std::move(c.result), proved);
 }
 

@@ -27,7 +27,7 @@ enum class CutPointSearch { On, Off };
 // one), and the prover's limits are derived from it (proverLimitsOf in
 // check.cpp). Every default is named here or in src/smt/query.h.
 struct CheckOptions {
-  RequiredLevel require = RequiredLevel::Real;
+  RequiredLevel require = RequiredLevel::Rounded;
   // Both graphs are copied and normalized (src/normalize) before matching.
   Normalization normalization = Normalization::On;
   // Definitions to expand; nullptr: the bundled fusions/ only.
@@ -38,8 +38,6 @@ struct CheckOptions {
   SelfCheckMode selfCheck = SelfCheckMode::Off;
   Strategy strategy = Strategy::Structural;
   CutPointSearch cutPoints = CutPointSearch::On;
-  // Note [Rounded constants]: --assume-rounded-constants.
-  bool assumeRoundedConstants = false;
   // What the capture learnt by running the user's functions (verify; Note [Cross-checks]);
   // null: a graph file, nothing ran.
   const CaptureEvidence *capture = nullptr;

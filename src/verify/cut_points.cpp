@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -12,6 +13,7 @@
 #include "src/match/graph_structure.h"
 #include "src/verify/cut_record.h"
 #include "src/verify/refute.h"
+#include "src/verify/roundings.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -162,13 +164,11 @@ public:
       vn.numberNode(*node);
       const bool isLive = live.count(node.get()) != 0;
       if (recording) record_->step(*node, vn, refNumbers_);
-      const bool afterRounded = readsRounded(*node);
       for (size_t i = 0; i < node->outputs.size(); ++i) {
         const Value *p = node->outputs[i];
-        if (afterRounded && !refNumbers_.count(vn.number(p))) rounded_.insert(p);  // Note [Values after a rounded constant]
         // Outputs are left to the prover proper, which says why they are
         // equal (the level and the reason of each output's verdict).
-        if (!refNumbers_.count(vn.number(p)) && !afterRounded && isLive && !outputs.count(p) &&
+        if (!refNumbers_.count(vn.number(p)) && isLive && !outputs.count(p) &&
             std::chrono::steady_clock::now() < limits_.deadline)
           decide(p);
         if (isMatrixProduct(node->op)) matrixProducts_.insert(vn.number(p));
@@ -187,21 +187,6 @@ public:
   }
 
 private:
-  // Note [Values after a rounded constant]
-  // Without --assume-rounded-constants, a value whose only candidate fails
-  // as equal up to the rounding of constants (the scores of torch's
-  // decomposed sdpa: q and k each scaled by sqrt(scale), whose square is not
-  // the traced scale) stays unmatched, and so does every value computed
-  // from it: each of their regions holds the same rounding, and each
-  // candidate fails again (BERT inference: 143 candidates, 20 Z3 queries,
-  // 10.7 s of CPU instead of 4 s, for the same verdict). Such values are
-  // offered no candidates. This only skips a search: nothing is merged.
-  bool readsRounded(const Node &n) const {
-    const ValueNumbering &vn = out_.numbering;
-    return std::any_of(n.inputs.begin(), n.inputs.end(),
-                       [&](const Value *o) { return o && rounded_.count(o) && !refNumbers_.count(vn.number(o)); });
-  }
-
   // The evaluation only proposes (Note [Non-finite floats converted to integers] in src/eval/concrete.h).
   void traceBoth(const std::vector<eval::EvalTensor> &inputs) {
     refTrace_ = eval::evaluateWhatCan(ref_, inputs, eval::Precision::Wide, eval::NonFiniteToInteger::Smallest);
@@ -325,7 +310,7 @@ private:
           ProofOutcome proof = normalFormProver_->prove(r, p, Widening::AroundProducts);
           if (proof.proven) {
             ++out_.replayed;
-            merge(r, p, proof.level, proof.assumptions);
+            merge(r, p, proof);
             record_->record(key, *d, false);
             return;
           }
@@ -347,17 +332,8 @@ private:
         proof = solverProver_->prove(r, p, Widening::AroundProducts);
         solverFailures_ += !proof.proven;
       }
-      if (!proof.proven) {
-        if (!proof.roundedConstantsOnly.empty()) {
-          rounded_.insert(p);
-          if (!out_.roundedOnly)
-            out_.roundedOnly = RoundedOnlyCut{p, "%" + p->name + " and the reference's %" + r->name + " are " +
-                                                     proof.roundedConstantsOnly};
-        }
-        continue;
-      }
-      rounded_.erase(p);
-      merge(r, p, proof.level, proof.assumptions);
+      if (!proof.proven) continue;
+      merge(r, p, proof);
       d.reference = record_ ? record_->indexOf(r) : -1;
       return d;
     }
@@ -365,10 +341,13 @@ private:
   }
 
   // Step 4 of Note [Cut points]: p takes r's number.
-  void merge(const Value *r, const Value *p, Level proofLevel, const std::set<std::string> &assumptions) {
-    anyReal_ = anyReal_ || proofLevel == Level::Real;
-    out_.cuts.push_back(CutPoint{r, p, anyReal_ ? Level::Real : proofLevel});
-    for (const std::string &a : assumptions) ++out_.assumptions[a];
+  void merge(const Value *r, const Value *p, const ProofOutcome &proof) {
+    // Every cut after a real (rounded) one may read it: real (rounded) too, with the roundings so far.
+    weakest_ = weakerLevel(weakest_, proof.level);
+    addRoundings(roundingsSoFar_, proof.roundings);
+    out_.cuts.push_back(CutPoint{r, p, weakest_,
+                                 weakest_ == Level::Rounded ? roundingsSoFar_ : std::vector<Rounding>{}});
+    for (const std::string &a : proof.assumptions) ++out_.assumptions[a];
     out_.numbering.renumber(p, out_.numbering.number(r));
   }
 
@@ -386,10 +365,10 @@ private:
   bool evaluated_ = false;
   Trace refTrace_, prodTrace_;
   std::map<std::string, std::vector<const Value *>> refByType_;  // live reference values, when evaluated
-  bool anyReal_ = false;
+  Level weakest_ = Level::None;           // of the cuts so far
+  std::vector<Rounding> roundingsSoFar_;  // of the rounded cuts so far
   std::optional<CutRecord> record_;  // Note [Cut search record]
   size_t solverFailures_ = 0;        // Note [Solver failures in the cut search]
-  std::unordered_set<const Value *> rounded_;  // Note [Values after a rounded constant]
 };
 
 }  // namespace

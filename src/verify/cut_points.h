@@ -67,20 +67,16 @@ namespace torchtv {
 // Levels: a cut proven at level real holds over the reals only, so every cut
 // after it is real too (its proof may read it), and an output whose cone holds
 // either side of a real cut is at most real (check.cpp's matchStage adds both to the
-// real-level values of Note [Levels of rewrites]). The real normal form's
+// real-level values of Note [Levels of rewrites]); so is a cut proven at level rounded, and
+// every cut after it (Note [Equivalence up to rounding]). The real normal form's
 // assumptions of each cut are the verdict's assumptions.
 struct CutPoint {
   const Value *reference = nullptr;
   const Value *production = nullptr;
   Level level = Level::None;
-};
-
-// Note [Values after a rounded constant] in cut_points.cpp: the first production value whose
-// candidate was equal only up to the rounding of constants, and why ("%a and the reference's %b
-// are equal up to the rounding of constants ..."), for the reason of an output it leaves unknown.
-struct RoundedOnlyCut {
-  const Value *production = nullptr;
-  std::string why;
+  // Level rounded: the sites its proof, or an earlier cut's, reads as exact (as a real cut makes
+  // every later cut real, a rounded one makes every later cut rounded).
+  std::vector<Rounding> roundings;
 };
 
 struct CutPoints {
@@ -89,7 +85,6 @@ struct CutPoints {
   // reference value's number (what the rest of the check matches against).
   ValueNumbering numbering;
   AssumptionCounts assumptions;  // of each cut's proof, counted per cut (summarizeRealAssumptions)
-  std::optional<RoundedOnlyCut> roundedOnly;
   size_t attempts = 0;  // candidate pairs sent to the prover
   size_t replayed = 0;  // values decided from the record of an earlier run (Note [Cut search record])
   size_t distinctProofs = 0, cacheHits = 0, solverQueries = 0;  // the prover's, as in CheckStats

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/cache/proof_cache.h"
+#include "src/verify/roundings.h"
 #include "torchtv_semantics.h"
 
 namespace torchtv {
@@ -26,11 +27,10 @@ std::string semanticsVersion() {
 }
 
 std::string persistentKey(const std::string &regionKey, Widening widening, const ProverLimits &limits) {
-  return "torchtv-proof 2\n" + std::string(TORCHTV_SEMANTICS_HASH) + "\n" + semanticsVersion() +
+  // 3: level rounded (Note [Equivalence up to rounding]) proves what 2 left unknown.
+  return "torchtv-proof 3\n" + std::string(TORCHTV_SEMANTICS_HASH) + "\n" + semanticsVersion() +
          "\nwidening=" + std::to_string(static_cast<int>(widening)) + " solver=" + (limits.solver ? "1" : "0") +
-         " maxTerms=" + std::to_string(limits.maxRegionTerms) +
-         // a proof under --assume-rounded-constants answers only runs that assume it too
-         (limits.assumeRoundedConstants ? " roundedConstants=1" : "") + "\n" + regionKey;
+         " maxTerms=" + std::to_string(limits.maxRegionTerms) + "\n" + regionKey;
 }
 
 std::string widenedPersistentKey(const std::string &key, const ProofOutcome &at, const std::string &widenedRegionKey) {
@@ -53,8 +53,8 @@ std::optional<ProofOutcome> lookupPersistent(const std::string &key, const Prove
     o.proven = j.at("proven").get<bool>();
     o.level = static_cast<Level>(j.at("level").get<int>());
     o.reason = j.at("reason").get<std::string>();
-    o.roundedConstantsOnly = j.at("rounded_constants_only").get<std::string>();  // absent before: unreadable
     o.assumptions = j.at("assumptions").get<std::set<std::string>>();
+    o.roundings = roundingsFromJson(j.at("roundings"));
     o.provenAt = static_cast<Frontier>(j.at("proven_at").get<int>());
     o.provenExpansions = j.at("expansions").get<size_t>();
     o.widenedKey = j.at("widened_key").get<std::string>();
@@ -76,8 +76,8 @@ void storePersistent(const std::string &key, const ProofOutcome &o, const Prover
   nlohmann::json j = {{"proven", o.proven},
                       {"level", static_cast<int>(o.level)},
                       {"reason", o.reason},
-                      {"rounded_constants_only", o.roundedConstantsOnly},
                       {"assumptions", o.assumptions},
+                      {"roundings", roundingsJson(o.roundings)},
                       {"proven_at", static_cast<int>(o.provenAt)},
                       {"expansions", o.provenExpansions},
                       {"widened_key", o.widenedKey},

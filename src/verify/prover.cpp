@@ -8,6 +8,7 @@
 #include "src/verify/verdict.h"
 #include "src/verify/persistent_proofs.h"
 #include "src/verify/rounded_constants.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 
@@ -378,17 +379,22 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
           for (const auto &[slot, d] : r.indexDomains) rangeAssumed.insert(d.text);
         }
       }
+      // Note [Equivalence up to rounding]: constants within one rounding of the dtype they
+      // compute in are proven equal at level rounded, each pair named; further apart they
+      // differ, and the normal path below decides (a model, replayed, or unknown).
       std::optional<std::vector<RoundedConstantPair>> rounded;
-      if (keyRef != keyProd) rounded = roundedConstantsOnly(keyRef, keyProd);
-      if (keyRef == keyProd || (rounded && limits_.assumeRoundedConstants)) {
+      if (keyRef != keyProd)
+        rounded = roundedConstantsOnly(keyRef, keyProd,
+                                       roundedConstantsTolerance(constantsDType(r.reference, r.production)));
+      if (keyRef == keyProd || rounded) {
         out.proven = true;
         out.level = Level::Real;
         out.assumptions = rangeAssumed.empty() ? nf.assumptions() : rangeAssumed;
         out.reason = std::string(reasons::kRealNormalForm) + "; " + *bitwise;
         if (rounded) {
-          for (const RoundedConstantPair &p : *rounded)
-            out.assumptions.insert(p.reference + " and " + p.production + reasons::kRoundedConstantsAssumed);
-          out.reason += "; " + describeRoundedConstants(*rounded) + reasons::kRoundedConstantsOption;
+          out.level = Level::Rounded;
+          out.roundings = roundingSites(*rounded, constantsDType(r.reference, r.production), a, b);
+          out.reason += "; " + describeRoundings(out.roundings);
         }
         out.provenAt = f;
         out.provenExpansions = expansions;
@@ -396,16 +402,6 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         // Note [Widening at level bitwise]
         if (f != Frontier::Matched && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
         return out;
-      }
-      // Z3 can only find the rounding, a model no user can act on (Note [Rounded constants]),
-      // and no wider region removes it: say what it is, first (a model found on a narrower rung
-      // is over abstracted values), and neither ask Z3 nor widen any further. (Asking it here
-      // cost a query's time limit at small dims; at D=4096 the reason led with a model over
-      // uninterpreted long sums.)
-      if (rounded) {
-        out.roundedConstantsOnly = describeRoundedConstants(*rounded) + reasons::kRoundedConstantsHint;
-        notes.insert(notes.begin(), out.roundedConstantsOnly);
-        break;
       }
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());

@@ -38,9 +38,6 @@ struct ProverLimits {
   // false: the caller never reads ProofOutcome::realModel (the cut search), so
   // a stored "not proven" whose Z3 model was dropped may answer it.
   bool needsModels = true;
-  // Note [Rounded constants]: prove forms that differ only in constants close to each other,
-  // under the assumption (reported) that each pair stands for one real.
-  bool assumeRoundedConstants = false;
 };
 
 // What a proof attempt concluded for one output.
@@ -48,11 +45,9 @@ struct ProofOutcome {
   bool proven = false;
   Level level = Level::None;
   std::string reason;  // why real and not bitwise, or why not proven
-  // Not proven because the forms differ only in constants rounded from one real (Note [Rounded
-  // constants]): "equal up to the rounding of constants ... (... --assume-rounded-constants ...)",
-  // the part of `reason` that says so (the cut search quotes it); empty otherwise.
-  std::string roundedConstantsOnly;
   std::set<std::string> assumptions;
+  // Level rounded: the sites the proof reads as exact (Note [Equivalence up to rounding]).
+  std::vector<Rounding> roundings;
   // A real-level model over frontier tensors, when Z3 found the outputs differ.
   std::vector<smt::ModelRead> realModel;
   bool realModelOverInputs = false;

@@ -17,6 +17,7 @@ enum class ReasonCode {
   StructurallyEqualReal, // equal after normalization through rewrites that hold over the reals
   ProvenBitwise,         // Z3 over IEEE floats
   ProvenReal,            // the real normal form or Z3 over the reals
+  ProvenRounded,         // equal over the reals up to rounding (Note [Equivalence up to rounding])
   FromResultCache,       // an equivalent output read back from the result cache (a stored proof)
   // Types, refutations and their replay (Note [Replay outcomes fail closed]).
   TypesDiffer,
@@ -32,7 +33,10 @@ enum class ReasonCode {
   NotProven,             // the prover gave up (no semantics, limits, a model over abstracted values)
   TimedOut,              // the whole check ran out of time (the CLI's watchdog, `torchtv ci`)
   ReducedOnlyUnchecked,  // Note [Refuted before the shape-only capture]
+  // Equivalent below the level --require asks for (rounded < real < bitwise).
   RealButBitwiseRequired,
+  RoundedButRealRequired,
+  RoundedButBitwiseRequired,
   // Runs of the code or of the graphs (Note [Cross-checks]).
   RefutedByRunning,      // the user's functions differ beyond rounding when run
   RunsContradictProof,   // ... on an output proven equivalent (an internal inconsistency; not_equivalent)

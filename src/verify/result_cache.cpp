@@ -12,6 +12,7 @@
 #include "src/cache/proof_cache.h"
 #include "src/cache/sha256.h"
 #include "src/verify/persistent_proofs.h"
+#include "src/verify/roundings.h"
 
 namespace torchtv {
 namespace {
@@ -78,12 +79,11 @@ void addGraph(cache::Sha256 &h, const Graph &g) {
 std::string keyOf(const Graph &origRef, const Graph &origProd, const Graph &ref, const Graph &prod,
                   const CheckOptions &o) {
   cache::Sha256 h;
-  h.add("torchtv-result 3\n" + semanticsVersion() +
+  h.add("torchtv-result 4\n" + semanticsVersion() +
         "\nnormalize=" + std::to_string(o.normalization == Normalization::On) +
         " monolithic=" + std::to_string(o.strategy == Strategy::Monolithic) +
         " cuts=" + std::to_string(o.cutPoints == CutPointSearch::On) + " rlimit=" + std::to_string(o.rlimit) +
-        " memory=" + std::to_string(o.solverMemoryMB) +
-        " rounded-constants=" + std::to_string(o.assumeRoundedConstants) + "\n");
+        " memory=" + std::to_string(o.solverMemoryMB) + "\n");
   for (const Graph *g : {&origRef, &origProd, &ref, &prod}) addGraph(h, *g);
   return h.hex();
 }
@@ -108,9 +108,11 @@ std::optional<Decision> ResultCache::lookup() {
     for (const auto &o : j.at("outputs")) {
       OutputResult out;
       out.name = o.at("name").get<std::string>();
-      // Only equivalent decisions are stored: each output's proof, at its level.
+      // Only equivalent decisions are stored: each output's proof, at its level, and its roundings.
+      const std::string level = o.at("level").get<std::string>();
       applyEvidence(out, Evidence::StoredProof,
-                    o.at("level").get<std::string>() == "bitwise" ? Level::Bitwise : Level::Real);
+                    level == "bitwise" ? Level::Bitwise : level == "rounded" ? Level::Rounded : Level::Real);
+      out.roundings = roundingsFromJson(o.at("roundings"));
       out.reason = o.at("reason").get<std::string>() + "; " + reasons::kFromProofCache;
       d.result.outputs.push_back(std::move(out));
     }
@@ -129,7 +131,10 @@ bool ResultCache::store(const Decision &d) {
   nlohmann::json outputs = nlohmann::json::array();
   for (const OutputResult &o : d.result.outputs) {
     if (o.verdict != Verdict::Equivalent) return false;
-    outputs.push_back({{"name", o.name}, {"level", std::string(levelName(o.level))}, {"reason", o.reason}});
+    outputs.push_back({{"name", o.name},
+                       {"level", std::string(levelName(o.level))},
+                       {"reason", o.reason},
+                       {"roundings", roundingsJson(o.roundings)}});
   }
   nlohmann::json j = {{"outputs", outputs},
                       {"match_reference", d.result.match.reference},

@@ -25,13 +25,13 @@ struct Decision {
 // A decision whose every output is proven equivalent is stored whole, in the
 // proof cache's store (Note [Proof cache]), under the SHA-256 of: the format,
 // the semantics version, every option that can change a verdict, a level or a
-// reason (normalization, strategy, cut points, rlimit, solver memory,
-// --assume-rounded-constants), and the
+// reason (normalization, strategy, cut points, rlimit, solver memory; --require
+// applies after the store, so a level rounded decision is kept as such), and the
 // two graphs as given and as normalized, with names, types, constants, source
 // locations and output names (everything a reason or a report names; the graphs
 // as given decide which outputs are bitwise equal as written, the normalized ones
 // carry what the fusion definitions expanded: a user's --fusions folder, those
-// in the input files, TORCHTV_FUSIONS_DIR). The graphs are hashed field by field
+// in the input files, the bundled fusions/). The graphs are hashed field by field
 // (SHA-256, each field after its length), not printed: printing the four graphs
 // and hashing the text (8 MB) was a quarter of the instructions a 64-layer check
 // with a warm cache ran above the read + normalize floor (callgrind), and the

@@ -4,9 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string_view>
+#include <unordered_set>
 
+#include "ir/graph.h"
 #include "src/sem/normal_form.h"
+#include "src/verify/roundings.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -71,7 +76,10 @@ std::string spell(const std::string &r) {
 
 }  // namespace
 
-std::optional<std::vector<RoundedConstantPair>> roundedConstantsOnly(const std::string &a, const std::string &b) {
+double roundedConstantsTolerance(DType computedIn) { return 2 * unitRoundoff(computedIn); }
+
+std::optional<std::vector<RoundedConstantPair>> roundedConstantsOnly(const std::string &a, const std::string &b,
+                                                                     double tolerance) {
   std::vector<RoundedConstantPair> out;
   size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
@@ -83,8 +91,10 @@ std::optional<std::vector<RoundedConstantPair>> roundedConstantsOnly(const std::
     std::string na(ta.text), nb(tb.text);
     long double x = value(na), y = value(nb);
     if (!std::isfinite(x) || !std::isfinite(y) || x == 0 || y == 0) return std::nullopt;
-    if (std::fabs(x - y) > kRoundedConstantsTolerance * std::fabs(x)) return std::nullopt;
-    RoundedConstantPair p{spell(na), spell(nb)};
+    long double relative = std::fabs(x - y) / std::fabs(x);
+    if (relative > tolerance) return std::nullopt;
+    RoundedConstantPair p{spell(na), spell(nb), static_cast<double>(x), static_cast<double>(y),
+                          static_cast<double>(relative)};
     bool seen = false;
     for (const RoundedConstantPair &q : out) seen = seen || (q.reference == p.reference && q.production == p.production);
     if (!seen) out.push_back(p);
@@ -93,12 +103,76 @@ std::optional<std::vector<RoundedConstantPair>> roundedConstantsOnly(const std::
   return out;
 }
 
-std::string describeRoundedConstants(const std::vector<RoundedConstantPair> &pairs) {
-  std::string s = reasons::kRoundedConstants;
-  for (size_t i = 0; i < pairs.size() && i < 3; ++i)
-    s += (i ? ", " : "") + pairs[i].reference + " and " + pairs[i].production;
-  if (pairs.size() > 3) s += ", ...";
-  return s;
+DType constantsDType(sem::TermPtr reference, sem::TermPtr production) {
+  // The outputs' dtype: the terms' constants are typed by the semantics that made them (a scalar
+  // argument may be a double), not by the precision the code's values are rounded to.
+  std::optional<DType> finest;
+  for (sem::TermPtr t : {reference, production})
+    if (t && isFloating(t->dtype) && (!finest || unitRoundoff(t->dtype) < unitRoundoff(*finest))) finest = t->dtype;
+  return finest.value_or(DType::F64);
 }
+
+namespace {
+
+// Each node in the cone of v, once.
+template <typename F>
+void forEachNodeIn(const Value *v, F f) {
+  std::unordered_set<const Node *> seen;
+  std::vector<const Value *> stack = {v};
+  while (!stack.empty()) {
+    const Value *x = stack.back();
+    stack.pop_back();
+    if (!x || !x->producer || !seen.insert(x->producer).second) continue;
+    f(*x->producer);
+    for (const Value *in : x->producer->inputs) stack.push_back(in);
+  }
+}
+
+}  // namespace
+
+std::string constantWrittenOnlyBy(const Value *side, const Value *other) {
+  std::set<double> theirs;
+  forEachNodeIn(other, [&](const Node &n) {
+    for (const auto &[name, a] : n.attrs)
+      if (a.isFloat()) theirs.insert(a.asFloat());
+  });
+  std::map<double, const Node *> mine;
+  forEachNodeIn(side, [&](const Node &n) {
+    for (const auto &[name, a] : n.attrs)
+      if (a.isFloat() && !theirs.count(a.asFloat()) && n.loc.known()) mine.emplace(a.asFloat(), &n);
+  });
+  return mine.size() == 1 ? mine.begin()->second->loc.str() : "";
+}
+
+std::string constantLocation(const Value *v, double value) {
+  auto same = [&](double d) { return d != 0 && (std::fabs(d - value) <= 1e-12 * std::fabs(value) ||
+                                                std::fabs(1 / d - value) <= 1e-12 * std::fabs(value)); };
+  const Node *found = nullptr;
+  forEachNodeIn(v, [&](const Node &n) {
+    for (const auto &[name, a] : n.attrs)
+      if (a.isFloat() && same(a.asFloat()) && n.loc.known() && (!found || n.outputs[0]->id < found->outputs[0]->id))
+        found = &n;
+  });
+  return found ? found->loc.str() : "";
+}
+
+std::vector<Rounding> roundingSites(const std::vector<RoundedConstantPair> &pairs, DType dtype, const Value *reference,
+                                    const Value *production) {
+  std::vector<Rounding> out;
+  for (const RoundedConstantPair &p : pairs) {
+    Rounding r;
+    r.kind = Rounding::Kind::Constants;
+    r.reference = p.reference;
+    r.production = p.production;
+    r.dtype = dtypeName(dtype);
+    r.loc = constantLocation(production, p.productionValue);
+    if (r.loc.empty()) r.loc = constantLocation(reference, p.referenceValue);
+    if (r.loc.empty()) r.loc = constantWrittenOnlyBy(production, reference);
+    r.bound = p.relative;
+    addRoundings(out, {r});
+  }
+  return out;
+}
+
 
 }  // namespace torchtv

@@ -1,5 +1,7 @@
 #include "src/verify/verdict.h"
 
+#include <algorithm>
+
 #include "src/verify/verdict_table.h"
 
 namespace torchtv {
@@ -30,6 +32,11 @@ const char *const kSomeOutputsDiffer = "some outputs differ";
 const char *const kSomeOutputsUnknown = "some outputs could not be decided";
 const char *const kRealOnlyButBitwiseRequired =
     "equivalent only at level real, but --require bitwise was given";
+const char *const kRoundedOnlyButRealRequired =
+    "equivalent only up to rounding (level rounded), but --require real was given";
+const char *const kRoundedOnlyButBitwiseRequired =
+    "equivalent only up to rounding (level rounded), but --require bitwise was given";
+const char *const kEqualUpToRounding = "equal over the reals up to the rounding of ";
 const char *const kDeterminismAssumption = "each primitive op is deterministic";
 const char *const kCiTimedOut = "not decided: the check timed out";
 const char *const kCiCrashed = "the check crashed";
@@ -60,12 +67,6 @@ const char *const kIsIndexIn = " is an index in [0, ";
 const char *const kRealDifferOnInputs = "Z3 finds the outputs differ over the reals for some values of the inputs";
 const char *const kRealDifferOnAbstracted =
     "Z3 finds the outputs differ over the reals for some values of the abstracted inputs ";
-const char *const kRoundedConstants = "equal up to the rounding of constants ";
-const char *const kRoundedConstantsHint =
-    " (the forms differ only there, by about one rounding; --assume-rounded-constants proves them equal under "
-    "that assumption)";
-const char *const kRoundedConstantsOption = " (--assume-rounded-constants)";
-const char *const kRoundedConstantsAssumed = " are roundings of one real (--assume-rounded-constants)";
 const char *const kLongSumsUninterpreted =
     " and of the sums over more than 16 elements (Z3 takes them as uninterpreted functions at level real, free "
     "to take values no input gives), which may be unreachable; no counterexample";
@@ -116,6 +117,7 @@ std::string_view reasonCodeName(ReasonCode c) {
   case ReasonCode::StructurallyEqualReal: return "structurally_equal_real";
   case ReasonCode::ProvenBitwise: return "proven_bitwise";
   case ReasonCode::ProvenReal: return "proven_real";
+  case ReasonCode::ProvenRounded: return "proven_rounded";
   case ReasonCode::FromResultCache: return "from_result_cache";
   case ReasonCode::TypesDiffer: return "types_differ";
   case ReasonCode::Refuted: return "refuted";
@@ -130,6 +132,8 @@ std::string_view reasonCodeName(ReasonCode c) {
   case ReasonCode::TimedOut: return "timed_out";
   case ReasonCode::ReducedOnlyUnchecked: return "reduced_only_unchecked";
   case ReasonCode::RealButBitwiseRequired: return "real_but_bitwise_required";
+  case ReasonCode::RoundedButRealRequired: return "rounded_but_real_required";
+  case ReasonCode::RoundedButBitwiseRequired: return "rounded_but_bitwise_required";
   case ReasonCode::RefutedByRunning: return "refuted_by_running";
   case ReasonCode::RunsContradictProof: return "runs_contradict_proof";
   case ReasonCode::InternalInconsistency: return "internal_inconsistency";
@@ -168,9 +172,16 @@ std::string_view levelName(Level l) {
   switch (l) {
   case Level::Bitwise: return "bitwise";
   case Level::Real: return "real";
+  case Level::Rounded: return "rounded";
   case Level::None: return "";
   }
   return "";
+}
+
+Level weakerLevel(Level a, Level b) {
+  if (a == Level::None) return b;
+  if (b == Level::None) return a;
+  return static_cast<int>(a) > static_cast<int>(b) ? a : b;  // the enum runs strongest to weakest
 }
 
 std::string indexAssumption(const std::string &input, int64_t bound, const std::string &op,
@@ -250,9 +261,13 @@ int severity(Verdict v) {
 void summarize(CheckResult &r) {
   Verdict worst = Verdict::Equivalent;
   Level level = Level::Bitwise;
+  r.roundings.clear();
   for (const OutputResult &o : r.outputs) {
     if (severity(o.verdict) > severity(worst)) worst = o.verdict;
-    if (o.verdict == Verdict::Equivalent && o.level == Level::Real) level = Level::Real;
+    if (o.verdict != Verdict::Equivalent) continue;
+    level = weakerLevel(level, o.level);
+    for (const Rounding &x : o.roundings)
+      if (std::find(r.roundings.begin(), r.roundings.end(), x) == r.roundings.end()) r.roundings.push_back(x);
   }
   r.verdict = worst;
   r.level = worst == Verdict::Equivalent ? level : Level::None;
@@ -267,15 +282,39 @@ void summarize(CheckResult &r) {
   }
 }
 
+namespace {
+
+Level levelOf(RequiredLevel required) {
+  switch (required) {
+  case RequiredLevel::Rounded: return Level::Rounded;
+  case RequiredLevel::Real: return Level::Real;
+  case RequiredLevel::Bitwise: return Level::Bitwise;
+  }
+  return Level::Rounded;
+}
+
+// The requirement's reason for the LevelRequired row's code (Note [Verdict table]).
+const char *missedRequirement(ReasonCode code) {
+  switch (code) {
+  case ReasonCode::RealButBitwiseRequired: return reasons::kRealOnlyButBitwiseRequired;
+  case ReasonCode::RoundedButRealRequired: return reasons::kRoundedOnlyButRealRequired;
+  case ReasonCode::RoundedButBitwiseRequired: return reasons::kRoundedOnlyButBitwiseRequired;
+  default: return "";
+  }
+}
+
+}  // namespace
+
 void applyRequirement(CheckResult &r, RequiredLevel required) {
-  if (required != RequiredLevel::Bitwise) return;
-  // Each real-only output misses the requirement too, so that every format
+  // Each output below the requirement misses it too, so that every format
   // (JUnit cases, SARIF results, annotations) fails the same outputs the exit
-  // code fails; the proof's reason stays after the requirement's.
+  // code fails; the proof's reason stays after the requirement's. The roundings
+  // stay listed: they say why.
+  const Level level = levelOf(required);
   for (OutputResult &o : r.outputs)
-    if (applyEvidence(o, Evidence::BitwiseRequired))
-      o.reason = std::string(reasons::kRealOnlyButBitwiseRequired) + " (" + o.reason + ")";
-  if (applyEvidence(r, Evidence::BitwiseRequired)) r.reason = reasons::kRealOnlyButBitwiseRequired;
+    if (applyEvidence(o, Evidence::LevelRequired, level))
+      o.reason = std::string(missedRequirement(o.code)) + " (" + o.reason + ")";
+  if (applyEvidence(r, Evidence::LevelRequired, level)) r.reason = missedRequirement(r.code);
 }
 
 CheckResult errorResult(const std::string &message, const std::string &location) {

@@ -17,11 +17,14 @@ namespace torchtv {
 class Graph;
 
 enum class Verdict { Equivalent, NotEquivalent, Unknown, Error };
-// None goes with every verdict but Equivalent.
-enum class Level { None, Bitwise, Real };
+// None goes with every verdict but Equivalent. From strongest to weakest: Bitwise, Real, Rounded
+// (Note [Equivalence up to rounding] in src/verify/roundings.h); the values are stored (proof cache).
+enum class Level { None, Bitwise, Real, Rounded };
 
 std::string_view verdictName(Verdict v);  // "equivalent", "not_equivalent", ...
-std::string_view levelName(Level l);      // "bitwise", "real", "" for None
+std::string_view levelName(Level l);      // "bitwise", "real", "rounded", "" for None
+// The weaker of two levels of equivalent outputs (None counts as no level: the other wins).
+Level weakerLevel(Level a, Level b);
 int exitCode(Verdict v);                  // 0, 1, 2, 3 as in README.md's verdict table
 // The real-level assumptions of a verdict (the normal form's, Note [Real normal form]), one line per
 // kind with the count of places and one example: a 126-layer step assumes "a variance plus eps is
@@ -48,6 +51,26 @@ struct Site {
   std::string loc;    // "file:line" or empty
 };
 
+// What an equivalence at level rounded rests on, one site each (Note [Equivalence up to rounding]
+// in src/verify/roundings.h): two constants the two sides wrote for one real, or a cast on one
+// side only that narrows a floating value on purpose.
+struct Rounding {
+  enum class Kind { Constants, NarrowingCast };
+  Kind kind = Kind::Constants;
+  // Constants: the two values as written ("0.35355339059327373", "1/2.8284271247461903").
+  // NarrowingCast: the cast as "f32 -> bf16" in `production` or `reference`, whichever side casts.
+  std::string reference, production;
+  std::string dtype;  // Constants: the dtype they compute in; NarrowingCast: the dtype cast to
+  std::string loc;    // "file:line" of the site (the side that casts; the production constant), or ""
+  // The perturbation introduced at the site, relative: |a - b| / |a| for constants, the unit
+  // roundoff of the dtype cast to; not a bound on the outputs.
+  double bound = 0;
+  bool operator==(const Rounding &o) const {
+    return kind == o.kind && reference == o.reference && production == o.production && dtype == o.dtype &&
+           loc == o.loc;
+  }
+};
+
 struct OutputResult {
   std::string name;
   Verdict verdict = Verdict::Unknown;
@@ -57,6 +80,7 @@ struct OutputResult {
   std::string reason;
   std::optional<Site> referenceSite;   // where the two sides start to differ
   std::optional<Site> productionSite;
+  std::vector<Rounding> roundings;  // level rounded: every site its proof rests on
 };
 
 struct TensorValues {
@@ -136,6 +160,7 @@ struct CheckResult {
   std::vector<OutputResult> outputs;
   std::optional<Counterexample> counterexample;
   std::vector<std::string> assumptions;
+  std::vector<Rounding> roundings;  // of the equivalent outputs, each site once (summarize)
   CheckStats stats;
   // Where an error came from (file:line:col), for Error verdicts.
   std::string errorLocation;
@@ -147,12 +172,14 @@ struct CheckResult {
 };
 
 // Overall verdict from per-output ones: the worst verdict wins; equivalent
-// outputs combine to the weakest level.
+// outputs combine to the weakest level, and their roundings to one list.
 void summarize(CheckResult &r);
 
-// `--require bitwise`: an equivalence that holds only at level real does not
-// meet the requirement and becomes unknown (exit 2), naming why.
-enum class RequiredLevel { Real, Bitwise };
+// `--require bitwise`: an equivalence that holds only at level real or rounded
+// does not meet the requirement and becomes unknown (exit 2), naming why;
+// `--require real` does the same to level rounded. Rounded (the default)
+// accepts every level.
+enum class RequiredLevel { Rounded, Real, Bitwise };
 void applyRequirement(CheckResult &r, RequiredLevel required);
 
 CheckResult errorResult(const std::string &message, const std::string &location = "");
@@ -178,6 +205,10 @@ extern const char *const kAllOutputsEquivalent;
 extern const char *const kSomeOutputsDiffer;
 extern const char *const kSomeOutputsUnknown;
 extern const char *const kRealOnlyButBitwiseRequired;
+extern const char *const kRoundedOnlyButRealRequired;
+extern const char *const kRoundedOnlyButBitwiseRequired;
+// Note [Equivalence up to rounding] in src/verify/roundings.h.
+extern const char *const kEqualUpToRounding;
 extern const char *const kDeterminismAssumption;
 // `torchtv ci`: what happened to a pair whose check gave no verdict.
 extern const char *const kCiTimedOut;
@@ -213,11 +244,6 @@ extern const char *const kRealDifferOnInputs;
 extern const char *const kRealDifferOnAbstracted;
 extern const char *const kMayBeUnreachable;
 extern const char *const kLongSumsUninterpreted;
-// Note [Rounded constants] in src/verify/rounded_constants.h.
-extern const char *const kRoundedConstants;
-extern const char *const kRoundedConstantsHint;
-extern const char *const kRoundedConstantsOption;
-extern const char *const kRoundedConstantsAssumed;
 // Note [Cross-checks] in src/verify/cross_check.h.
 extern const char *const kInternalInconsistency;
 extern const char *const kModifiesInput;

@@ -11,10 +11,15 @@
 //   EqualAfterNormalization  U, E -> E at its level (structurally_equal, or structurally_equal_real)
 //   Proven                   U, E -> E at its level (proven_bitwise / proven_real)
 //   StoredProof              U, E -> E at its level (from_result_cache)
+//   ProvenRounded            U, E -> E rounded (proven_rounded): the weakest level, equal over the
+//                            reals up to the roundings listed (Note [Equivalence up to rounding])
 //   any proof                N -> U (internal_inconsistency): a proof and a counterexample of one
 //                            output cannot both hold, and nothing says which is wrong
 //   RealOnTheWay             E bitwise -> E real (structurally_equal_real or proven_real); else -
 //   NotProven                U -> U (not_proven, unless a reason is there already); else -
+//   DiffersByRoundingOnly    -: never refute from rounding (Note [Equivalence up to rounding]); a
+//                            random input's difference that the normal form proves a rounding (or
+//                            that reads a rounded cut) is left to the prover, which proves it rounded
 //   types
 //   TypesDiffer              any -> N (types_differ): every input shows it
 //   refutations (confirmed by the evaluator, then replayed: Note [Replay outcomes fail closed])
@@ -37,9 +42,10 @@
 //   limits and requirements
 //   TimedOut                 U -> U (timed_out); else -
 //   ReducedOnlyUnchecked     U -> U (reduced_only_unchecked); else -
-//   BitwiseRequired          E real -> U (real_but_bitwise_required); else -
+//   LevelRequired            E below the level required (rounded < real < bitwise) -> U
+//                            (real_but_bitwise_required, rounded_but_real_required,
+//                            rounded_but_bitwise_required); else -
 //   rows of other items of issue 34 (not yet here):
-//   ProvenRounded            U, E -> E rounded (rounding34: a level weaker than real)
 //   RefutationNotReproducedEagerly  N -> U (eager34: the capture is not the code)
 //
 // The invariants (tests/unit/test_verdict_table.cpp walks every row from every state):
@@ -88,14 +94,19 @@ Ruling rule(const Ruling &before, Evidence e, Level level) {
     return proof(before, level,
                  level == Level::Bitwise ? ReasonCode::StructurallyEqual : ReasonCode::StructurallyEqualReal);
   case Evidence::Proven:
-    return proof(before, level, level == Level::Bitwise ? ReasonCode::ProvenBitwise : ReasonCode::ProvenReal);
+    return proof(before, level,
+                 level == Level::Bitwise   ? ReasonCode::ProvenBitwise
+                 : level == Level::Rounded ? ReasonCode::ProvenRounded
+                                           : ReasonCode::ProvenReal);
   case Evidence::StoredProof: return proof(before, level, ReasonCode::FromResultCache);
+  case Evidence::ProvenRounded: return proof(before, Level::Rounded, ReasonCode::ProvenRounded);
   case Evidence::RealOnTheWay:
     if (!equivalent || before.level != Level::Bitwise) return before;
     return make(Verdict::Equivalent, Level::Real,
                 before.code == ReasonCode::StructurallyEqual ? ReasonCode::StructurallyEqualReal
                                                               : ReasonCode::ProvenReal);
   case Evidence::NotProven: return undecided(before, ReasonCode::NotProven);
+  case Evidence::DiffersByRoundingOnly: return before;
   case Evidence::TypesDiffer:
     if (before.verdict == Verdict::Error) return before;
     return make(Verdict::NotEquivalent, Level::None, ReasonCode::TypesDiffer);
@@ -121,10 +132,14 @@ Ruling rule(const Ruling &before, Evidence e, Level level) {
   case Evidence::ReducedRunsDifferInBits: return before;
   case Evidence::TimedOut: return undecided(before, ReasonCode::TimedOut);
   case Evidence::ReducedOnlyUnchecked: return undecided(before, ReasonCode::ReducedOnlyUnchecked);
-  case Evidence::BitwiseRequired:
-    return equivalent && before.level == Level::Real
-               ? make(Verdict::Unknown, Level::None, ReasonCode::RealButBitwiseRequired)
-               : before;
+  case Evidence::LevelRequired:
+    // Levels weaken as the enum goes: Bitwise, Real, Rounded.
+    if (!equivalent || level == Level::None || static_cast<int>(before.level) <= static_cast<int>(level))
+      return before;
+    return make(Verdict::Unknown, Level::None,
+                before.level == Level::Real  ? ReasonCode::RealButBitwiseRequired
+                : level == Level::Real       ? ReasonCode::RoundedButRealRequired
+                                             : ReasonCode::RoundedButBitwiseRequired);
   }
   return undecided(before, ReasonCode::None);
 }
@@ -161,13 +176,13 @@ Evidence evidenceOfReplay(ReplayOutcome::Kind kind) {
 const std::vector<Evidence> &everyEvidence() {
   static const std::vector<Evidence> all = {
       Evidence::EqualAsWritten, Evidence::EqualAfterNormalization, Evidence::Proven, Evidence::StoredProof,
-      Evidence::RealOnTheWay, Evidence::NotProven, Evidence::TypesDiffer, Evidence::RefutedReplayed,
+      Evidence::ProvenRounded, Evidence::RealOnTheWay, Evidence::NotProven, Evidence::DiffersByRoundingOnly, Evidence::TypesDiffer, Evidence::RefutedReplayed,
       Evidence::RefutedOpMissing, Evidence::ProductionRaises, Evidence::ReferenceRaises, Evidence::ReplayCrashed,
       Evidence::ReplayUnavailable, Evidence::ReplayFailed, Evidence::DidNotReplay,
       Evidence::CodeRunsDifferBeyondRounding, Evidence::ReducedRunsDifferBeyondRounding,
       Evidence::GraphRunsDifferBeyondRounding, Evidence::RunsDifferInBits,
       Evidence::ReducedRunsDifferInBits, Evidence::TimedOut, Evidence::ReducedOnlyUnchecked,
-      Evidence::BitwiseRequired};
+      Evidence::LevelRequired};
   return all;
 }
 
@@ -177,6 +192,8 @@ std::string_view evidenceName(Evidence e) {
   case Evidence::EqualAfterNormalization: return "EqualAfterNormalization";
   case Evidence::Proven: return "Proven";
   case Evidence::StoredProof: return "StoredProof";
+  case Evidence::ProvenRounded: return "ProvenRounded";
+  case Evidence::DiffersByRoundingOnly: return "DiffersByRoundingOnly";
   case Evidence::RealOnTheWay: return "RealOnTheWay";
   case Evidence::NotProven: return "NotProven";
   case Evidence::TypesDiffer: return "TypesDiffer";
@@ -195,7 +212,7 @@ std::string_view evidenceName(Evidence e) {
   case Evidence::ReducedRunsDifferInBits: return "ReducedRunsDifferInBits";
   case Evidence::TimedOut: return "TimedOut";
   case Evidence::ReducedOnlyUnchecked: return "ReducedOnlyUnchecked";
-  case Evidence::BitwiseRequired: return "BitwiseRequired";
+  case Evidence::LevelRequired: return "LevelRequired";
   }
   return "?";
 }
@@ -204,7 +221,7 @@ bool refutes(Evidence e) { return rule(Ruling{}, e).verdict == Verdict::NotEquiv
 
 bool isProof(Evidence e) {
   return e == Evidence::EqualAsWritten || e == Evidence::EqualAfterNormalization || e == Evidence::Proven ||
-         e == Evidence::StoredProof;
+         e == Evidence::StoredProof || e == Evidence::ProvenRounded;
 }
 
 bool isRun(Evidence e) {

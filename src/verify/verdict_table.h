@@ -18,8 +18,10 @@ enum class Evidence {
   EqualAfterNormalization,  // equal after normalization, at the given level
   Proven,                   // the prover (or --monolithic) proved it at the given level
   StoredProof,              // the result cache's stored proof, at its level
+  ProvenRounded,            // proven over the reals up to roundings (Note [Equivalence up to rounding])
   RealOnTheWay,             // a real-level rewrite or cut point lies on its way (Note [Levels of rewrites])
   NotProven,                // the prover gave up; the reason says why
+  DiffersByRoundingOnly,    // a random input's difference the normal form proves a rounding
   // Types.
   TypesDiffer,
   // A counterexample confirmed by torchtv's evaluator, then replayed through LibTorch
@@ -41,9 +43,8 @@ enum class Evidence {
   // Limits and requirements.
   TimedOut,
   ReducedOnlyUnchecked,
-  BitwiseRequired,
+  LevelRequired,  // --require: the level given to rule() is the one required
   // Rows other items of issue 34 add go here (and in Note [Verdict table]):
-  //   ProvenRounded                    equivalent at the rounding level (rounding34)
   //   RefutationNotReproducedEagerly   not_equivalent on the graphs only -> unknown (eager34)
 };
 
@@ -55,7 +56,8 @@ struct Ruling {
 };
 
 // Note [Verdict table]: what `e` makes of an output that stood at `before`.
-// `level` is the level of a proof (EqualAfterNormalization, Proven, StoredProof), else unused.
+// `level` is the level of a proof (EqualAfterNormalization, Proven, StoredProof) or the level
+// required (LevelRequired), else unused.
 Ruling rule(const Ruling &before, Evidence e, Level level = Level::None);
 
 // rule() applied to `out`'s verdict, level and code; true when any of them changed. The caller

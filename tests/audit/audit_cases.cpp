@@ -152,6 +152,14 @@ std::vector<AuditCase> build() {
   }
   c.push_back(binary("aten::nextafter", kF32));
   c.push_back(binary("aten::add.Tensor", kF, "alpha=2"));
+  // Note [Scaled operands of add and sub]: alpha not a power of two (a fused multiply-add; real-only).
+  c.push_back(binary("aten::add.Tensor", kF, "alpha=0.01"));
+  c.push_back(binary("aten::sub.Tensor", kF, "alpha=0.9"));
+  for (const char *op : {"aten::addcmul", "aten::addcdiv"})
+    c.push_back({op, kF,
+                 std::string("(%a: $T$S, %b: $T$S, %c: $T$S) -> ($T$S) {\n  %y: $T$S = ") + op +
+                     "(%a, %b, %c) {value=-0.3}\n  return %y\n}",
+                 kShapes, true});
   c.push_back(binary("aten::sub.Tensor", kFI, "alpha=-1"));
   c.push_back(binary("aten::div.Tensor", kF));
   c.push_back(broadcast("aten::div.Tensor", kF));

@@ -85,6 +85,9 @@ class SnapshotTest(unittest.TestCase):
 
     def test_a_node_without_a_recorded_value_is_refused(self):
         gm = make_fx(lambda x: x * 2)(torch.randn(3))
+        for n in gm.graph.nodes:   # torch 2.x's make_fx records values; 1.13's does not
+            n.meta.pop("val", None)
+            n.meta.pop("tensor_meta", None)
         with self.assertRaisesRegex(CaptureError, "no recorded value"):
             snapshot_graph(gm.graph, "reference", PRODUCER)
 
@@ -107,8 +110,16 @@ class ValidatorHooksTest(unittest.TestCase):
         validator._after("post_grad", after)
 
     def validator(self, **kwargs):
+        from torchtv import TorchtvError
         from torchtv.inductor import Validator
-        return Validator(out_dir=self.out, **kwargs)
+        try:
+            return Validator(out_dir=self.out, **kwargs)
+        except TorchtvError as e:
+            # tools/torch2/capture_pairs.sh runs the capture package alone, under torch 2.x on a
+            # machine without the binary; everywhere else a missing binary fails the test
+            if os.environ.get("TORCHTV_CAPTURE_ONLY") != "1":
+                raise
+            self.skipTest(str(e))
 
     def test_a_sound_rewrite_is_validated_and_its_pair_removed(self):
         v = self.validator(on_failure="raise")

@@ -8,7 +8,7 @@ the attention training graphs of issue 15 (attention_train/).
 
 Cases: every archive is read (`torchtv show FILE`); every model is decided against its own
 decomposition (`torchtv check MODEL.pt2 MODEL_decomposed.pt2`, an inference model also with
-`--assume-rounded-constants`: torch's decomposed attention); the attention graphs are decided
+`--require real`: torch's decomposed attention is level rounded); the attention graphs are decided
 against their planted bugs (`--fusions fusions/inductor`) and against their decompositions.
 Each outcome (verdict and the start of its reason, the file location stripped) is compared with
 expected.json. Exit 0 when every outcome is as recorded; 1 otherwise, and that includes an
@@ -106,14 +106,15 @@ def check(torchtv, a, b, options, timeout):
 
 # torch's decomposed sdpa scales q and k each by sqrt(scale), whose square is not the scale the
 # traced sdpa uses: an inference graph's attention is equal to its decomposition only up to the
-# rounding of constants, which this option assumes (named in the verdict; docs/metamorphic.md).
-ROUNDED = ["--assume-rounded-constants"]
+# rounding of constants, level rounded (Note [Equivalence up to rounding]), which --require real
+# rejects.
+REQUIRE_REAL = ["--require", "real"]
 FUSIONS = ["--fusions", INDUCTOR_FUSIONS]
 
 
 def cases(models):
     """(name, kind, files, options, mode): shows, model-vs-decomposition checks (inference ones
-    also with --assume-rounded-constants), attention checks."""
+    also with --require real), attention checks."""
     out = []
     pairs = sorted({(m["model"], m["mode"]) for m in models})
     for model, mode in pairs:
@@ -122,8 +123,8 @@ def cases(models):
         out.append((base + "_decomposed/show", "show", [base + "_decomposed.pt2"], [], mode))
         out.append((base + "/vs_decomposed", "self", [base + ".pt2", base + "_decomposed.pt2"], [], mode))
         if mode == "inference":
-            out.append((base + "/vs_decomposed/assume_rounded_constants", "self",
-                        [base + ".pt2", base + "_decomposed.pt2"], ROUNDED, mode))
+            out.append((base + "/vs_decomposed/require_real", "self",
+                        [base + ".pt2", base + "_decomposed.pt2"], REQUIRE_REAL, mode))
     att = sorted(f[:-4] for f in os.listdir(os.path.join(HERE, ATTENTION)) if f.endswith(".pt2"))
     # The bug pairs and self pairs below name every form; one torch.export could not make is
     # reported `missing` (attention_train/manifest.json and the export log say why).

@@ -41,6 +41,33 @@ usage(["ci", "m.toml", "-j", "0"], "--jobs", ">= 1")
 usage(["show", "model.py"], "torchtv capture model.py", "torchtv verify model.py")
 c.check(run([tv, "check", "--help"]).returncode == 0, "--help is not exit 0")
 
+
+def refused(cmd, *wants):
+    """An input error (exit 3) whose message says what to do instead."""
+    p = run([tv] + cmd)
+    c.check(p.returncode == 3, f"{cmd}: exit {p.returncode}, want 3\n{p.stdout}{p.stderr}")
+    for w in wants:
+        c.check(w in p.stdout + p.stderr, f"{cmd}: output lacks {w!r}:\n{p.stdout}{p.stderr}")
+
+
+# A newcomer's first commands (issue 36, item 7): global flags after the command, a folder, a
+# README or a graph file where a pair file goes, a pair file where graph files go.
+with tempfile.TemporaryDirectory() as tmp:
+    refused(["verify", "-v", os.path.join(tmp, "absent.py")], "no such pair file")
+    refused(["verify", tmp], "is a directory without pair files")
+    open(os.path.join(tmp, "p.py"), "w").close()
+    refused(["verify", tmp], "torchtv verify --each " + tmp + "/*.py")
+    refused(["verify", os.path.join(a.source_dir, "README.md")], "is not a Python pair file")
+    refused(["verify", pair[0]], "a graph file is decided with torchtv check")
+    refused(["check", os.path.join(tmp, "p.py"), pair[1]], "torchtv verify " + os.path.join(tmp, "p.py"))
+    # a train step's tuple returned without MODE = "train_step": the capture says to set it
+    with open(os.path.join(tmp, "no_mode.py"), "w") as f:
+        f.write("import torch\n"
+                "def example_inputs():\n    return (torch.randn(3, requires_grad=True),)\n"
+                "def reference(x):\n    return (x * x).sum()\n"
+                "def production(x):\n    return (x * x).sum(), 2 * x\n")
+    refused(["verify", "--no-cache", os.path.join(tmp, "no_mode.py")], 'set MODE = "train_step"')
+
 # --stop-after: nothing decided, so never the exit code of a verdict that passes.
 bug = [ex("rmsnorm_reference.tvir"), ex("rmsnorm_production_bug.tvir")]
 for stage in ("read", "normalize"):

@@ -87,6 +87,7 @@ import xml.etree.ElementTree as ET
 pairs = {
     "bitwise-equal": [ex("rmsnorm_reference.tvir"), ex("rmsnorm_production.tvir")],
     "real-only": [golden("normalize/softmax_expanded.tvir")],
+    "rounded-only": [golden("prover/rounding/taylor_train_one_24th.tvir")],
     "refuted": [golden("structural/one_output_differs.tvir")],
     "uninterpreted": [golden("normalize/custom_op_uninterpreted.tvir")],
     "bad-input": [golden("errors/unknown_op.tvir")],
@@ -96,7 +97,7 @@ with tempfile.TemporaryDirectory() as d:
     seen = set()
     for label, files in pairs.items():
         verdicts = {}
-        for require in ("real", "bitwise"):
+        for require in ("rounded", "real", "bitwise"):
             base = [a.torchtv, "check", *files, "--require", require]
             j = run(base + ["--format", "json"])
             tag = f"{label} --require {require}"
@@ -116,6 +117,10 @@ with tempfile.TemporaryDirectory() as d:
             x = run(base + ["--format", "junit"])
             root = ET.fromstring(x.stdout)
             bad = int(root.get("failures")) + int(root.get("errors"))
+            stems = [os.path.splitext(os.path.basename(f))[0] for f in files]
+            want = stems[0] if len(stems) == 1 else " vs ".join(stems)
+            c.check([s.get("name") for s in root.iter("testsuite")] == [want],
+                    f"{tag}: the JUnit suite is not named after the pair ({want})")
             c.check(x.returncode == j.returncode and (bad > 0) == fails,
                     f"{tag}: JUnit failures+errors={bad} for {verdict} (exit {x.returncode})")
             sf = run(base + ["--format", "sarif"])
@@ -136,17 +141,21 @@ with tempfile.TemporaryDirectory() as d:
                 page = f.read()
             c.check(h.returncode == j.returncode and f'<header class="v-{verdict}">' in page,
                     f"{tag}: the HTML report's header does not say {verdict}")
-        # A real-only proof fails --require bitwise in every format (checked above per format).
+        # A real-only proof fails --require bitwise in every format (checked above per format);
+        # a rounded-only one fails --require real and bitwise (Note [Equivalence up to rounding]).
         if verdicts.get("real") == ("equivalent", "real"):
             c.check(verdicts.get("bitwise", ("",))[0] == "unknown",
                     f"{label}: equivalent (real) but --require bitwise gives {verdicts.get('bitwise')}")
+        if verdicts.get("rounded") == ("equivalent", "rounded"):
+            c.check(verdicts.get("real", ("",))[0] == "unknown" and verdicts.get("bitwise", ("",))[0] == "unknown",
+                    f"{label}: equivalent (rounded) but --require real gives {verdicts.get('real')}")
     c.check(seen == set(FAILS), f"the matrix covers only the verdicts {sorted(seen)}")
 
     # The same through `torchtv ci`: a pair's testsuite fails exactly when its verdict does.
     manifest = os.path.join(d, "m.toml")
     with open(manifest, "w") as f:
         for label, files in pairs.items():
-            for require in ("real", "bitwise"):
+            for require in ("rounded", "real", "bitwise"):
                 files = [os.path.abspath(f) for f in files]  # the manifest's folder is elsewhere
                 keys = (f'reference = "{files[0]}"\nproduction = "{files[1]}"\n' if len(files) == 2
                         else f'graphs = "{files[0]}"\n')
@@ -165,7 +174,7 @@ with tempfile.TemporaryDirectory() as d:
         c.check(fails == FAILS[verdict], f"ci {name}: testsuite failing={fails} but verdict {verdict}")
         c.check((name in sarif_pairs) == FAILS[verdict], f"ci {name}: SARIF results do not match {verdict}")
         c.check(summary.get(name) == verdict, f"ci {name}: summary says {summary.get(name)}, JSON {verdict}")
-    c.check(len(suites) == 2 * len(pairs), f"ci: {len(suites)} testsuites")
+    c.check(len(suites) == 3 * len(pairs), f"ci: {len(suites)} testsuites")
     c.check(not glob.glob(os.path.join(out, "*.html")), "ci --no-report wrote HTML reports")
 
     # SARIF paths for code scanning (item 6): repository-relative URIs against %SRCROOT%,
@@ -212,4 +221,35 @@ with tempfile.TemporaryDirectory() as d:
             "a drawing that ran out of time must say so, without an install hint")
     c.check('class="node tv-divergence"' in page, "the timed-out drawing has no table fallback")
 
+# Level rounded names what was rounded where, with its bound, in every format (issue 34, item 2).
+rounded = [a.torchtv, "check", golden("prover/rounding/taylor_train_one_24th.tvir")]
+site = "constants 1/24 (reference) and 0.041666666666666664 (production), computed in f64, taylor.py:14"
+t = run(rounded)
+c.check(t.returncode == 0 and t.stdout.startswith("torchtv: equivalent (rounded)") and "  rounded: " + site in t.stdout
+        and "not of the outputs" in t.stdout, f"text lacks the rounded site:\n{t.stdout}")
+j = json.loads(run(rounded + ["--format", "json"]).stdout)
+first = (j.get("roundings") or [{}])[0]
+c.check(j["level"] == "rounded" and first.get("kind") == "constants" and first.get("location") == "taylor.py:14"
+        and first.get("reference") == "1/24" and 0 < first.get("bound", 0) < 2 ** -52,
+        f"JSON roundings: {j.get('roundings')}")
+c.check(any(o.get("roundings") for o in j["outputs"]), "JSON outputs carry no roundings")
+x = run(rounded + ["--format", "junit"]).stdout
+c.check('name="rounded"' in x and "taylor.py:14" in x, f"JUnit lacks the rounded property:\n{x[:800]}")
+sf = json.loads(run(rounded + ["--format", "sarif"]).stdout)
+props = sf["runs"][0].get("properties", {}).get("roundings", [])
+c.check(any(r.get("location") == "taylor.py:14" for r in props), f"SARIF lacks the roundings: {props}")
+g = run(rounded + ["--format", "github"]).stdout
+c.check(re.search(r"^::notice file=taylor\.py,line=14,title=torchtv%3A equal up to rounding::constants 1/24", g, re.M),
+        f"no GitHub notice at taylor.py:14:\n{g}")
+with tempfile.TemporaryDirectory() as d:
+    report = os.path.join(d, "rounded.html")
+    run(rounded + ["--report", report])
+    with open(report) as f:
+        page = entities.unescape(f.read())
+    c.check('id="roundings"' in page and site in page, "the HTML report lacks the rounded sites")
+    t = run(rounded + ["--require", "real"])
+    c.check(t.returncode == 2 and "--require real was given" in t.stdout and "  rounded: " + site in t.stdout,
+            f"--require real: exit {t.returncode}:\n{t.stdout}")
+
 c.done()
+

@@ -19,14 +19,15 @@ std::vector<Ruling> everyState() {
           {Verdict::Equivalent, Level::Bitwise, ReasonCode::ProvenBitwise},
           {Verdict::Equivalent, Level::Bitwise, ReasonCode::StructurallyEqual},
           {Verdict::Equivalent, Level::Real, ReasonCode::ProvenReal},
+          {Verdict::Equivalent, Level::Rounded, ReasonCode::ProvenRounded},
           {Verdict::NotEquivalent, Level::None, ReasonCode::Refuted},
           {Verdict::Error, Level::None, ReasonCode::Error}};
 }
 
-// Stronger claims of equivalence rank higher: bitwise > real > anything else.
+// Stronger claims of equivalence rank higher: bitwise > real > rounded > anything else.
 int strength(const Ruling &r) {
   if (r.verdict != Verdict::Equivalent) return 0;
-  return r.level == Level::Bitwise ? 2 : 1;
+  return r.level == Level::Bitwise ? 3 : r.level == Level::Real ? 2 : 1;
 }
 
 std::string row(const Ruling &before, Evidence e, Level l) {
@@ -40,7 +41,7 @@ TEST_CASE("the verdict table: every row keeps the invariants") {
   size_t rows = 0;
   for (const Ruling &before : everyState())
     for (Evidence e : everyEvidence())
-      for (Level l : {Level::None, Level::Bitwise, Level::Real}) {
+      for (Level l : {Level::None, Level::Bitwise, Level::Real, Level::Rounded}) {
         const Ruling after = rule(before, e, l);
         INFO(row(before, e, l), " -> ", verdictName(after.verdict), "/", levelName(after.level), " ",
              reasonCodeName(after.code));
@@ -49,8 +50,14 @@ TEST_CASE("the verdict table: every row keeps the invariants") {
         CHECK((after.level == Level::None) == (after.verdict != Verdict::Equivalent));
         // Nothing but a proof makes equivalent.
         if (!isProof(e) && before.verdict != Verdict::Equivalent) CHECK(after.verdict != Verdict::Equivalent);
-        // Runs never strengthen a verdict: no stronger claim of equivalence after them.
-        if (isRun(e)) CHECK(strength(after) <= strength(before));
+        // Runs never strengthen a verdict: no stronger claim of equivalence after them; nor does
+        // a requirement, nor a difference the normal form proves a rounding (it refutes nothing).
+        if (isRun(e) || e == Evidence::LevelRequired || e == Evidence::DiffersByRoundingOnly)
+          CHECK(strength(after) <= strength(before));
+        CHECK_FALSE(refutes(Evidence::DiffersByRoundingOnly));
+        if (e == Evidence::DiffersByRoundingOnly) CHECK(after == before);
+        // A rounded proof claims no more than rounded.
+        if (e == Evidence::ProvenRounded && after.verdict == Verdict::Equivalent) CHECK(after.level == Level::Rounded);
         // Only evidence that refutes makes not_equivalent; a reference that raises never does.
         if (before.verdict != Verdict::NotEquivalent && after.verdict == Verdict::NotEquivalent)
           CHECK(refutes(e));
@@ -66,7 +73,7 @@ TEST_CASE("the verdict table: every row keeps the invariants") {
         // A changed verdict names the row that changed it.
         if (after.verdict != before.verdict) CHECK(after.code != ReasonCode::None);
       }
-  CHECK(rows == everyState().size() * everyEvidence().size() * 3);
+  CHECK(rows == everyState().size() * everyEvidence().size() * 4);
 }
 
 TEST_CASE("the verdict table: the rows a reader relies on") {
@@ -84,8 +91,20 @@ TEST_CASE("the verdict table: the rows a reader relies on") {
   CHECK(rule(real, Evidence::CodeRunsDifferBeyondRounding).code == ReasonCode::RunsContradictProof);
   CHECK(rule(real, Evidence::GraphRunsDifferBeyondRounding).code == ReasonCode::InternalInconsistency);
   CHECK(rule(pending, Evidence::CodeRunsDifferBeyondRounding).code == ReasonCode::RefutedByRunning);
-  CHECK(rule(real, Evidence::BitwiseRequired).verdict == Verdict::Unknown);
-  CHECK(rule(bitwise, Evidence::BitwiseRequired) == bitwise);
+  const Ruling rounded{Verdict::Equivalent, Level::Rounded, ReasonCode::ProvenRounded};
+  CHECK(rule(pending, Evidence::ProvenRounded) == rounded);
+  CHECK(rule(pending, Evidence::Proven, Level::Rounded) == rounded);
+  CHECK(rule(real, Evidence::ProvenRounded).level == Level::Rounded);
+  CHECK(rule(pending, Evidence::DiffersByRoundingOnly) == pending);
+  // --require: rounded < real < bitwise.
+  CHECK(rule(real, Evidence::LevelRequired, Level::Bitwise).code == ReasonCode::RealButBitwiseRequired);
+  CHECK(rule(real, Evidence::LevelRequired, Level::Real) == real);
+  CHECK(rule(real, Evidence::LevelRequired, Level::Rounded) == real);
+  CHECK(rule(bitwise, Evidence::LevelRequired, Level::Bitwise) == bitwise);
+  CHECK(rule(rounded, Evidence::LevelRequired, Level::Rounded) == rounded);
+  CHECK(rule(rounded, Evidence::LevelRequired, Level::Real).code == ReasonCode::RoundedButRealRequired);
+  CHECK(rule(rounded, Evidence::LevelRequired, Level::Bitwise).code == ReasonCode::RoundedButBitwiseRequired);
+  CHECK(rule(rounded, Evidence::LevelRequired, Level::Bitwise).verdict == Verdict::Unknown);
   // Every replay outcome is a row of its own (Note [Replay outcomes fail closed]).
   using K = ReplayOutcome::Kind;
   CHECK(evidenceOfReplay(K::ReferenceRaised) == Evidence::ReferenceRaises);

@@ -8,13 +8,16 @@
 
 The two functions are captured in this process (with the torch you import), written as a
 capture directory (docs/capture-format.md) and decided by the `torchtv` binary, found at
-$TORCHTV_BIN, else at build/torchtv of the source tree this package sits in, else on PATH.
+$TORCHTV_BIN, else at build/torchtv of the source tree this package sits in, else on PATH
+(`/usr/bin/torchtv` of the Debian package). `python -m torchtv ARGS` runs that binary.
 """
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+
+__version__ = "0.1.0"  # the CMake project's VERSION; e2e/package checks that they agree
 
 __all__ = ["verify", "assert_equivalent", "check_dir", "Result", "TorchtvError"]
 
@@ -35,6 +38,8 @@ class Result:
         self.reason = data["reason"]
         self.outputs = data["outputs"]
         self.counterexample = data["counterexample"]
+        # Level "rounded": what was rounded where, each site with its bound (docs/json-output.md)
+        self.roundings = data.get("roundings") or []
         self.report_path = report_path
 
     @property
@@ -68,6 +73,8 @@ class Result:
                         side, site["value"], site["op"], " (%s)" % site["loc"] if site.get("loc") else ""))
         if proven:
             lines.append("  proven equivalent: " + ", ".join(proven))
+        for site in self.roundings:
+            lines.append("  rounded: " + site["description"])
         cex = self.counterexample
         if cex:
             index = "[%s]" % ", ".join(str(i) for i in cex.get("index") or [])
@@ -118,16 +125,19 @@ def _find_binary():
     found = shutil.which("torchtv")
     if found:
         return found
-    raise TorchtvError("torchtv binary not found: build it (scripts/build.sh) or set TORCHTV_BIN")
+    raise TorchtvError("torchtv binary not found: install it (the .deb, README 'Install'), build it "
+                       "(scripts/build.sh) or set TORCHTV_BIN")
 
 
 def verify(reference, production, example_inputs, mode="forward", fusions=None,
-           require="real", timeout=600, keep_capture=None, report=None):
+           require="rounded", timeout=600, keep_capture=None, report=None):
     """Captures `reference` and `production` at `example_inputs` (a tuple of tensors, or a
     function returning one) and decides them. `mode` and `fusions` mean what MODE and FUSIONS
     mean in a pair file. Returns a Result; a capture problem comes back as verdict "error"
     with the reason, as from the CLI. `keep_capture`, a directory path, keeps the captured
-    graphs there; `report`, a file path, gets the HTML diff report (as `--report`)."""
+    graphs there; `report`, a file path, gets the HTML diff report (as `--report`). `require`:
+    the weakest level that counts as equivalent, "rounded" (the default), "real" or "bitwise"
+    (as `--require`)."""
     from torchtv_capture.capture import capture_loaded_pair
     from torchtv_capture.cli import write_dir
     from torchtv_capture.errors import CaptureError
@@ -151,10 +161,12 @@ def verify(reference, production, example_inputs, mode="forward", fusions=None,
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def check_dir(binary, capture_dir, require="real", timeout=600, report_path=None, fusions=None):
+def check_dir(binary, capture_dir, require="rounded", timeout=600, report_path=None, fusions=None):
     """Runs `torchtv check` on a capture directory (with `--fusions DIR` when given); returns its
     Result (never a verdict made up here: a crash or a mismatch between exit code and verdict
     raises TorchtvError)."""
+    if require not in ("rounded", "real", "bitwise"):
+        raise ValueError("require must be 'rounded', 'real' or 'bitwise', not %r" % (require,))
     cmd = [binary, "check", capture_dir, "--format", "json", "--require", require,
            "--timeout", str(timeout)]
     if report_path:

@@ -96,7 +96,7 @@ class Validator:
     """Installs the hooks (install/uninstall, or use it as a context manager)."""
 
     def __init__(self, on_failure="log", out_dir=None, stages=("joint", "post_grad"), check=True,
-                 keep="failures", require="real", timeout=300, name=None, binary=None, fusions=None):
+                 keep="failures", require="rounded", timeout=300, name=None, binary=None, fusions=None):
         if on_failure not in ("log", "raise"):
             raise ValueError("on_failure must be 'log' or 'raise'")
         if keep not in ("failures", "all", "changed"):

@@ -11,6 +11,7 @@ from .export import UPDATED_SUFFIX, graph_to_json, input_updates
 from .fake import fake_capture
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
+from .scalar_reads import describe_reads
 from .sources import code_files
 from .tracing import trace_forward, trace_joint, trace_production, run_make_fx
 from .values import bind_args, canonical_name, encode_value, dtype_name
@@ -250,7 +251,7 @@ def _capture(pair):
             "production() returns %d tensor%s but the reference graph has %d output%s (%s)%s"
             % (len(prod_nodes), "" if len(prod_nodes) == 1 else "s", len(out_names),
                "" if len(out_names) == 1 else "s", ", ".join(out_names),
-               "; in train_step mode production must return (loss, *grads)" if mode == "train_step" else ""),
+               _output_count_hint(mode, pair, len(prod_nodes), len(out_names))),
             pair.path, return_line(pair.production))
 
     # ---- export ---------------------------------------------------------------------------
@@ -263,7 +264,8 @@ def _capture(pair):
                                        producer(mode), watch, input_extra, updated_inputs=updated)
     prod_json, prod_info = graph_to_json(prod_gm, "production", pair.input_names, inputs, out_names,
                                          producer(mode), watch, input_extra, updated_inputs=updated)
-    for g in ("reference", "production"):
+    for g, gm in (("reference", ref_gm), ("production", prod_gm)):
+        warnings.extend(describe_reads(g + "()", getattr(gm, "torchtv_scalar_reads", ())))
         for nm in mutated[g]:
             warnings.append("%s() modifies its input '%s' in place%s" % (
                 g, nm, " (allowed by ALLOW_INPUT_MUTATION: not compared)" if nm not in updated
@@ -336,6 +338,31 @@ def _call_signature(args, kwargs):
     return (tuple(d(a) for a in args), tuple(sorted((k, d(v)) for k, v in kwargs.items())))
 
 
+# Note [Fusion arguments recorded as fake tensors]
+# A FUSIONS definition is traced on the arguments its op was called with in the production trace.
+# torch 1.13's make_fx records no values, so they come from running the graph again (real
+# tensors); torch 2.x's make_fx records every value as a FakeTensor of its own fake mode, which a
+# new make_fx cannot take ("Mixing fake modes NYI"). Only the arguments' dtypes, shapes and devices
+# matter to the definition's trace (a definition that branched on values would be refused as
+# data-dependent), so a fake argument is replaced by zeros of its type; the definition's graph
+# does not depend on which values it was traced at.
+def _output_count_hint(mode, pair, produced, expected):
+    """What to change when production's outputs do not match the reference graph's in number."""
+    if mode == "train_step":
+        return "; in train_step mode production must return (loss, *grads)"
+    with_grad = sum(1 for t in pair.example_inputs if isinstance(t, torch.Tensor) and t.requires_grad)
+    if expected == 1 and with_grad and produced == 1 + with_grad:
+        return ("; production returns a loss and %d gradient%s: for a train step, set MODE = \"train_step\" in "
+                "the pair file (the reference graph then returns (loss, *grads))" % (with_grad, "" if with_grad == 1 else "s"))
+    return ""
+
+
+def _fusion_argument(v):
+    if type(v).__name__ == "FakeTensor":
+        return torch.zeros(tuple(int(d) for d in v.shape), dtype=v.dtype, device=v.device)
+    return v.detach().clone()
+
+
 def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
     node, args, kwargs, result = calls[0]
     op = node.target
@@ -350,7 +377,7 @@ def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
         if isinstance(v, torch.Tensor):
             slots.append(i)
             names.append(sp.name)
-            tensors.append(v.detach().clone())
+            tensors.append(_fusion_argument(v))
         elif isinstance(v, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in v):
             raise CaptureError("%s: argument '%s' of %s is a list of tensors; fusions over Tensor[] "
                                "arguments are not supported yet" % (what, sp.name, cname), pair.path, None)

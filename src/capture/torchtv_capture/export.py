@@ -548,7 +548,9 @@ def mutation_problem(gm, gname="traced", exclude=()):
             return (("%s graph: %s (node %s) writes its result into an out= tensor"
                      % (gname, canonical_name(n.target), n.name)),) + _loc_tuple(n)
         if written:
-            mutations.append((n, [bound[i][1] for i in written]))
+            # a list op (`_foreach_add_`) writes every tensor of its list argument
+            mutations.append((n, [w for i in written for w in
+                                  (bound[i][1] if isinstance(bound[i][1], (list, tuple)) else [bound[i][1]])]))
         for oi, s in enumerate(_alias_sets(n.target)):
             for ai in s:
                 if isinstance(bound[ai][1], torch.fx.Node):

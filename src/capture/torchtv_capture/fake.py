@@ -65,12 +65,20 @@ def fake_capture(pair):
 _NO_META_KERNEL = "from the 'Meta' backend"
 
 
-def meta_kernel_hint(message):
-    """A hint appended to a tracing error caused by an op without a meta kernel, else ''."""
-    if _NO_META_KERNEL not in message:
+def meta_kernel_hint(exc):
+    """A hint appended to a tracing error caused by an op without a meta kernel, else ''. torch
+    1.13 says "Could not run 'ns::op' with arguments from the 'Meta' backend"; torch 2.x raises
+    UnsupportedOperatorException naming the overload as ns.op.default, named here as ns::op."""
+    op = getattr(exc, "func", None)
+    if type(exc).__name__ == "UnsupportedOperatorException" and hasattr(op, "_schema"):
+        named = "%s has no kernel for fake tensors" % op._schema.name
+    elif _NO_META_KERNEL in str(exc):
+        named = ""
+    else:
         return ""
-    return ("; a pair with meta example inputs is traced with fake tensors, so every custom op "
-            "needs a 'Meta' kernel (e.g. lib.impl(name, reference_fn, \"Meta\"))")
+    return ("; %sa pair with meta example inputs is traced with fake tensors, so every custom op "
+            "needs a 'Meta' kernel (e.g. lib.impl(name, reference_fn, \"Meta\"))"
+            % (named + ": " if named else ""))
 
 
 @contextlib.contextmanager

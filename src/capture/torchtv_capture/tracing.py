@@ -6,6 +6,8 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 from .errors import CaptureError, user_frame_of_exception, short_exc
 from .fake import meta_kernel_hint
+from .foreach import per_tensor_foreach
+from .scalar_reads import ScalarReads
 from .fxnames import fast_node_names
 
 _DATA_DEP_MARKERS = (
@@ -23,7 +25,7 @@ def _describe_trace_error(exc, what):
         return ("data-dependent control flow or value access in %s: a tensor's value was read "
                 "during tracing (bool()/if on a tensor, .item(), .tolist(), ...); captured graphs "
                 "must not depend on tensor values [%s]" % (what, short_exc(exc, 300)))
-    return "tracing %s failed: %s%s" % (what, short_exc(exc), meta_kernel_hint(msg))
+    return "tracing %s failed: %s%s" % (what, short_exc(exc), meta_kernel_hint(exc))
 
 
 # Note [Kernels eager execution runs]
@@ -132,12 +134,18 @@ def run_make_fx(fn, inputs, what, pair, recorder):
     from .export import mutation_problem
 
     def traced(*args):
-        return fn(*args)
+        with per_tensor_foreach():  # Note [Foreach ops as per-tensor ops]
+            return fn(*args)
 
     def trace(f):
+        # values read out of tensors the function creates, recorded (Note [Values read from
+        # tensors the function creates])
+        reads = ScalarReads(recorder)
         try:
             with recorder, eager_kernels(), fast_node_names():
-                return make_fx(f)(*inputs)
+                gm = make_fx(f, decomposition_table=reads.table())(*inputs)
+            gm.torchtv_scalar_reads = reads.reads
+            return gm
         except CaptureError:
             raise
         except Exception as e:
