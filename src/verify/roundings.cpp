@@ -13,6 +13,7 @@
 #include "ir/graph.h"
 #include "src/verify/cone.h"
 #include "src/verify/cut_points.h"
+#include "src/verify/verdict_table.h"
 
 namespace torchtv {
 
@@ -137,7 +138,7 @@ void settleRoundedLevels(const Graph &reference, const Graph &production, const 
       if (std::find(out.roundings.begin(), out.roundings.end(), r) == out.roundings.end()) added.push_back(r);
     if (added.empty()) continue;
     addRoundings(out.roundings, added);
-    out.level = Level::Rounded;
+    applyEvidence(out, Evidence::ProvenRounded);
     out.reason += "; " + describeRoundings(added);
   }
 }
