@@ -81,12 +81,35 @@ std::optional<TensorType> PatternBuilder::type(const TypeExpr &t, const TensorTy
     out.dtype = *dtype;
     if (actual && actual->dtype != out.dtype) mismatch("dtype differs");
   }
+  // Note [Leading dims in definitions]
   // `...` first in a header type stands for the operand's leading dims, so the
-  // dims written after it bind the trailing ones at any rank.
+  // dims written after it bind the trailing ones at any rank. A body type
+  // starting with `...` stands for the leading dims of the header's inputs
+  // (a call whose inputs differ there does not match such a definition):
+  // `%y: $T[...] = prims::abs(%x)` gives an op without a shape rule the result
+  // type of an elementwise op on the inputs (the generated definitions of
+  // fusions/decompositions.tvir). They are kept in dimBinds_ under names no
+  // dim symbol can take ("...rank", "...0", "...1", ...).
   if (t.dots) {
-    if (!actual) fail(*t.dots, "'...' is only allowed in the input types of a fusion definition's header");
-    if (actual->shape.size() < t.dims.size()) mismatch("rank differs");
-    out.shape.assign(actual->shape.begin(), actual->shape.end() - static_cast<std::ptrdiff_t>(t.dims.size()));
+    if (!actual) {
+      auto rank = dimBinds_.find("...rank");
+      if (rank == dimBinds_.end())
+        fail(*t.dots, "'...' in a definition's body needs a header input typed with '...'");
+      if (dimBinds_.count("...differ")) mismatch("the dims '...' stands for differ between the inputs");
+      for (int64_t i = 0; i < rank->second.size(); ++i) out.shape.push_back(dimBinds_.at("..." + std::to_string(i)));
+    } else {
+      if (actual->shape.size() < t.dims.size()) mismatch("rank differs");
+      out.shape.assign(actual->shape.begin(), actual->shape.end() - static_cast<std::ptrdiff_t>(t.dims.size()));
+      auto rank = dimBinds_.find("...rank");
+      if (rank == dimBinds_.end()) {
+        dimBinds_.emplace("...rank", static_cast<int64_t>(out.shape.size()));
+        for (size_t i = 0; i < out.shape.size(); ++i) dimBinds_.emplace("..." + std::to_string(i), out.shape[i]);
+      } else {
+        bool same = rank->second.size() == static_cast<int64_t>(out.shape.size());
+        for (size_t i = 0; same && i < out.shape.size(); ++i) same = dimBinds_.at("..." + std::to_string(i)) == out.shape[i];
+        if (!same) dimBinds_.emplace("...differ", 0);
+      }
+    }
   }
   for (const Token &d : t.dims) {
     size_t i = out.shape.size();
@@ -137,7 +160,8 @@ Attribute PatternBuilder::value(const ValueExpr &e) {
 // A definition may compute a number from what the call binds, in double as
 // ATen computes it: `rsqrt($E)` is 1.0 / std::sqrt(E), the default attention
 // scale of sdp::calculate_scale; `div(2.0, numel(%x))` the mean factor of
-// mse_loss_backward; `sqrt(a)` likewise. The value is a constant of the
+// mse_loss_backward; `sqrt(a)` and `mul(a, b)` likewise (`mul($alpha, $scale)`:
+// elu's negative coefficient, as torch._decomp computes it). The value is a constant of the
 // instantiated graph, so a proof sees exactly the double PyTorch uses (not,
 // say, E^(-1/2) over the reals). numel of a symbolic shape does not match.
 Attribute PatternBuilder::computed(const ValueExpr &e) {
@@ -162,9 +186,10 @@ Attribute PatternBuilder::computed(const ValueExpr &e) {
       {"rsqrt", {1, [](const std::vector<double> &a) { return 1.0 / std::sqrt(a[0]); }}},
       {"sqrt", {1, [](const std::vector<double> &a) { return std::sqrt(a[0]); }}},
       {"div", {2, [](const std::vector<double> &a) { return a[0] / a[1]; }}},
+      {"mul", {2, [](const std::vector<double> &a) { return a[0] * a[1]; }}},
   };
   auto f = kFunctions.find(fn.text);
-  if (f == kFunctions.end()) fail(fn, "unknown function '" + fn.text + "' (known: rsqrt, sqrt, div, numel)");
+  if (f == kFunctions.end()) fail(fn, "unknown function '" + fn.text + "' (known: rsqrt, sqrt, div, mul, numel)");
   if (args.size() != f->second.first)
     fail(fn, fn.text + " takes " + std::to_string(f->second.first) + " argument(s), got " + std::to_string(args.size()));
   return f->second.second(args);

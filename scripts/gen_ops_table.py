@@ -67,9 +67,43 @@ def fusion_ops():
 
 
 def defined_with_semantics(smt):
-    """Ops without semantics of their own that a bundled definition expands into ops that have them."""
-    return {op for op, bodies in fusion_definitions().items()
-            if op not in smt and any(body and body <= smt for body in bodies)}
+    """Ops without semantics of their own that a bundled definition expands into ops that have them,
+    directly or through other such definitions (mish's calls softplus, frac's the prims)."""
+    defs, known = fusion_definitions(), set()
+    while True:
+        more = {op for op, bodies in defs.items()
+                if op not in smt and op not in known and any(body and body <= smt | known for body in bodies)}
+        if not more:
+            return known
+        known |= more
+
+
+def generated_ops():
+    """Ops defined by fusions/decompositions.tvir (tools/decompositions/gen_definitions.py)."""
+    return set(re.findall(r"^graph @([\w:.]+)\(", read("fusions/decompositions.tvir"), re.M))
+
+
+def lines_of(path):
+    return [l for l in read(path).splitlines() if l.strip() and not l.startswith("#")]
+
+
+def decomposition_rows(smt, by_def):
+    """docs/ops.md's rows for torch 1.13's decomposition table: op, where its semantics come from."""
+    generated = generated_ops()
+    why_not = dict(l.split("\t", 1) for l in lines_of("tools/decompositions/not_generated.txt"))
+    rows, counts = [], {"hand": 0, "decomposition": 0, "none": 0}
+    for op in lines_of("tools/decompositions/decomposition_table_1_13.txt"):
+        if op in smt or (op in by_def and op not in generated):
+            source = "hand"
+        elif op in generated and op in by_def:
+            source = "decomposition"
+        else:
+            source = "none"
+        counts[source] += 1
+        reason = why_not.get(op, "not attempted: tools/decompositions/gen_definitions.py does not list it") \
+            if source == "none" else ""
+        rows.append(f"| `{op}` | {source} | {reason.replace('|', '/')} |")
+    return rows, counts
 
 
 def coverage(torchtv):
@@ -112,6 +146,7 @@ def render(torchtv):
         return out
 
     others = sorted(reg - set(core) - {op for op in reg if op.startswith("prims::")})
+    decomp_rows, decomp = decomposition_rows(smt, by_def)
     prims = sorted(op for op in known | reg if op.startswith("prims::"))
     lines = [
         "# Op coverage",
@@ -157,6 +192,19 @@ def render(torchtv):
         "## prims ops",
         "",
         *rows(prims),
+        "",
+        "## torch 1.13's decomposition table",
+        "",
+        f"The {sum(decomp.values())} functional ops of torch 1.13's `torch._decomp.decomposition_table` (list: "
+        "`tools/decompositions/decomposition_table_1_13.txt`), and where each one's semantics come from: "
+        f"`hand` ({decomp['hand']}) — semantics of its own in `src/sem/`, or a hand-written definition in `fusions/`; "
+        f"`decomposition` ({decomp['decomposition']}) — its torch decomposition, traced and audited against "
+        "LibTorch's kernel by `tools/decompositions/gen_definitions.py` (`fusions/decompositions.tvir`, level real); "
+        f"`none` ({decomp['none']}) — an uninterpreted op, with the reason (the generator's, for the ops it tried).",
+        "",
+        "| op | semantics | why none |",
+        "|---|---|---|",
+        *decomp_rows,
         "",
         "## Other ops with a shape rule",
         "",

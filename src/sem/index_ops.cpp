@@ -447,11 +447,38 @@ TermPtr indexTensor(OpEnv &e) {
 // in tests/capture/pairs/inplace_xent_backward.py. The term of one element
 // has O(|B| * (K_0 + ... + K_{m-1})) nodes (a dispatch of 2K arms per index
 // and position, Note [Data-dependent indices]), so |B| is capped like K.
+//
+// Note [index_put with a bool mask]
+// One bool index selects the elements of self where it is true (Megatron's
+// `masked_input[mask] = 0`). With a values tensor of one element (a scalar
+// written to every selected element) the positions written do not depend on
+// how many there are, and element p is mask[p_lead] ? v : self[p] (self[p] + v
+// when accumulating): a select, exact at every level. A values tensor of K
+// elements is written in the order of the true elements, which depends on the
+// mask's data: `unknown`.
+TermPtr indexPutMasked(OpEnv &e) {
+  const TensorType &x = e.inType(0), &mask = e.inType(1), &values = e.inType(2);
+  if (mask.rank() > x.rank() || !std::equal(mask.shape.begin(), mask.shape.end(), x.shape.begin()))
+    e.unsupported("index_put with a bool index whose shape is not self's leading dims");
+  auto count = numel(values.shape);
+  if (!count || *count != 1)
+    e.unsupported("index_put with a bool index and a values tensor of more than one element (written in the order of "
+                  "the mask's true elements)");
+  DType d = e.outType().dtype;
+  Idx lead(e.index.begin(), e.index.begin() + mask.rank());
+  TermPtr hit = e.tc.make(TOp::Ne, {e.operandAt(1, lead, DType::Bool), e.tc.boolConstant(false)}, DType::Bool);
+  TermPtr self = e.operandAt(0, e.index, d);
+  TermPtr v = e.operandAt(2, Idx(values.rank(), IndexExpr::constant(0)), d);
+  if (e.node.attr("accumulate").asBool()) v = e.tc.make(TOp::Add, {self, v}, d);
+  return e.tc.select(hit, v, self);
+}
+
 TermPtr indexPut(OpEnv &e) {
   const TensorType &x = e.inType(0);
   int64_t m = static_cast<int64_t>(e.node.inputs.size()) - 2;
   if (m < 1) e.unsupported("index_put without indices");
   if (x.dtype == DType::Bool) e.unsupported("index_put into a bool tensor");
+  if (m == 1 && e.node.inputs[1] && e.inType(1).dtype == DType::Bool) return indexPutMasked(e);
   Shape b;
   for (int64_t k = 1; k <= m; ++k) {
     if (!e.node.inputs[k]) e.unsupported("index_put with a None index (a slice of the dim)");
@@ -609,6 +636,25 @@ void addIndex(HandlerTable &t) {
     DType d = e.outType().dtype;
     return readAtIndex(e, v, x.shape[dim], d, "index_select",
                        [&](const IndexExpr &j) { return readAt(e, 0, e.index, dim, j, d); });
+  };
+  // Note [repeat_interleave of repeats]
+  // repeat_interleave(r)[j] is the i with P(i-1) <= j < P(i), P(i) = r[0] + ... + r[i]:
+  // the count of the i with P(i) <= j, over the n = len(r) entries (n concrete,
+  // unrolled; n is a head count in GQA's repeat_kv). Exact integer arithmetic.
+  // The result's length is the capture's (ATen's sum of r); negative repeats raise in ATen.
+  t["aten::repeat_interleave.Tensor"] = [](OpEnv &e) {
+    const TensorType &r = e.inType(0);
+    if (r.rank() != 1) e.unsupported("repeat_interleave of repeats that are not a vector");
+    if (!isIntegral(r.dtype) || r.dtype == DType::Bool) e.unsupported("repeat_interleave of non-integer repeats");
+    int64_t n = extentOf(e, r.shape[0], "repeat_interleave");
+    TermPtr j = e.tc.indexValue(e.index.at(0), DType::I64), prefix = e.tc.intConstant(0, DType::I64);
+    TermPtr count = e.tc.intConstant(0, DType::I64);
+    for (int64_t i = 0; i < n; ++i) {
+      prefix = e.tc.make(TOp::Add, {prefix, e.operandAt(0, {IndexExpr::constant(i)}, DType::I64)}, DType::I64);
+      TermPtr reached = e.tc.make(TOp::Le, {prefix, j}, DType::Bool);
+      count = e.tc.make(TOp::Add, {count, e.tc.select(reached, e.tc.intConstant(1, DType::I64), e.tc.intConstant(0, DType::I64))}, DType::I64);
+    }
+    return e.tc.cast(count, e.outType().dtype);
   };
   t["aten::embedding"] = [](OpEnv &e) {  // weight[indices[i...], d]
     int64_t k = extentOf(e, e.inType(0).shape[0], "embedding", kMaxEmbeddingRows);

@@ -207,17 +207,21 @@ void addReductions(HandlerTable &t) {
   };
   // any: whether some element is nonzero (NaN is), as a count of nonzero
   // elements compared with 0 (an integer sum: exact, and every interpreter has it).
-  for (const char *name : {"aten::any", "aten::any.dim"}) {
+  // all: whether every element is nonzero, as a count of zero elements compared with 0.
+  for (const char *name : {"aten::any", "aten::any.dim", "aten::all", "aten::all.dim"}) {
     t[name] = [](OpEnv &e) {
       if (e.outType().dtype != DType::Bool) e.unsupported("a result that is not bool");
       DType in = e.inType(0).dtype;
-      std::vector<int64_t> dims = e.node.op == "aten::any" ? dimsOf(e, "none") : dimsOf(e);
+      bool any = e.node.op.rfind("aten::any", 0) == 0;
+      bool whole = e.node.op == "aten::any" || e.node.op == "aten::all";
+      std::vector<int64_t> dims = whole ? dimsOf(e, "none") : dimsOf(e);
       TermPtr n = reduceDims(e, TOp::Sum, dims, keepdimOf(e), DType::I64, [&](const std::vector<IndexExpr> &idx) {
         TermPtr x = e.operandAt(0, idx, in);
         TermPtr nonzero = in == DType::Bool ? x : e.tc.make(TOp::Ne, {x, e.tc.constant(0, in)}, in);
+        if (!any) nonzero = e.tc.make(TOp::Not, {e.tc.cast(nonzero, DType::Bool)}, DType::Bool);
         return e.tc.cast(nonzero, DType::I64);
       });
-      return e.tc.make(TOp::Ne, {n, e.tc.intConstant(0, DType::I64)}, DType::I64);
+      return e.tc.make(any ? TOp::Ne : TOp::Eq, {n, e.tc.intConstant(0, DType::I64)}, DType::I64);
     };
   }
   t["aten::max.dim"] = [](OpEnv &e) { return extremeDim(e, TOp::RMax); };

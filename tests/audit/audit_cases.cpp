@@ -333,6 +333,9 @@ std::vector<AuditCase> build() {
                     "(%x: $T[1,2,4,4,5]) -> ($T[1,2,2,2,3]) {\n  %y: $T[1,2,2,2,3] = aten::avg_pool3d(%x) "
                     "{kernel_size=[2,2,3], stride=[2,2,2], padding=[0,0,1], ceil_mode=false, count_include_pad=true, divisor_override=none}\n  return %y\n}"));
   c.push_back(fixed("aten::any", kFIB, "(%x: $T[4,6]) -> (bool[]) {\n  %y: bool[] = aten::any(%x)\n  return %y\n}"));
+  c.push_back(fixed("aten::all", kFIB, "(%x: $T[4,6]) -> (bool[]) {\n  %y: bool[] = aten::all(%x)\n  return %y\n}"));
+  c.push_back(fixed("aten::all.dim", kFIB, "(%x: $T[4,6]) -> (bool[4]) {\n  %y: bool[4] = aten::all.dim(%x) {dim=1, keepdim=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::all.dim", {"bool"}, "(%m: $T[2,3]) -> (bool[2,1]) {\n  %y: bool[2,1] = aten::all.dim(%m) {dim=-1, keepdim=true}\n  return %y\n}"));
   c.push_back(fixed("aten::any.dim", kFIB, "(%x: $T[4,6]) -> (bool[4,1]) {\n  %y: bool[4,1] = aten::any.dim(%x) {dim=1, keepdim=true}\n  return %y\n}"));
   c.push_back(fixed("aten::native_dropout", kF, "(%x: $T[3,5]) -> ($T[3,5], bool[3,5]) {\n  %y: $T[3,5], %m: bool[3,5] = aten::native_dropout(%x) {p=0.5, train=false}\n  return %y, %m\n}"));
   for (const char *nd : {"1d", "2d", "3d"}) {
@@ -561,12 +564,27 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::scatter.src", kFI, "(%x: $T[3,5], %i5: i64[3,1], %s: $T[3,2]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter.src(%x, %i5, %s) {dim=1}\n  return %y\n}"));
   c.push_back(fixed("aten::index_put", kFI, "(%x: $T[5,3], %i5: i64[4], %v: $T[4,3]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::index_put(%x, %i5, %v) {accumulate=true}\n  return %y\n}"));
   c.push_back(fixed("aten::index_put", kFI, "(%x: $T[5,3], %i5: i64[1], %v: $T[1,3]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::index_put(%x, %i5, %v) {accumulate=false}\n  return %y\n}"));
+  // Note [index_put with a bool mask]: a mask of self's shape or its leading dims, one value.
+  for (const char *acc : {"false", "true"}) {
+    c.push_back(fixed("aten::index_put", kFI, std::string("(%x: $T[5,3], %m: bool[5,3], %v: $T[]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::index_put(%x, %m, %v) {accumulate=") + acc + "}\n  return %y\n}"));
+    c.push_back(fixed("aten::index_put", kFI, std::string("(%x: $T[5,3], %m: bool[5], %v: $T[1]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::index_put(%x, %m, %v) {accumulate=") + acc + "}\n  return %y\n}"));
+  }
   c.push_back(fixed("aten::nll_loss_forward", kF32,
                     "(%x: $T[4,5], %i5: i64[4]) -> ($T[], $T[]) {\n"
                     "  %y: $T[], %w: $T[] = aten::nll_loss_forward(%x, %i5, none) {reduction=1, ignore_index=2}\n  return %y, %w\n}"));
   c.push_back(fixed("aten::nll_loss_backward", kF32,
                     "(%g: $T[], %x: $T[4,5], %i5: i64[4], %tw: $T[]) -> ($T[4,5]) {\n"
                     "  %y: $T[4,5] = aten::nll_loss_backward(%g, %x, %i5, none, %tw) {reduction=2, ignore_index=-100}\n  return %y\n}"));
+  // Note [repeat_interleave of repeats]: the result's length is the repeats' sum, so they are
+  // constants here (uniform, as GQA's repeat_kv, and 0, 1, 2 with an empty run).
+  for (const char *repeats : {"aten::full() {size=[3], fill_value=2, dtype=i64, layout=none, device=none, pin_memory=none}",
+                              "aten::arange() {end=3, dtype=i64, layout=none, device=none, pin_memory=none}"}) {
+    std::string n = std::string(repeats).find("full") != std::string::npos ? "6" : "3";
+    c.push_back(fixed("aten::repeat_interleave.Tensor", {"i64"},
+                      "(%x: $T[" + n + "]) -> ($T[" + n + "]) {\n  %r: i64[3] = " + repeats +
+                          "\n  %j: i64[" + n + "] = aten::repeat_interleave.Tensor(%r)\n  %y: $T[" + n +
+                          "] = aten::add.Tensor(%x, %j)\n  return %y\n}"));
+  }
   c.push_back(fixed("aten::scaled_dot_product_attention", kF32,
                     "(%q: $T[2,3,4], %k: $T[2,5,4], %v: $T[2,5,4]) -> ($T[2,3,4]) {\n"
                     "  %y: $T[2,3,4] = aten::scaled_dot_product_attention(%q, %k, %v, none)\n  return %y\n}"));

@@ -10,7 +10,7 @@ namespace torchtv::audit {
 // its name: "(%x: $T$S) -> ($T$S) { ... }". `$T` is replaced by each dtype of
 // `dtypes`, `$S` by each shape of `shapes`. Inputs are drawn by name: `%iN`
 // (N a number) is an index in [0, N), `%m...` a bool mask, `%zK` a tensor with
-  // exactly K nonzero elements (K a number), any other by its
+  // exactly K nonzero elements (K a number), `%unit...` a value in [0, 1], any other by its
 // dtype (random, special and tied values).
 struct AuditCase {
   std::string op;

@@ -21,6 +21,19 @@
 // An op whose term wraps arithmetic around an atom cannot be checked bit for
 // bit here and must be listed real-only.
 //
+// Note [Auditing definitions]
+// An op without semantics of its own that a bundled definition expands
+// (fusions/decompositions.tvir, written by tools/decompositions/gen_definitions.py
+// from torch._decomp) is audited through that definition: the one-node graph is
+// normalized with the bundled definitions (exactly what the verifier does), and
+// the expansion is evaluated against ATen's kernel on the op. A definition
+// holds at level real only (Note [Exact expansions]), so these rows are
+// real-only: within rounding on finite values, and the same NaN, inf and zero
+// pattern on the special draws. Their cases are data, next to the definitions'
+// generator: tests/audit/decomposition_cases.txt (`--cases FILE`); the generator
+// runs this audit on its candidates (`--fusions DIR --cases FILE --cases-only`)
+// and ships only the definitions whose every case agrees.
+//
 // Prints a table and exits 1 on any disagreement that
 // tests/audit/known_disagreements.txt does not list (with its reason).
 // Usage: semantics_audit [--known FILE] [--out FILE] [--only OP] [--seed N]
@@ -38,6 +51,7 @@
 #include "ir/bitwise_faithful.h"
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
+#include "src/normalize/normalize.h"
 #include "src/eval/concrete.h"
 #include "src/torch/replay.h"
 #include "src/sem/semantics.h"
@@ -192,6 +206,16 @@ std::vector<double> drawValues(const Value &in, size_t n, DrawKind kind, std::mt
   if (name.size() > 1 && name[0] == 'i' && std::isdigit(static_cast<unsigned char>(name[1]))) {
     std::uniform_int_distribution<int64_t> u(0, std::stoll(name.substr(1)) - 1);
     for (double &x : out) x = static_cast<double>(u(rng));
+    return out;
+  }
+  // `%unit...`: in [0, 1] (a probability: binary_cross_entropy raises outside), its ends among the special draws.
+  if (name.rfind("unit", 0) == 0 && isFloating(d)) {
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> pick(0, 3);
+    for (double &x : out) {
+      int p = pick(rng);
+      x = sem::roundToDType(kind == DrawKind::Random || p == 3 ? u(rng) : p == 0 ? 0.0 : p == 1 ? 1.0 : 0.5, d);
+    }
     return out;
   }
   // `%zK...`: exactly K nonzero elements at random positions (nonzero's result has K rows).
@@ -377,6 +401,23 @@ std::string labelOf(const AuditCase &c) {
   return label;
 }
 
+// The definitions a case without semantics of its own is expanded through:
+// the bundled ones, and the candidates of `--fusions DIR` (tried first).
+FusionLibrary &definitions() {
+  static FusionLibrary lib;
+  return lib;
+}
+
+bool byDefinition(const std::string &op) { return !sem::hasSemantics(op) && definitions().find(op); }
+
+// The case's graph with every definition expanded (Note [Auditing definitions]).
+std::unique_ptr<Module> expandedCase(const AuditCase &c, const std::string &dtype, const std::string &shape) {
+  auto m = parseCase(c, dtype, shape);
+  NormalizeOptions opts;
+  normalizeGraph(*m->find("g"), definitions(), opts);
+  return m;
+}
+
 Result runCase(const AuditCase &c, const std::string &dtype, uint64_t seed) {
   Result r;
   r.label = labelOf(c);
@@ -392,6 +433,19 @@ Result runCase(const AuditCase &c, const std::string &dtype, uint64_t seed) {
     }
     const Graph &g = *m->find("g");
     const Node &node = *g.nodes().front();
+    std::unique_ptr<Module> expanded;
+    if (byDefinition(node.op)) {
+      try {
+        expanded = expandedCase(c, dtype, c.shapes[si]);
+      } catch (const std::exception &e) {
+        disagree(r, "not-run", std::string("the definition does not expand: ") + e.what());
+        return r;
+      }
+      r.mode = Mode::RealOnly;
+      r.note = "by definition (real level)";
+      modeKnown = true;
+    }
+    const Graph &evaluated = expanded ? *expanded->find("g") : g;
     if (!modeKnown) {
       try {
         r.mode = modeOf(g, node);
@@ -421,7 +475,7 @@ Result runCase(const AuditCase &c, const std::string &dtype, uint64_t seed) {
       for (const Value *v : g.inputs())
         in.push_back({v->type, drawValues(*v, static_cast<size_t>(numel(v->type.shape).value_or(0)), kind, rng)});
       ++r.draws;
-      Outcome at = runTorch(g, in), tv = runTorchtv(g, in);
+      Outcome at = runTorch(g, in), tv = runTorchtv(evaluated, in);
       compare(r, g, in, tv, at, kind);
       if (c.elementwise && r.mode == Mode::Atom && si == 0) positionCheck(r, c, dtype, g, in, at);
     }
@@ -474,24 +528,84 @@ Known *findKnown(std::vector<Known> &known, const Result &r, const std::string &
   return nullptr;
 }
 
+// tests/audit/decomposition_cases.txt: blocks of
+//   case OP DTYPE,DTYPE,... SHAPE;SHAPE;...|- [elementwise]
+//   (%x: $T$S) -> ($T$S) {
+//     ...
+//   }
+// (`-`: the graph has fixed shapes). `#` lines are comments.
+std::vector<AuditCase> readCaseFile(const std::string &path) {
+  std::vector<AuditCase> out;
+  std::ifstream f(path);
+  if (!f) return out;  // no generated definitions
+  std::string line;
+  auto split = [](const std::string &s, char sep) {
+    std::vector<std::string> parts;
+    std::stringstream in(s);
+    for (std::string p; std::getline(in, p, sep);) parts.push_back(p);
+    return parts;
+  };
+  while (std::getline(f, line)) {
+    if (line.rfind("case ", 0) != 0) continue;
+    std::istringstream head(line.substr(5));
+    AuditCase c;
+    std::string dtypes, shapes, flag;
+    head >> c.op >> dtypes >> shapes >> flag;
+    c.dtypes = split(dtypes, ',');
+    c.shapes = shapes == "-" ? std::vector<std::string>{""} : split(shapes, ';');
+    c.elementwise = flag == "elementwise";
+    while (std::getline(f, line)) {
+      c.graph += line + "\n";
+      if (line == "}") break;
+    }
+    c.graph.pop_back();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Whether the bundled generated definitions (fusions/decompositions.tvir) define `op`.
+bool generatedDefinition(const std::string &op) {
+  static const std::set<std::string> ops = [] {
+    std::set<std::string> s;
+    std::ifstream f(FusionLibrary::bundledDirectory() + "/decompositions.tvir");
+    for (std::string line; std::getline(f, line);)
+      if (line.rfind("graph @", 0) == 0) s.insert(line.substr(7, line.find('(') - 7));
+    return s;
+  }();
+  return ops.count(op) > 0;
+}
+
 }  // namespace
 
 int run(int argc, char **argv) {
   std::string knownPath = std::string(TORCHTV_SOURCE_DIR) + "/tests/audit/known_disagreements.txt", outPath, only;
+  std::string casesPath = std::string(TORCHTV_SOURCE_DIR) + "/tests/audit/decomposition_cases.txt", candidates;
+  bool casesOnly = false;
   uint64_t seed = 0x5eed;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--known") knownPath = argv[i + 1];
-    else if (a == "--out") outPath = argv[i + 1];
-    else if (a == "--only") only = argv[i + 1];
-    else if (a == "--seed") seed = std::stoull(argv[i + 1]);
+    if (a == "--cases-only") {
+      casesOnly = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
+    if (a == "--known") knownPath = argv[++i];
+    else if (a == "--out") outPath = argv[++i];
+    else if (a == "--only") only = argv[++i];
+    else if (a == "--seed") seed = std::stoull(argv[++i]);
+    else if (a == "--cases") casesPath = argv[++i];
+    else if (a == "--fusions") candidates = argv[++i];
   }
+  if (!candidates.empty()) definitions().loadDirectory(candidates, FusionOrigin::Bundled);
+  definitions().loadDirectory(FusionLibrary::bundledDirectory(), FusionOrigin::Bundled);
   std::vector<Known> known = readKnown(knownPath);
   std::ostringstream table;
   table << "op\tdtype\tmode\tdraws\tagreement\tnote\n";
   int failures = 0, rows = 0;
   std::set<std::string> covered;
-  const std::vector<AuditCase> &cases = auditCases();
+  std::vector<AuditCase> cases = casesOnly ? std::vector<AuditCase>{} : auditCases();
+  for (AuditCase &c : readCaseFile(casesPath)) cases.push_back(std::move(c));
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const AuditCase &c = cases[ci];
     if (!only.empty() && c.op != only) continue;
@@ -522,16 +636,16 @@ int run(int argc, char **argv) {
     }
   }
   // Every op with semantics has a case.
-  if (only.empty()) {
+  if (only.empty() && !casesOnly) {
     for (const OpInfo &info : allOps()) {
       const std::string &op = info.schema->name;
-      if (!sem::hasSemantics(op) || covered.count(op)) continue;
+      if (!(sem::hasSemantics(op) || generatedDefinition(op)) || covered.count(op)) continue;
       ++failures;
       table << op << "\t-\t-\t0\tNO CASE\tUNLISTED: the audit has no case for this op\n";
     }
   }
   for (const Known &k : known)
-    if (!k.used && only.empty()) table << "# stale entry in known_disagreements.txt: " << k.op << " " << k.dtype << " " << k.kind << "\n";
+    if (!k.used && only.empty() && !casesOnly) table << "# stale entry in known_disagreements.txt: " << k.op << " " << k.dtype << " " << k.kind << "\n";
   table << "# " << rows << " rows, " << failures << " unlisted disagreement(s)\n";
   std::cout << table.str();
   if (!outPath.empty()) std::ofstream(outPath) << table.str();

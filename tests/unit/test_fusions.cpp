@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "ir/diagnostic.h"
 #include "ir/op_registry.h"
@@ -182,15 +183,48 @@ std::unique_ptr<Calls> buildCalls(int64_t N, int64_t D, int64_t B, int64_t M) {
   return c;
 }
 
+// The generated definitions (fusions/decompositions.tvir) are instantiated by
+// the semantics audit's calls of them (tests/audit/decomposition_cases.txt, at
+// f32 and each of a case's shapes), which also evaluates them against LibTorch
+// (Note [Auditing definitions] in tests/audit/semantics_audit.cpp).
+std::vector<std::unique_ptr<Module>> generatedDefinitionCalls() {
+  std::vector<std::unique_ptr<Module>> out;
+  std::string text = readFile(std::string(TORCHTV_SOURCE_DIR) + "/tests/audit/decomposition_cases.txt");
+  auto replaceAll = [](std::string s, const std::string &from, const std::string &to) {
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+    return s;
+  };
+  for (size_t at = text.find("\ncase "); at != std::string::npos; at = text.find("\ncase ", at + 1)) {
+    size_t eol = text.find('\n', at + 1), end = text.find("\n}", eol);
+    std::istringstream head(text.substr(at + 6, eol - at - 6));
+    std::string op, dtypes, shapes;
+    head >> op >> dtypes >> shapes;
+    std::string graph = text.substr(eol + 1, end + 2 - eol - 1);
+    std::istringstream each(shapes);
+    for (std::string shape; std::getline(each, shape, ';');)
+      out.push_back(std::make_unique<Module>(
+          parseModule("graph @g" + replaceAll(replaceAll(graph, "$S", shape == "-" ? "" : shape), "$T", "f32") + "\n",
+                      "decomposition_cases.txt(" + op + ")")));
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("every bundled definition instantiates at two shapes and type-checks") {
   const FusionLibrary &lib = bundledFusions();
   REQUIRE(lib.size() > 0);
   std::map<const GraphTemplate *, int> uses;
+  std::vector<const Graph *> graphs;
+  auto generated = generatedDefinitionCalls();
+  for (const auto &m : generated) graphs.push_back(m->find("g"));
+  std::vector<std::unique_ptr<Calls>> built;
   for (auto sizes : {std::vector<int64_t>{4, 8, 2, 3}, std::vector<int64_t>{5, 6, 3, 7}}) {
-    auto c = buildCalls(sizes[0], sizes[1], sizes[2], sizes[3]);
-    for (const auto &n : c->g.nodes()) {
+    built.push_back(buildCalls(sizes[0], sizes[1], sizes[2], sizes[3]));
+    graphs.push_back(&built.back()->g);
+  }
+  for (const Graph *graph : graphs) {
+    for (const auto &n : graph->nodes()) {
       const auto *defs = lib.find(n->op);
       REQUIRE_MESSAGE(defs, "no definition of " << n->op);
       TemplateCall call;

@@ -12,4 +12,4 @@ def production(g, x):
 
 
 # EXPECT: not_equivalent
-# EXPECT-REASON: refuted by running the code
+# EXPECT-REASON: replayed through LibTorch
