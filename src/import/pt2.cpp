@@ -486,14 +486,14 @@ private:
       if (i >= args.size() || tagOf(*args[i]).first != "as_bool") throw InputError("argument " + std::to_string(i) + " is not a bool");
       return tagOf(*args[i]).second->get<bool>();
     };
-    if (name == "wrap_with_set_grad_enabled") return bindResults(node, inlineGraph(graphAt(1), operandsFrom(2), loc));
-    if (name == "invoke_subgraph") return bindResults(node, inlineGraph(graphAt(0), operandsFrom(2), loc));
+    if (name == "wrap_with_set_grad_enabled") return bindResults(node, inlineGraph(graphAt(1), operandsFrom(2)));
+    if (name == "invoke_subgraph") return bindResults(node, inlineGraph(graphAt(0), operandsFrom(2)));
     if (name == "wrap_with_autocast" && !flag(2))
-      return bindResults(node, inlineGraph(graphAt(4), operandsFrom(5), loc));
+      return bindResults(node, inlineGraph(graphAt(4), operandsFrom(5)));
     if (name == "cond") {
       std::vector<Value *> operands = operandsFrom(0, true);  // the pred first
       if (std::optional<bool> pred = knownTruth(operands.at(0)))
-        return bindResults(node, inlineGraph(graphAt(*pred ? 1 : 2), operandsFrom(3), loc));
+        return bindResults(node, inlineGraph(graphAt(*pred ? 1 : 2), operandsFrom(3)));
       return opaqueCall(node, name, operands, loc);
     }
     if (name == "map_impl") {
@@ -510,7 +510,7 @@ private:
   // Imports the subgraph `sub` into this graph with its inputs bound to
   // `operands`, in a scope of its own (its tensor names are its own); returns
   // its outputs (nullptr for a None output).
-  std::vector<Value *> inlineGraph(const json &sub, const std::vector<Value *> &operands, const SourceLoc &loc) {
+  std::vector<Value *> inlineGraph(const json &sub, const std::vector<Value *> &operands) {
     const json &inputs = field(sub, "inputs");
     if (inputs.size() != operands.size())
       throw InputError("its subgraph takes " + std::to_string(inputs.size()) + " inputs, the call passes " +
@@ -528,6 +528,11 @@ private:
       const json &nodes = field(sub, "nodes");
       std::vector<InPlaceStep> plan = planInPlace(nodes, field(sub, "outputs"));
       for (size_t i = 0; i < nodes.size(); ++i) importNode(nodes[i], plan.at(i));
+      // An in-place update of an operand would be seen only inside this scope.
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (tagOf(inputs[i]).first != "as_none" && values_.at(tensorName(inputs[i])) != operands[i])
+          throw InputError("its subgraph modifies its input '" + tensorName(inputs[i]) +
+                           "' in place, which torchtv does not read");
       for (const json &o : field(sub, "outputs")) outs.push_back(isAbsentResult(o) ? nullptr : valueOf(tensorName(o)));
     } catch (...) {
       std::swap(outerMetas, metas_);
@@ -538,7 +543,6 @@ private:
     std::swap(outerMetas, metas_);
     std::swap(outerValues, values_);
     --inlineDepth_;
-    (void)loc;
     return outs;
   }
 
@@ -589,7 +593,7 @@ private:
         operands.push_back(build("aten::select.int", {x}, {{"dim", int64_t{0}}, {"index", i}}, x->name + "_slice", loc));
       }
       operands.insert(operands.end(), extra.begin(), extra.end());
-      std::vector<Value *> outs = inlineGraph(body, operands, loc);
+      std::vector<Value *> outs = inlineGraph(body, operands);
       perResult.resize(outs.size());
       for (size_t j = 0; j < outs.size(); ++j) {
         if (!outs[j]) throw InputError("its body returns None");

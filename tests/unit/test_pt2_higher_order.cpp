@@ -150,6 +150,21 @@ TEST_CASE("pt2: wrap_with_set_grad_enabled, invoke_subgraph and disabled autocas
   CHECK(errorOf(mistyped).find("in the subgraph but f64[4] in the program") != std::string::npos);
 }
 
+TEST_CASE("pt2: a subgraph that updates its operand in place is refused, not read as a copy") {
+  std::string addInPlace = R"({"as_graph": {"name": "submod_1", "graph": )" +
+                           graph({"a", "b"}, {"s"},
+                                 call("torch.ops.aten.add_.Tensor", arg("self", tensor("a")) + ", " + arg("other", tensor("b")),
+                                      tensor("s")),
+                                 {"a", "b", "s"}) +
+                           "}}";
+  std::string p = program(call("torch.ops.higher_order.wrap_with_set_grad_enabled",
+                               positional({R"({"as_bool": false})", addInPlace, tensor("x"), tensor("w")}), tensor("y")) +
+                              ", " + call("torch.ops.aten.mul.Tensor", arg("self", tensor("x")) + ", " + arg("other", tensor("y")),
+                                          tensor("z")),
+                          {"z"}, {"x", "w", "y", "z"});
+  CHECK(errorOf(p).find("in place") != std::string::npos);
+}
+
 TEST_CASE("pt2: cond picks a branch known before the program runs, else stays opaque") {
   auto cond = [&](const std::string &predNodes, const std::string &falseGraph, const std::string &predType) {
     return program(predNodes + ", " +
