@@ -20,6 +20,7 @@
 #include "src/cli/usage.h"
 #include "src/util/atomic_file.h"
 #include "src/util/subprocess.h"
+#include "src/verify/verdict_table.h"
 
 namespace torchtv::cli {
 
@@ -107,7 +108,7 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
     ProcessResult p = runProcess(argv, options);
     std::string how = describeExit(p, options.timeoutSeconds);
     if (p.timedOut) {
-      r.verdict = Verdict::Unknown;
+      applyEvidence(r, Evidence::TimedOut);
       r.reason = std::string(reasons::kCiTimedOut) + " (" + how + ")";
     } else if (p.signal || !p.started) {
       r = errorResult(std::string(reasons::kCiCrashed) + " (" + how + ")");
