@@ -3,6 +3,7 @@
 #include <numeric>
 #include <set>
 
+#include "ir/legacy_cat.h"
 #include "ir/op_registry.h"
 
 namespace torchtv {
@@ -265,7 +266,10 @@ Shape sliceShape(const ShapeQuery &q, const Shape &in) {
 
 std::vector<TensorType> catLike(const ShapeQuery &q, bool stack) {
   if (q.inputs.empty()) fail("expects a non-empty list of tensors");
-  const TensorType &first = input(q, 0);
+  // Note [Legacy empty cat operands] (ir/legacy_cat.h): wrap against the first taking part.
+  size_t firstTaking = 0;
+  while (!stack && firstTaking + 1 < q.inputs.size() && skippedByCat(input(q, firstTaking))) ++firstTaking;
+  const TensorType &first = input(q, firstTaking);
   int64_t rank = first.rank();
   int64_t dim = wrap(intAttr(q, "dim"), stack ? rank + 1 : rank);
   DType dtype = first.dtype;
@@ -274,8 +278,9 @@ std::vector<TensorType> catLike(const ShapeQuery &q, bool stack) {
   bool concrete = true;
   for (size_t i = 0; i < q.inputs.size(); ++i) {
     const TensorType &t = input(q, i);
-    if (t.rank() != rank) fail("tensors must have the same rank");
     dtype = promoteTypes(dtype, t.dtype);
+    if (!stack && skippedByCat(t)) continue;
+    if (t.rank() != rank) fail("tensors must have the same rank");
     for (int64_t k = 0; k < rank; ++k)
       if (stack || k != dim) requireSameDim(t.shape[k], first.shape[k], "sizes differ");
     if (!stack) {
@@ -290,6 +295,10 @@ std::vector<TensorType> catLike(const ShapeQuery &q, bool stack) {
 }
 
 }  // namespace
+
+bool skippedByCat(const TensorType &operand) {
+  return operand.rank() == 1 && operand.shape[0].isConcrete() && operand.shape[0].size() == 0;
+}
 
 Shape broadcastShapes(const Shape &a, const Shape &b) {
   size_t n = std::max(a.size(), b.size());

@@ -26,6 +26,9 @@ namespace torchtv::cli {
 void addEngineOptions(CLI::App &cmd, EngineOptions &options) {
   CheckOptions &check = options.check;
   cmd.add_option("--fusions", options.fusionsDir, "Folder of .tvir definitions of fused/custom ops to expand");
+  cmd.add_flag_callback("--no-kernel-definitions", [&options] { options.kernelDefinitions = false; },
+                        "Do not expand PyTorch's own fused kernels (fusions/inductor: sdpa's flash, efficient and CPU "
+                        "variants, their backwards) through their bundled definitions; they stay uninterpreted");
   cmd.add_flag_callback("--no-normalize", [&check] { check.normalization = Normalization::Off; },
                         "Match the graphs as written (no normalization, no expansion)");
   cmd.add_option("--timeout", check.timeoutSeconds,
@@ -66,8 +69,8 @@ bool endsWith(const std::string &s, const std::string &suffix) {
 }
 }  // namespace
 
-FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir) {
-  FusionLibrary lib = bundledFusions();
+FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir, bool kernelDefinitions) {
+  FusionLibrary lib = kernelDefinitions ? defaultFusions() : bundledFusions();
   if (!userDir.empty()) lib.loadDirectory(userDir, FusionOrigin::User);
   // The text is only consulted for `# FAITHFUL` marks, which only .tvir files carry.
   for (const Module *m : inputs)
@@ -185,7 +188,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     // What the loading left; when it left nothing, the engine still gets a moment: what
     // matches structurally needs no solver time, and the rest becomes unknown, naming the limit.
     double left = timeout > 0 ? std::max(timeout - elapsed(), 1e-3) : 0;  // 0: no limit
-    FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir);
+    FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, engine.fusionsDir, engine.kernelDefinitions);
     CheckOptions checkOptions = engine.check;
     checkOptions.require = options.require;
     checkOptions.fusions = &fusions;
@@ -256,7 +259,8 @@ int stopEarly(const ModuleLoader &load, ReportContext ctx, const CheckArgs &args
     LoadedPair pair = loadPair(load, ctx);
     size_t refNodes = pair.ref->nodes().size(), prodNodes = pair.prod->nodes().size();
     if (args.stopAfter == StopAfter::Normalize) {
-      FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, args.engine.fusionsDir);
+      FusionLibrary fusions = fusionsFor({pair.refModule.get(), pair.prodModule.get()}, args.engine.fusionsDir,
+                                         args.engine.kernelDefinitions);
       NormalizeOptions opts;
       opts.rules = &bundledRules();
       auto ref = cloneGraph(*pair.ref), prod = cloneGraph(*pair.prod);

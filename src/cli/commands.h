@@ -87,6 +87,7 @@ struct EngineOptions {
   // fills in the rest (the fusions, the time left, the capture's evidence).
   CheckOptions check;
   std::string fusionsDir;  // --fusions DIR
+  bool kernelDefinitions = true;  // off: --no-kernel-definitions (Note [Kernel definitions by default])
   std::string cache;       // --cache PATH|redis://HOST:PORT/DB (Note [Proof cache])
   bool noCache = false;    // --no-cache
 };
@@ -109,9 +110,12 @@ void addEachOption(CLI::App &cmd, bool &each, const std::vector<std::string> &fi
 int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptions &engine,
                   const OutputOptions &options);
 
-// The definitions a command expands: the bundled fusions/, then a user's
-// --fusions DIR and the definitions inside the input files (tried first).
-FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir);
+// The definitions a command expands: the bundled fusions/ and, unless
+// `kernelDefinitions` is false, fusions/inductor/ (Note [Kernel definitions by
+// default] in src/normalize/normalize.h), then a user's --fusions DIR and the
+// definitions inside the input files (tried first).
+FusionLibrary fusionsFor(const std::vector<const Module *> &inputs, const std::string &userDir,
+                         bool kernelDefinitions = true);
 
 // How a command reads its input files: --inputs, and the custom ops --fusions
 // DIR declares and defines, which a TorchScript file calling them needs to be

@@ -37,7 +37,9 @@ public:
     if (!a_.constantsConfigJson.empty()) constants_ = parse(a_.constantsConfigJson, "model_constants_config.json");
     bindInputs(field(graph, "inputs"), field(sig, "input_specs"), inputs);
     nameUpdates(field(sig, "output_specs"));
-    declareArtifactSchemas(field(graph, "nodes"));
+    std::vector<const json *> everyNode;
+    collectNodes(field(graph, "nodes"), everyNode);
+    declareArtifactSchemas(everyNode);
     const json &nodes = field(graph, "nodes");
     std::vector<InPlaceStep> plan = planInPlace(nodes, field(graph, "outputs"));
     for (size_t i = 0; i < nodes.size(); ++i) importNode(nodes[i], plan.at(i));
@@ -128,6 +130,8 @@ private:
     std::vector<TensorType> userTypes;
     for (const json &spec : specs) {
       auto [kind, s] = tagOf(spec);
+      // A None (or number) the caller passed: the program holds its value, no input.
+      if (kind == "constant_input") continue;
       std::string arg = kind == "user_input" ? tensorName(field(*s, "arg")) : field(field(*s, "arg"), "name").get<std::string>();
       if (kind == "parameter" || kind == "buffer") {
         std::string fqn = field(*s, kind == "parameter" ? "parameter_name" : "buffer_name").get<std::string>();
@@ -267,7 +271,7 @@ private:
   // where every call passes None), the results as the calls return them (a
   // list when they return one). Result types come from tensor_values. Such an
   // op is uninterpreted, or expanded by a user fusion of that name.
-  void declareArtifactSchemas(const json &nodes) {
+  void declareArtifactSchemas(const std::vector<const json *> &nodes) {
     struct Arg {
       std::string type;
       size_t seen = 0;
@@ -281,7 +285,8 @@ private:
       SourceLoc loc;
     };
     std::map<std::string, Spelled> unknown;
-    for (const json &node : nodes) {
+    for (const json *nodePtr : nodes) {
+      const json &node = *nodePtr;
       std::string op;
       try {
         op = opNameOf(field(node, "target").get<std::string>());
@@ -335,6 +340,18 @@ private:
       } catch (const InputError &e) {
         throw nodeError(a_.path, op, s.loc, "cannot spell a schema from its calls: " + e.message());
       }
+    }
+  }
+
+  // `nodes` and, depth first, the nodes of every subgraph they hold.
+  void collectNodes(const json &nodes, std::vector<const json *> &out) const {
+    if (!nodes.is_array()) fail("malformed ExportedProgram: nodes is not a list");
+    for (const json &node : nodes) {
+      out.push_back(&node);
+      if (!node.is_object() || !node.contains("inputs") || !node["inputs"].is_array()) continue;
+      for (const json &in : node["inputs"])
+        if (in.is_object() && in.contains("arg") && in["arg"].is_object() && in["arg"].contains("as_graph"))
+          collectNodes(field(field(in["arg"]["as_graph"], "graph"), "nodes"), out);
     }
   }
 
@@ -392,6 +409,11 @@ private:
     SourceLoc loc = locOf(node);
     std::string op = target;
     try {
+      if (target.rfind(kHigherOrderPrefix, 0) == 0) {
+        op = "higher_order::" + target.substr(kHigherOrderPrefix.size());
+        importHigherOrder(node, target.substr(kHigherOrderPrefix.size()), loc);
+        return;
+      }
       op = opNameOf(target);
       if (isNoOpCheck(op)) return;
       if (!step.error.empty()) throw InputError(step.error);
@@ -412,6 +434,237 @@ private:
     } catch (const InputError &e) {
       throw nodeError(a_.path, op, loc, e.message());
     }
+  }
+
+  // Note [Higher-order ops in .pt2 programs]
+  // torch.export keeps code whose meaning depends on a Python context (a no_grad
+  // or autocast block, a torch.cond, a nested compile region) as a higher-order
+  // op, torch.ops.higher_order.NAME, whose arguments hold the code as subgraphs
+  // (as_graph: a Graph of its own, with its own tensor names) and whose results
+  // are the subgraph's outputs. The reader reads each as what it computes:
+  //   wrap_with_set_grad_enabled(enabled, g, *args)   grad mode changes no value:
+  //                                                   g inlined
+  //   invoke_subgraph(g, identifier, *args)           a call: g inlined
+  //   wrap_with_autocast(device, dtype, enabled, cache_enabled, g, *args)
+  //                                                   disabled (transformers' rotary
+  //                                                   embeddings force f32 so): g inlined;
+  //                                                   enabled, the kernels inside run in
+  //                                                   dtypes g does not record: opaque
+  //   cond(pred, true_g, false_g, operands)           a pred the program computes from
+  //                                                   constants alone picks the branch,
+  //                                                   inlined; a data-dependent one: opaque
+  //   map_impl(body, xs, args)                        body on each slice of the xs along
+  //                                                   dim 0 (a concrete size), the results
+  //                                                   stacked
+  //   while_loop(cond_g, body_g, carried, additional) opaque
+  // An opaque call is one node higher_order::NAME(operands) {program=...} with no
+  // semantics, so whatever depends on it is `unknown` naming it. `program` is
+  // the call's non-tensor arguments and subgraphs as JSON without node metadata:
+  // two calls are the same value (value numbering) only when they run the same
+  // program on the same operands.
+  void importHigherOrder(const json &node, const std::string &name, const SourceLoc &loc) {
+    std::vector<const json *> args;
+    for (const json &in : field(node, "inputs")) args.push_back(&field(in, "arg"));
+    auto graphAt = [&](size_t i) -> const json & {
+      if (i >= args.size() || tagOf(*args[i]).first != "as_graph")
+        throw InputError("argument " + std::to_string(i) + " is not a subgraph");
+      return field(*tagOf(*args[i]).second, "graph");
+    };
+    // The tensors among args[first...]; `skipOthers` false: every one must be a tensor.
+    auto operandsFrom = [&](size_t first, bool skipOthers = false) {
+      std::vector<Value *> out;
+      for (size_t i = first; i < args.size(); ++i) {
+        auto [tag, v] = tagOf(*args[i]);
+        if (tag == "as_tensors")
+          for (const json &t : *v) out.push_back(valueOf(field(t, "name").get<std::string>()));
+        else if (tag == "as_tensor") out.push_back(valueOf(field(*v, "name").get<std::string>()));
+        else if (!skipOthers) throw InputError("an operand encoded as '" + tag + "', which torchtv does not read");
+      }
+      return out;
+    };
+    auto flag = [&](size_t i) {
+      if (i >= args.size() || tagOf(*args[i]).first != "as_bool") throw InputError("argument " + std::to_string(i) + " is not a bool");
+      return tagOf(*args[i]).second->get<bool>();
+    };
+    if (name == "wrap_with_set_grad_enabled") return bindResults(node, inlineGraph(graphAt(1), operandsFrom(2)));
+    if (name == "invoke_subgraph") return bindResults(node, inlineGraph(graphAt(0), operandsFrom(2)));
+    if (name == "wrap_with_autocast" && !flag(2))
+      return bindResults(node, inlineGraph(graphAt(4), operandsFrom(5)));
+    if (name == "cond") {
+      std::vector<Value *> operands = operandsFrom(0, true);  // the pred first
+      if (std::optional<bool> pred = knownTruth(operands.at(0)))
+        return bindResults(node, inlineGraph(graphAt(*pred ? 1 : 2), operandsFrom(3)));
+      return opaqueCall(node, name, operands, loc);
+    }
+    if (name == "map_impl") {
+      std::vector<Value *> xs = operandsFrom(1);
+      if (!xs.empty() && !xs[0]->type.shape.empty() && xs[0]->type.shape[0].isConcrete())
+        return bindResults(node, mapSlices(graphAt(0), node, loc));
+    }
+    if (name == "wrap_with_autocast" || name == "map_impl" || name == "while_loop")
+      return opaqueCall(node, name, operandsFrom(0, true), loc);
+    throw InputError("the higher-order op torch.ops.higher_order." + name + " is not supported (torchtv reads "
+                     "wrap_with_set_grad_enabled, wrap_with_autocast, invoke_subgraph, cond, map_impl and while_loop)");
+  }
+
+  // Imports the subgraph `sub` into this graph with its inputs bound to
+  // `operands`, in a scope of its own (its tensor names are its own); returns
+  // its outputs (nullptr for a None output).
+  std::vector<Value *> inlineGraph(const json &sub, const std::vector<Value *> &operands) {
+    const json &inputs = field(sub, "inputs");
+    if (inputs.size() != operands.size())
+      throw InputError("its subgraph takes " + std::to_string(inputs.size()) + " inputs, the call passes " +
+                       std::to_string(operands.size()));
+    if (++inlineDepth_ > kMaxInlineDepth) throw InputError("subgraphs nested deeper than " + std::to_string(kMaxInlineDepth));
+    std::map<std::string, TensorType> outerMetas;
+    std::map<std::string, Value *> outerValues;
+    std::swap(outerMetas, metas_);
+    std::swap(outerValues, values_);
+    std::vector<Value *> outs;
+    try {
+      for (const auto &[name, meta] : field(sub, "tensor_values").items()) metas_[name] = tensorMeta(meta, name);
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (tagOf(inputs[i]).first != "as_none") values_[tensorName(inputs[i])] = operands[i];
+      const json &nodes = field(sub, "nodes");
+      std::vector<InPlaceStep> plan = planInPlace(nodes, field(sub, "outputs"));
+      for (size_t i = 0; i < nodes.size(); ++i) importNode(nodes[i], plan.at(i));
+      // An in-place update of an operand would be seen only inside this scope.
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (tagOf(inputs[i]).first != "as_none" && values_.at(tensorName(inputs[i])) != operands[i])
+          throw InputError("its subgraph modifies its input '" + tensorName(inputs[i]) +
+                           "' in place, which torchtv does not read");
+      for (const json &o : field(sub, "outputs")) outs.push_back(isAbsentResult(o) ? nullptr : valueOf(tensorName(o)));
+    } catch (...) {
+      std::swap(outerMetas, metas_);
+      std::swap(outerValues, values_);
+      --inlineDepth_;
+      throw;
+    }
+    std::swap(outerMetas, metas_);
+    std::swap(outerValues, values_);
+    --inlineDepth_;
+    return outs;
+  }
+
+  // The call's results, in order, by the names its outputs give them: each must
+  // be what the program records for that name.
+  void bindResults(const json &node, const std::vector<Value *> &results) {
+    std::vector<std::string> names = resultNames(node);
+    if (names.size() > results.size())
+      throw InputError("returns " + std::to_string(names.size()) + " results, its subgraph " + std::to_string(results.size()));
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i].empty()) continue;
+      if (!results[i]) throw InputError("result " + std::to_string(i) + " is None in the subgraph");
+      const TensorType &want = metaOf(names[i]);
+      if (results[i]->type != want)
+        throw InputError("result '" + names[i] + "' is " + results[i]->type.str() + " in the subgraph but " +
+                         want.str() + " in the program");
+      values_[names[i]] = results[i];
+    }
+  }
+
+  // The names of a node's results ("" for a None one), lists flattened.
+  std::vector<std::string> resultNames(const json &node) const {
+    std::vector<std::string> names;
+    for (const json &out : field(node, "outputs")) {
+      auto [tag, v] = tagOf(out);
+      if (tag == "as_tensors")
+        for (const json &t : *v) names.push_back(field(t, "name").get<std::string>());
+      else names.push_back(isAbsentResult(out) ? "" : tensorName(out));
+    }
+    return names;
+  }
+
+  // map_impl(body, xs, args): result j is stack_i(body(xs[0][i], ..., args...)[j]).
+  std::vector<Value *> mapSlices(const json &body, const json &node, const SourceLoc &loc) {
+    const json &in = field(node, "inputs");
+    auto list = [&](size_t i) {
+      std::vector<Value *> out;
+      for (const json &t : *tagOf(field(in.at(i), "arg")).second) out.push_back(valueOf(field(t, "name").get<std::string>()));
+      return out;
+    };
+    std::vector<Value *> xs = list(1), extra = in.size() > 2 ? list(2) : std::vector<Value *>{};
+    int64_t n = xs[0]->type.shape[0].size();
+    std::vector<std::vector<Value *>> perResult;
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<Value *> operands;
+      for (Value *x : xs) {
+        if (x->type.shape.empty() || x->type.shape[0] != xs[0]->type.shape[0]) throw InputError("its xs differ in their first dim");
+        operands.push_back(build("aten::select.int", {x}, {{"dim", int64_t{0}}, {"index", i}}, x->name + "_slice", loc));
+      }
+      operands.insert(operands.end(), extra.begin(), extra.end());
+      std::vector<Value *> outs = inlineGraph(body, operands);
+      perResult.resize(outs.size());
+      for (size_t j = 0; j < outs.size(); ++j) {
+        if (!outs[j]) throw InputError("its body returns None");
+        perResult[j].push_back(outs[j]);
+      }
+    }
+    std::vector<Value *> results;
+    for (const auto &parts : perResult) results.push_back(build("aten::stack", parts, {{"dim", int64_t{0}}}, "mapped", loc));
+    return results;
+  }
+
+  Value *build(const std::string &op, std::vector<Value *> inputs, AttributeMap attrs, const std::string &hint,
+               const SourceLoc &loc) {
+    NodeSpec spec{op, std::move(inputs), std::move(attrs), {g_.freshName(valueNameHint(hint))}, {}, loc};
+    return buildNode(g_, ops_, spec)->outputs.at(0);
+  }
+
+  // Whether a cond's predicate is a value the program computes from constants
+  // alone (a literal, ones/zeros/full): then it is known before the program runs.
+  static std::optional<bool> knownTruth(const Value *v) {
+    const Node *n = v ? v->producer : nullptr;
+    std::optional<int64_t> count = v ? numel(v->type.shape) : std::nullopt;
+    if (!n || count != 1) return std::nullopt;
+    if (n->op == "aten::ones" || n->op == "aten::ones_like") return true;
+    if (n->op == "aten::zeros" || n->op == "aten::zeros_like") return false;
+    auto truth = [](const Attribute &a) -> std::optional<bool> {
+      if (a.isScalar()) return a.asDouble() != 0;
+      if (a.isInts() && a.asInts().size() == 1) return a.asInts()[0] != 0;
+      if (a.isFloats() && a.asFloats().size() == 1) return a.asFloats()[0] != 0;
+      return std::nullopt;
+    };
+    if (n->op == "aten::full" || n->op == "aten::full_like") return truth(n->attr("fill_value"));
+    if (n->op == "aten::scalar_tensor") return truth(n->attr("s"));
+    if (n->op == "prim::constant") return truth(n->attr("data"));
+    return std::nullopt;
+  }
+
+  void opaqueCall(const json &node, const std::string &name, const std::vector<Value *> &operands, const SourceLoc &loc) {
+    std::string op = "higher_order::" + name;
+    if (!ops_.resolve(op)) ops_.declare(std::make_shared<const OpSchema>(parseSchema(op + "(Tensor[] operands, str program) -> Tensor[]")));
+    json program = json::array();
+    for (const json &in : field(node, "inputs")) {
+      auto [tag, v] = tagOf(field(in, "arg"));
+      if (tag != "as_tensor" && tag != "as_tensors") program.push_back(withoutMetadata(field(in, "arg")));
+    }
+    NodeSpec spec;
+    spec.op = op;
+    spec.loc = loc;
+    spec.inputs = operands;
+    spec.attrs["program"] = program.dump();
+    std::vector<std::string> names = resultNames(node);
+    for (const std::string &r : names) {
+      if (r.empty()) throw InputError("a None result, which torchtv does not read here");
+      spec.outputNames.push_back(g_.freshName(valueNameHint(r)));
+      spec.declaredTypes.push_back(metaOf(r));
+    }
+    Node *n = buildNode(g_, ops_, spec);
+    for (size_t i = 0; i < names.size(); ++i) values_[names[i]] = n->outputs.at(i);
+  }
+
+  static json withoutMetadata(const json &j) {
+    if (j.is_array()) {
+      json out = json::array();
+      for (const json &e : j) out.push_back(withoutMetadata(e));
+      return out;
+    }
+    if (!j.is_object()) return j;
+    json out = json::object();
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.key() != "metadata") out[it.key()] = withoutMetadata(it.value());
+    return out;
   }
 
   // Note [Batch norm's running statistics]
@@ -607,12 +860,17 @@ private:
     std::map<const Value *, Value *> updates;  // input -> its updated value
     for (const json &spec : specs) {
       auto [kind, s] = tagOf(spec);
+      if (kind == "user_output" && isAbsentResult(field(*s, "arg"))) {
+        g_.addOutput(noneOutput(), "none" + std::to_string(g_.outputs().size()));
+        continue;
+      }
       std::string name = specTensorName(field(*s, "arg"));
       Value *input = nullptr;
       if (kind == "buffer_mutation") input = inputNamed(buffers_, field(*s, "buffer_name").get<std::string>(), name);
       else if (kind == "user_input_mutation")
         input = inputNamed(userInputs_, field(*s, "user_input_name").get<std::string>(), name);
-      else if (kind != "user_output" && kind != "loss_output")
+      else if (kind != "user_output" && kind != "loss_output" && kind != "gradient_to_parameter" &&
+               kind != "gradient_to_user_input")
         fail("output '" + name + "' is a " + kind + " output, which torchtv does not support");
       Value *v = nullptr;
       try {
@@ -632,6 +890,18 @@ private:
       if (auto it = updates.find(in); it != updates.end()) g_.addOutput(it->second, in->name + kUpdatedSuffix);
   }
 
+  // Note [None outputs of .pt2 programs]
+  // A program may return None where a tensor could be (torch.autograd.grad's
+  // allow_unused: no gradient for an input). Outputs pair by position, so the
+  // None keeps its place, as a call of torchtv::none_output: two Nones are the
+  // same value, and a None against a tensor is a difference of types.
+  Value *noneOutput() {
+    const std::string op = "torchtv::none_output";
+    if (!ops_.resolve(op)) ops_.declare(std::make_shared<const OpSchema>(parseSchema(op + "() -> Tensor")));
+    NodeSpec spec{op, {}, {}, {g_.freshName("none")}, {TensorType{DType::Bool, {}}}, {}};
+    return buildNode(g_, ops_, spec)->outputs.at(0);
+  }
+
   // The values that only update an input are named NAME__updated too, so that
   // `torchtv show` prints what they are (text keeps value names, not output names).
   void nameUpdates(const json &specs) {
@@ -639,6 +909,7 @@ private:
     std::map<std::string, std::string> wanted;
     for (const json &spec : specs) {
       auto [kind, s] = tagOf(spec);
+      if (isAbsentResult(field(*s, "arg"))) continue;  // Note [None outputs of .pt2 programs]
       std::string name = specTensorName(field(*s, "arg"));
       ++uses[name];
       if (kind == "user_input_mutation" && s->contains("user_input_name")) {
@@ -676,6 +947,9 @@ private:
   // user inputs by placeholder name (Note [pt2 input mutations]).
   std::map<std::string, Value *> buffers_, userInputs_;
   std::map<std::string, std::string> updateNames_;  // tensor -> NAME__updated
+  int inlineDepth_ = 0;  // subgraphs being inlined (Note [Higher-order ops in .pt2 programs])
+  static constexpr int kMaxInlineDepth = 64;
+  static inline const std::string kHigherOrderPrefix = "torch.ops.higher_order.";
 };
 
 }  // namespace

@@ -60,6 +60,18 @@ const FusionLibrary &bundledFusions() {
   return lib;
 }
 
+std::string kernelDefinitionsDirectory() { return FusionLibrary::bundledDirectory() + "/inductor"; }
+
+// Note [Kernel definitions by default] (normalize.h).
+const FusionLibrary &defaultFusions() {
+  static const FusionLibrary lib = [] {
+    FusionLibrary l = bundledFusions();
+    l.loadDirectory(kernelDefinitionsDirectory(), FusionOrigin::Bundled);
+    return l;
+  }();
+  return lib;
+}
+
 const RuleSet &bundledRules() {
   static const RuleSet rules = [] {
     RuleSet r;

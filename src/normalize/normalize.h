@@ -51,4 +51,17 @@ NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const Nor
 const FusionLibrary &bundledFusions();
 const RuleSet &bundledRules();
 
+// Note [Kernel definitions by default]
+// What a check expands unless told otherwise: the bundled fusions and the
+// definitions of PyTorch's own fused kernels in fusions/inductor/ (sdpa's
+// flash, memory-efficient and CPU-flash variants and their backwards,
+// prims::fma, ...), which torch.export and torch.compile write into the graphs
+// users make. The latter are not in bundledFusions(): they are checked against
+// PyTorch's math form (ctest inductor/math_reference), not against op
+// semantics in src/sem, and expanding them is level `real` (no FAITHFUL mark).
+// `--no-kernel-definitions` leaves them out (the kernels are then
+// uninterpreted, and what depends on them `unknown` naming the op).
+const FusionLibrary &defaultFusions();
+std::string kernelDefinitionsDirectory();
+
 }  // namespace torchtv

@@ -361,12 +361,13 @@ void addComposite(HandlerTable &t) {
   t["aten::_softmax"] = [](OpEnv &e) { return softmaxLike(e, false); };
   t["aten::_log_softmax"] = [](OpEnv &e) { return softmaxLike(e, true); };
   t["aten::_safe_softmax"] = safeSoftmax;
-  // softmax.int / log_softmax.int without a dtype are _softmax / _log_softmax.
+  // softmax.int / log_softmax.int without a dtype, or with the operand's own
+  // (ATen casts to it: a copy), are _softmax / _log_softmax.
   for (const char *name : {"aten::softmax.int", "aten::log_softmax.int"}) {
     bool log = std::string(name).find("log_") != std::string::npos;
     t[name] = [log](OpEnv &e) {
       DType d = e.outType().dtype;
-      if (!e.node.attr("dtype").isNone() || e.inType(0).dtype != d) e.unsupported("a dtype argument");
+      if (e.inType(0).dtype != d) e.unsupported("a dtype argument other than the operand's");
       return softmaxAlong(e, dimAttr(e), d, log);
     };
   }

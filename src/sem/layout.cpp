@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ir/legacy_cat.h"
 #include "src/sem/semantics.h"
 
 namespace torchtv::sem {
@@ -418,8 +419,12 @@ void addLayout(HandlerTable &t) {
     DType dt = e.outType().dtype;
     std::vector<std::pair<int64_t, int64_t>> ranges;  // offset, size
     int64_t offset = 0;
-    for (size_t k = 0; k < e.node.inputs.size(); ++k) {
-      const Dim &s = e.inType(static_cast<int>(k)).shape.at(d);
+    std::vector<int> taking;  // Note [Legacy empty cat operands] (ir/legacy_cat.h)
+    for (int k = 0; k < static_cast<int>(e.node.inputs.size()); ++k)
+      if (!skippedByCat(e.inType(k))) taking.push_back(k);
+    if (taking.empty()) taking.push_back(0);  // every operand skipped: the result is the first, [0]
+    for (int k : taking) {
+      const Dim &s = e.inType(k).shape.at(d);
       if (!s.isConcrete()) e.unsupported("cat along a symbolic dim");
       ranges.push_back({offset, s.size()});
       offset += s.size();
@@ -428,7 +433,7 @@ void addLayout(HandlerTable &t) {
     for (size_t k = ranges.size(); k-- > 0;) {
       std::vector<IndexExpr> idx = e.index;
       idx[d] = e.index[d] + (-ranges[k].first);
-      TermPtr part = e.operandAt(static_cast<int>(k), idx, dt);
+      TermPtr part = e.operandAt(taking[k], idx, dt);
       if (!result) result = part;
       else result = e.tc.select(e.tc.indexCmp(IndexCmpKind::Lt, e.index[d], IndexExpr::constant(ranges[k].first + ranges[k].second)), part, result);
     }
@@ -518,6 +523,8 @@ void addLayout(HandlerTable &t) {
     else
       for (double v : data.asFloats()) values.push_back(e.tc.constant(v, d));
     if (values.size() > 256) e.unsupported("a constant of more than 256 elements");
+    // An empty constant (transformers' caches start as torch.tensor([])) has no element to read.
+    if (values.empty()) e.unsupported("an element of an empty constant");
     IndexExpr flat = flatOffset(e.index, concreteShape(e, e.outType().shape));
     TermPtr result = values.back();
     for (size_t k = values.size() - 1; k-- > 0;)

@@ -121,7 +121,7 @@ Normalized normalizeStage(const Graph &origRef, const Graph &origProd, const Che
   out.refCopy = cloneGraph(origRef);
   out.prodCopy = cloneGraph(origProd);
   out.refDomains = referenceDomainsOf(*out.refCopy, options);
-  const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+  const FusionLibrary &lib = options.fusions ? *options.fusions : defaultFusions();
   out.refNorm = normalizeGraph(*out.refCopy, lib, no);
   out.prodNorm = normalizeGraph(*out.prodCopy, lib, no);
   return out;
@@ -193,7 +193,7 @@ std::map<std::string, int> inexactCalls(const Graph &g, const FusionLibrary &lib
 std::vector<bool> equalThroughExactExpansions(const Compared &g, const CheckOptions &options,
                                               const std::vector<bool> &candidates) {
   std::vector<bool> out(candidates.size(), false);
-  const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+  const FusionLibrary &lib = options.fusions ? *options.fusions : defaultFusions();
   if (std::none_of(candidates.begin(), candidates.end(), [](bool b) { return b; }) ||
       inexactCalls(g.origRef, lib) != inexactCalls(g.origProd, lib))
     return out;
@@ -357,7 +357,7 @@ struct Classified {
 };
 
 Classified classifyStage(const Compared &g, const Normalized &norm, const Matching &m, const CheckOptions &options) {
-  const FusionLibrary &lib = options.fusions ? *options.fusions : bundledFusions();
+  const FusionLibrary &lib = options.fusions ? *options.fusions : defaultFusions();
   std::vector<const Node *> refFirstUnmatched = firstUnmatchedNodes(g.ref, m.vn, m.prodNumbers),
                             prodFirstUnmatched = firstUnmatchedNodes(g.prod, m.vn, m.refNumbers);
   // Definitions that did not fit their calls, on either side (named in reasons below).
@@ -652,7 +652,7 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
   if (options.capture) {
     applyCaptureEvidence(result, *options.capture);
     const std::optional<EagerEvidence> &runs = options.capture->eager;
-    const FusionLibrary &fusions = options.fusions ? *options.fusions : bundledFusions();
+    const FusionLibrary &fusions = options.fusions ? *options.fusions : defaultFusions();
     if (runs && runs->reducedShapes)
       refineReducedShapeCounterexample(result, runs, options.reducedReference, options.reducedProduction, fusions,
                                        options.capture->reducedOnly ? RefinedOn::ReducedOnly : RefinedOn::ReducedAgain);
