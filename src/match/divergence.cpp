@@ -25,7 +25,11 @@ std::vector<const Node *> firstUnmatchedNodes(const Graph &g, const ValueNumberi
     position[n] = k;
     bool matched = false;
     for (const Value *v : n->outputs) matched = matched || other.count(vn.number(v));
-    const Node *best = matched ? nullptr : n;
+    // Note [Divergence through unmatched values]: a matched node ends the walk; what feeds it
+    // is an equal formula's own detail, not a difference.
+    first[k] = nullptr;
+    if (matched) continue;
+    const Node *best = n;
     for (const Value *in : n->inputs) {
       if (!in || !in->producer) continue;
       auto it = position.find(in->producer);

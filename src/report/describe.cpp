@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "ir/attribute.h"
 
@@ -28,7 +29,59 @@ std::string countsText(const CheckResult &r) {
 }
 
 std::string siteText(const Site &s) {
-  return "%" + s.value + " = " + s.op + (s.loc.empty() ? "" : " (" + s.loc + ")");
+  // Note [Runs of a line] in src/verify/localize.h.
+  std::string runs = s.runs > 1 ? "run " + std::to_string(s.run) + " of " + std::to_string(s.runs) + " of this line" : "";
+  std::string where = s.loc + (!s.loc.empty() && !runs.empty() ? ", " : "") + runs;
+  return "%" + s.value + " = " + s.op + (where.empty() ? "" : " (" + where + ")");
+}
+
+std::vector<CauseGroup> causeGroups(const CheckResult &r) {
+  auto keyOf = [](const std::optional<Site> &s, const std::string &output) {
+    if (!s) return "output " + output;
+    return s->loc.empty() ? "%" + s->value : s->loc;
+  };
+  // The counterexample's evidence moves its output's cause, and its companions', to the first
+  // differing intermediate (Note [One alert per cause]).
+  std::optional<std::string> staticKey;
+  const IntermediateDifference *evidence = nullptr;
+  if (r.counterexample && r.counterexample->firstDifference && !r.counterexample->firstDifference->production.loc.empty() &&
+      r.counterexample->firstDifference->production.op != "input") {
+    for (const OutputResult &o : r.outputs)
+      if (o.name == r.counterexample->output && o.verdict != Verdict::Equivalent) {
+        staticKey = keyOf(o.productionSite, o.name);
+        evidence = &*r.counterexample->firstDifference;
+      }
+  }
+  std::vector<CauseGroup> groups;
+  std::map<std::string, size_t> byKey;
+  for (const OutputResult &o : r.outputs) {
+    if (o.verdict == Verdict::Equivalent) continue;
+    std::optional<Site> production = o.productionSite, reference = o.referenceSite;
+    std::string key = keyOf(production, o.name);
+    if (evidence && key == *staticKey) {
+      production = evidence->production;
+      reference = evidence->reference;
+      key = keyOf(production, o.name);
+    }
+    auto [it, added] = byKey.emplace(key, groups.size());
+    if (added) groups.push_back(CauseGroup{production, reference, {}, o.verdict});
+    CauseGroup &g = groups[it->second];
+    g.outputs.push_back(&o);
+    if (severity(o.verdict) > severity(g.verdict)) g.verdict = o.verdict;
+  }
+  std::stable_partition(groups.begin(), groups.end(), [](const CauseGroup &g) {
+    return std::any_of(g.outputs.begin(), g.outputs.end(),
+                       [](const OutputResult *o) { return o->verdict == Verdict::NotEquivalent; });
+  });
+  return groups;
+}
+
+std::string groupedOutputsText(const CauseGroup &g, size_t maxNamed) {
+  std::string out = std::to_string(g.outputs.size()) + (g.outputs.size() == 1 ? " output: " : " outputs: ");
+  for (size_t i = 0; i < g.outputs.size() && i < maxNamed; ++i)
+    out += (i ? ", " : "") + g.outputs[i]->name + " (" + std::string(verdictName(g.outputs[i]->verdict)) + ")";
+  if (g.outputs.size() > maxNamed) out += ", ... (" + std::to_string(g.outputs.size() - maxNamed) + " more)";
+  return out;
 }
 
 std::string attributesText(const Node &n, size_t maxChars, bool withNone) {

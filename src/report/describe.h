@@ -1,7 +1,9 @@
 // Phrases that several report formats share, so that they say the same thing.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "src/report/report.h"
@@ -13,8 +15,31 @@ namespace torchtv {
 std::string verdictWithLevel(Verdict v, Level l);
 // "40 outputs: 38 proven, 2 refuted, 0 unknown"
 std::string countsText(const CheckResult &r);
-// "%t3 = aten::mul.Tensor (model.py:12)"
+// "%t3 = aten::mul.Tensor (model.py:12)", "%t9 = aten::mul.Tensor (model.py:12, run 3 of 8 of this line)"
 std::string siteText(const Site &s);
+
+// Note [One alert per cause]
+// One bug upstream of many outputs is one finding: a wrong attention scale in a
+// 4-layer train step refuted 21 of its 25 outputs, and each format said so 21
+// times, none at the planted line (issue 36). The outputs that are not proven
+// are grouped by where production diverges: its source line (a loop's every
+// run of one line is one cause), else its node, else the output stands alone.
+// For the counterexample's output, and every output that diverges where it
+// does, the cause is the first differing intermediate (evaluated on the
+// counterexample: evidence, where the unmatched node is structure) when that
+// has a source line. Groups holding a refuted output come first (a refutation
+// is evidence of a bug; an unknown one of a limit), then in output order. Every
+// format gives one alert per group, at the cause's line, with the group's
+// outputs under it; JUnit keeps one testcase per output (a gate counts them)
+// and names the cause in each.
+struct CauseGroup {
+  std::optional<Site> production, reference;  // where each side diverges; none: no site known
+  std::vector<const OutputResult *> outputs;  // not proven, in output order
+  Verdict verdict = Verdict::Unknown;         // the worst of theirs
+};
+std::vector<CauseGroup> causeGroups(const CheckResult &r);
+// "3 outputs: loss (not_equivalent), grad_w (not_equivalent), ... (1 more)", names cut at `maxNamed`.
+std::string groupedOutputsText(const CauseGroup &g, size_t maxNamed = 12);
 // The counterexample as lines of text: output, index, both values, inputs
 // (each shortened to `maxValues` values).
 std::string counterexampleText(const Counterexample &c, size_t maxValues = 16);

@@ -1,5 +1,5 @@
-// GitHub Actions workflow commands: each failing output becomes an annotation
-// on the production source line (or the graph file) in the pull request.
+// GitHub Actions workflow commands: each cause of failing outputs becomes one
+// annotation on its production source line (or the graph file) in the pull request.
 #include "src/report/describe.h"
 #include "src/report/report.h"
 #include "src/report/source_paths.h"
@@ -68,17 +68,22 @@ std::string renderGithub(const CheckResult &r, const ReportContext &ctx) {
     where.file = ctx.productionPath;
     return out + annotation("error", where, ctx.sourceRoot, "torchtv: " + std::string(verdictName(r.verdict)), r.reason);
   }
-  for (const OutputResult &o : r.outputs) {
-    if (o.verdict == Verdict::Equivalent) continue;
+  // One annotation per cause, at its line, the outputs it explains under it (Note [One alert per cause]).
+  for (const CauseGroup &g : causeGroups(r)) {
+    const OutputResult &first = *g.outputs.front();
     FileLine where;
-    if (o.productionSite && !o.productionSite->loc.empty()) where = parseFileLine(o.productionSite->loc);
+    if (g.production && !g.production->loc.empty()) where = parseFileLine(g.production->loc);
     else where.file = ctx.productionPath;
-    std::string msg = o.reason;
-    if (o.referenceSite) msg += "\nreference diverges at " + siteText(*o.referenceSite);
-    if (o.productionSite) msg += "\nproduction diverges at " + siteText(*o.productionSite);
-    if (r.counterexample && r.counterexample->output == o.name) msg += "\n" + counterexampleText(*r.counterexample);
+    std::string msg = g.outputs.size() == 1 ? first.reason : groupedOutputsText(g) + "\n" + first.name + ": " + first.reason;
+    if (g.reference) msg += "\nreference diverges at " + siteText(*g.reference);
+    if (g.production) msg += "\nproduction diverges at " + siteText(*g.production);
+    for (const OutputResult *o : g.outputs)
+      if (r.counterexample && r.counterexample->output == o->name) msg += "\n" + counterexampleText(*r.counterexample);
+    std::string title = g.outputs.size() == 1 ? "torchtv: output " + first.name + " " + std::string(verdictName(first.verdict))
+                                              : "torchtv: " + std::to_string(g.outputs.size()) + " outputs " +
+                                                    std::string(verdictName(g.verdict));
     // unknown fails the gate too (exit 2), so it is an error, not a warning.
-    out += annotation("error", where, ctx.sourceRoot, "torchtv: output " + o.name + " " + std::string(verdictName(o.verdict)), msg);
+    out += annotation("error", where, ctx.sourceRoot, title, msg);
   }
   return out;
 }

@@ -41,8 +41,11 @@ double numberOf(const json &j) {
 
 std::optional<Site> siteOf(const json &j) {
   if (j.is_null()) return std::nullopt;
-  return Site{j.at("value").get<std::string>(), j.at("op").get<std::string>(),
-              j.at("loc").is_null() ? "" : j.at("loc").get<std::string>()};
+  Site s{j.at("value").get<std::string>(), j.at("op").get<std::string>(),
+         j.at("loc").is_null() ? "" : j.at("loc").get<std::string>()};
+  s.run = j.value("run", 0);
+  s.runs = j.value("runs", 0);
+  return s;
 }
 
 // `reason_code` (absent in results written before it was: none, or error for an error).

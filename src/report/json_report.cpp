@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/report/describe.h"
 #include "src/report/report.h"
 #include "src/verify/roundings.h"
 
@@ -15,7 +16,9 @@ json levelJson(Level l) { return l == Level::None ? json(nullptr) : json(std::st
 
 json siteJson(const std::optional<Site> &s) {
   if (!s) return nullptr;
-  return {{"value", s->value}, {"op", s->op}, {"loc", s->loc.empty() ? json(nullptr) : json(s->loc)}};
+  json j = {{"value", s->value}, {"op", s->op}, {"loc", s->loc.empty() ? json(nullptr) : json(s->loc)}};
+  if (s->runs > 1) j["run"] = s->run, j["runs"] = s->runs;  // Note [Runs of a line] in src/verify/localize.h
+  return j;
 }
 
 // JSON has no NaN or infinity: such values are written as strings.
@@ -68,6 +71,16 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
                        {"roundings", roundingsJson(o.roundings)},
                        {"reference_site", siteJson(o.referenceSite)},
                        {"production_site", siteJson(o.productionSite)}});
+  // Note [One alert per cause] in src/report/describe.h.
+  json causes = json::array();
+  for (const CauseGroup &g : causeGroups(r)) {
+    json names = json::array();
+    for (const OutputResult *o : g.outputs) names.push_back(o->name);
+    causes.push_back({{"verdict", std::string(verdictName(g.verdict))},
+                      {"reference_site", siteJson(g.reference)},
+                      {"production_site", siteJson(g.production)},
+                      {"outputs", names}});
+  }
   json j = {
       {"torchtv_version", ctx.version},
       {"verdict", std::string(verdictName(r.verdict))},
@@ -76,6 +89,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
       {"reason_code", std::string(reasonCodeName(r.code))},
       {"exit_code", exitCode(r.verdict)},
       {"outputs", outputs},
+      {"causes", causes},
       {"counterexample", counterexampleJson(r.counterexample)},
       {"assumptions", r.assumptions},
       {"roundings", roundingsJson(r.roundings)},

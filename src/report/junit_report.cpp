@@ -1,6 +1,7 @@
 // JUnit XML, the test-report format CI systems show (GitLab, Jenkins, GitHub
 // actions that read it): one testsuite per pair, one testcase per output.
 #include <cstdio>
+#include <map>
 
 #include "src/report/describe.h"
 #include "src/report/escape.h"
@@ -57,13 +58,28 @@ std::string renderJunit(const std::vector<NamedResult> &pairs) {
     }
     // The pair's time is shared evenly: the checker does not time outputs apart.
     double each = r.outputs.empty() ? 0 : r.stats.seconds / r.outputs.size();
+    // Each output's cause (Note [One alert per cause]): one testcase per output, the cause named
+    // in each; an output grouped under another's cause says so first.
+    std::map<const OutputResult *, const CauseGroup *> causeOf;
+    const std::vector<CauseGroup> groups = causeGroups(r);
+    for (const CauseGroup &g : groups)
+      for (const OutputResult *o : g.outputs) causeOf[o] = &g;
     for (const OutputResult &o : r.outputs) {
       std::string details = "output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
-      if (o.referenceSite) details += "reference diverges at " + siteText(*o.referenceSite) + "\n";
-      if (o.productionSite) details += "production diverges at " + siteText(*o.productionSite) + "\n";
+      std::string message = o.reason;
+      if (auto it = causeOf.find(&o); it != causeOf.end()) {
+        const CauseGroup &g = *it->second;
+        if (g.reference) details += "reference diverges at " + siteText(*g.reference) + "\n";
+        if (g.production) details += "production diverges at " + siteText(*g.production) + "\n";
+        if (g.outputs.size() > 1) {
+          details += "one cause for " + groupedOutputsText(g) + "\n";
+          if (g.outputs.front() != &o && g.production)
+            message = "same cause as output " + g.outputs.front()->name + " (" + siteText(*g.production) + "): " + o.reason;
+        }
+      }
       if (r.counterexample && r.counterexample->output == o.name) details += counterexampleText(*r.counterexample);
       details += "reference: " + nr.ctx.referencePath + "\nproduction: " + nr.ctx.productionPath + "\n";
-      cases += testcase(name, "output " + o.name, o.verdict, o.reason, details, each);
+      cases += testcase(name, "output " + o.name, o.verdict, message, details, each);
       ++suiteTests;
       if (o.verdict == Verdict::NotEquivalent || o.verdict == Verdict::Unknown) ++suiteFailures;
     }

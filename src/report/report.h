@@ -48,14 +48,14 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx);
 // map). Throws InputError when the text is not such a result.
 CheckResult parseJsonResult(const std::string &text, ReportContext &ctx);
 
-// SARIF 2.1.0: one run, one result per output that is not equivalent (and one
-// per errored pair). Rule ids are stable: see kSarifRules in sarif_report.cpp.
+// SARIF 2.1.0: one run, one result per cause of outputs that are not equivalent
+// (Note [One alert per cause] in describe.h; and one per errored pair). Rule ids are stable: see kSarifRules in sarif_report.cpp.
 // Paths relative to `sourceRoot` carry the uriBaseId %SRCROOT% (Note [Source root]).
 std::string renderSarif(const std::vector<NamedResult> &results, const std::string &version,
                         const std::string &sourceRoot = "");
 // JUnit XML: one testsuite per pair, one testcase per output.
 std::string renderJunit(const std::vector<NamedResult> &results);
-// GitHub Actions workflow commands: `::error file=...,line=...::message`.
+// GitHub Actions workflow commands: `::error file=...,line=...::message`, one per cause.
 std::string renderGithub(const CheckResult &r, const ReportContext &ctx);
 
 enum class ColorMode { Never, Always };

@@ -113,20 +113,30 @@ void addPair(const NamedResult &nr, json &results) {
     results.push_back(res);
     return;
   }
-  for (const OutputResult &o : r.outputs) {
-    if (o.verdict == Verdict::Equivalent) continue;
-    std::string text = prefix + "output " + o.name + " is " + verdictWithLevel(o.verdict, o.level) + ": " + o.reason;
-    if (r.counterexample && r.counterexample->output == o.name) text += "\n" + counterexampleText(*r.counterexample);
-    json res = makeResult(nr, o.verdict, text, o.name);
+  // One result per cause, its outputs listed (Note [One alert per cause]).
+  for (const CauseGroup &g : causeGroups(r)) {
+    const OutputResult &first = *g.outputs.front();
+    std::string text = prefix + (g.outputs.size() == 1 ? "output " + first.name + " is " +
+                                                             verdictWithLevel(first.verdict, first.level) + ": " + first.reason
+                                                       : groupedOutputsText(g) + "; output " + first.name + " is " +
+                                                             verdictWithLevel(first.verdict, first.level) + ": " +
+                                                             first.reason);
+    json names = json::array();
+    for (const OutputResult *o : g.outputs) {
+      names.push_back(o->name);
+      if (r.counterexample && r.counterexample->output == o->name) text += "\n" + counterexampleText(*r.counterexample);
+    }
+    json res = makeResult(nr, g.verdict, text, first.name);
+    res["properties"]["outputs"] = names;
     // The production source line first (where a fix goes), then the graph file.
     json locations = json::array();
-    if (o.productionSite && !o.productionSite->loc.empty()) locations.push_back(siteLocation(*o.productionSite, root));
+    if (g.production && !g.production->loc.empty()) locations.push_back(siteLocation(*g.production, root));
     if (!nr.ctx.productionPath.empty()) locations.push_back(physical(nr.ctx.productionPath, 0, 0, root));
     res["locations"] = locations;
-    if (o.referenceSite && !o.referenceSite->loc.empty()) {
-      json related = siteLocation(*o.referenceSite, root);
+    if (g.reference && !g.reference->loc.empty()) {
+      json related = siteLocation(*g.reference, root);
       related["id"] = 1;
-      related["message"]["text"] = "reference: " + siteText(*o.referenceSite);
+      related["message"]["text"] = "reference: " + siteText(*g.reference);
       res["relatedLocations"] = json::array({related});
     }
     results.push_back(res);

@@ -1,8 +1,8 @@
 // The terminal summary. Note [Text at scale]: a model has tens of outputs, and
 // a reader wants to know first how many failed and which: the counts come
-// first, then each output that is not proven (a divergence shared with the
-// previous output is not repeated), then one line for the proven ones (each
-// on its own line with -v).
+// first, then each output that is not proven, grouped by cause (Note [One
+// alert per cause] in describe.h: the cause once, its outputs under it), then
+// one line for the proven ones (each on its own line with -v).
 #include <cstdio>
 
 #include "src/report/describe.h"
@@ -17,25 +17,24 @@ std::string outputLine(const OutputResult &o) {
   return "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
 }
 
-std::string sitesText(const OutputResult &o) {
-  return (o.referenceSite ? "    reference diverges at " + siteText(*o.referenceSite) + "\n" : "") +
-         (o.productionSite ? "    production diverges at " + siteText(*o.productionSite) + "\n" : "");
+std::string sitesText(const std::optional<Site> &reference, const std::optional<Site> &production) {
+  return (reference ? "    reference diverges at " + siteText(*reference) + "\n" : "") +
+         (production ? "    production diverges at " + siteText(*production) + "\n" : "");
 }
 
-// Each output that is not proven, with where it diverges.
+// Each output that is not proven, grouped by cause (Note [One alert per cause]): an output
+// alone is followed by where it diverges; a group of several is headed by its cause, once.
 std::string failingOutputs(const CheckResult &r) {
-  std::string out, lastSites, lastName;
-  for (const OutputResult &o : r.outputs) {
-    if (o.verdict == Verdict::Equivalent) continue;
-    out += outputLine(o);
-    std::string sites = sitesText(o);
-    if (sites.empty()) continue;
-    if (sites == lastSites) {
-      out += "    diverges where output " + lastName + " does\n";
+  std::string out;
+  for (const CauseGroup &g : causeGroups(r)) {
+    if (g.outputs.size() == 1) {
+      out += outputLine(*g.outputs[0]) + sitesText(g.reference, g.production);
       continue;
     }
-    out += sites;
-    lastSites = sites, lastName = o.name;
+    out += "  " + std::to_string(g.outputs.size()) + " outputs diverge " +
+           (g.production ? "where production's " + siteText(*g.production) + " does" : "without a known site") + ":\n";
+    if (g.reference) out += "    (reference: " + siteText(*g.reference) + ")\n";
+    for (const OutputResult *o : g.outputs) out += "  " + outputLine(*o);
   }
   return out;
 }

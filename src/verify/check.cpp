@@ -360,6 +360,7 @@ Classified classifyStage(const Compared &g, const Normalized &norm, const Matchi
   const FusionLibrary &lib = options.fusions ? *options.fusions : defaultFusions();
   std::vector<const Node *> refFirstUnmatched = firstUnmatchedNodes(g.ref, m.vn, m.prodNumbers),
                             prodFirstUnmatched = firstUnmatchedNodes(g.prod, m.vn, m.refNumbers);
+  const GraphSites refSites(g.ref), prodSites(g.prod);  // Note [Runs of a line]
   // Definitions that did not fit their calls, on either side (named in reasons below).
   std::map<std::string, std::string> misfits = norm.refNorm.misfitDefinitions;
   misfits.insert(norm.prodNorm.misfitDefinitions.begin(), norm.prodNorm.misfitDefinitions.end());
@@ -387,8 +388,8 @@ Classified classifyStage(const Compared &g, const Normalized &norm, const Matchi
       out.reason = reasons::kNoStructuralMatch;
       const Node *r = refFirstUnmatched[i];
       const Node *p = prodFirstUnmatched[i];
-      if (r) out.referenceSite = siteOf(*r);
-      if (p) out.productionSite = siteOf(*p);
+      if (r) out.referenceSite = refSites(*r);
+      if (p) out.productionSite = prodSites(*p);
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
                           (p->loc.known() ? " at " + p->loc.str() : "");
       if (p && !misfits.count(p->op))

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "src/verify/counterexample_replay.h"
@@ -157,6 +158,26 @@ Site siteOfValue(const Value *v) {
 
 Site siteOf(const Node &n) { return Site{n.outputs.at(0)->name, n.op, n.loc.known() ? n.loc.str() : ""}; }
 
+GraphSites::GraphSites(const Graph &g) {
+  std::map<std::pair<std::string, std::string>, std::vector<const Node *>> byLine;
+  for (const auto &n : g.nodes())
+    if (n->loc.known() && !n->outputs.empty()) byLine[{n->op, n->loc.str()}].push_back(n.get());
+  for (const auto &[line, nodes] : byLine)
+    for (size_t k = 0; k < nodes.size(); ++k)
+      runs_[nodes[k]->outputs[0]->name] = {static_cast<int>(k + 1), static_cast<int>(nodes.size())};
+}
+
+void GraphSites::count(Site &s) const {
+  auto it = runs_.find(s.value);
+  if (it != runs_.end()) std::tie(s.run, s.runs) = it->second;
+}
+
+Site GraphSites::operator()(const Node &n) const {
+  Site s = siteOf(n);
+  count(s);
+  return s;
+}
+
 IntermediateDifference localizeTypeDifference(const Value &refOut, const Value &prodOut, const Node *refFirst,
                                               const Node *prodFirst) {
   const Value *r = &refOut, *p = &prodOut;
@@ -233,6 +254,75 @@ std::optional<Departure> atTheOutputs(const Graph &ref, const Graph &prod, const
   return Departure{po, ro, d};
 }
 
+// Note [Departure with a counterpart]
+// The strongest evidence of where production goes wrong is a node that takes
+// the same values as a reference node with the same op (every input agrees,
+// input by input, in any order) and computes another value: an attention
+// scale of 1/dk where the reference's is 1/sqrt(dk), an eps, a reduction
+// over another dim. The first such production node in topological order
+// (the order its code ran: forward before backward, layer by layer), in the
+// refuted output's cone and not re-converging, is where production departs,
+// ahead of the walk below. A mask and its complement (production's `u > 0`
+// against autograd's `u <= 0`) are another op: neither counterpart nor
+// departure by this rule. A node whose inputs are all constant (zeros after
+// shrinking) is passed over: equal zeros say nothing about which reference
+// node it stands for. Before this rule the walk alone named, in a 4-layer
+// train step whose attention backward scaled by 1/dk, the last layer's
+// `gs.transpose` (zeros on the shrunk input), not the planted line (issue 36).
+std::optional<Departure> departureWithCounterpart(const Graph &ref, const Graph &prod, const Traces &t,
+                                                  const std::unordered_set<const Node *> &cone,
+                                                  const std::unordered_set<const Node *> &skip,
+                                                  const std::function<bool(const Value *)> &varies) {
+  std::map<const Value *, std::string> keys;
+  auto key = [&](const std::map<const Value *, EvalTensor> &trace, const Value *v) -> const std::string * {
+    auto known = keys.find(v);
+    if (known != keys.end()) return &known->second;
+    auto it = trace.find(v);
+    if (it == trace.end()) return nullptr;
+    return &keys.emplace(v, fingerprint(it->second, t.digits)).first->second;
+  };
+  // A node's op and its inputs' contents (sorted: commutative operands may come in either order).
+  auto signature = [&](const std::map<const Value *, EvalTensor> &trace, const Node &n) -> std::optional<std::string> {
+    std::vector<std::string> ins;
+    for (const Value *in : n.inputs) {
+      if (!in) continue;
+      const std::string *k = key(trace, in);
+      if (!k) return std::nullopt;
+      ins.push_back(*k);
+    }
+    std::sort(ins.begin(), ins.end());
+    std::string sig = n.op;
+    for (const std::string &k : ins) sig += "#" + k;
+    return sig;
+  };
+  std::unordered_map<std::string, const Node *> refBySignature;
+  for (const auto &m : ref.nodes()) {
+    if (m->outputs.empty() || !t.ref.count(m->outputs[0])) continue;
+    if (std::optional<std::string> sig = signature(t.ref, *m)) refBySignature.emplace(*sig, m.get());
+  }
+  for (const auto &n : prod.nodes()) {
+    if (!cone.count(n.get()) || n->outputs.empty() || skip.count(n.get()) || !t.prod.count(n->outputs[0])) continue;
+    bool someVaries = false;
+    for (const Value *in : n->inputs) someVaries = someVaries || (in && t.prod.count(in) && varies(in));
+    if (!someVaries) continue;
+    std::optional<std::string> sig = signature(t.prod, *n);
+    auto m = sig ? refBySignature.find(*sig) : refBySignature.end();
+    if (m == refBySignature.end()) continue;
+    const EvalTensor &r = t.ref.at(m->second->outputs[0]), &p = t.prod.at(n->outputs[0]);
+    if (r.type != p.type) continue;
+    std::optional<size_t> k = firstDiffering(r, p, nullptr, t.digits);
+    if (!k) continue;
+    IntermediateDifference d;
+    d.reference = siteOf(*m->second);
+    d.production = siteOf(*n);
+    d.index = eval::unflatten(p.type.shape, *k);
+    d.referenceValue = static_cast<double>(r.values[*k]);
+    d.productionValue = static_cast<double>(p.values[*k]);
+    return Departure{n->outputs[0], m->second->outputs[0], d};
+  }
+  return std::nullopt;
+}
+
 std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Traces &t, size_t output) {
   const std::map<const Value *, EvalTensor> &refTrace = t.ref, &prodTrace = t.prod;
   std::unordered_set<std::string> refKeys, prodKeys;
@@ -272,12 +362,13 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
       if (it != prodTrace.end() && refKeys.count(fingerprint(it->second, digits))) agrees.insert(n.get());
     }
   }
-  auto varies = [&](const Node *n) {
-    const auto &values = prodTrace.at(n->outputs[0]).values;
-    for (long double v : values)
-      if (v != values.front()) return true;
+  auto variesValue = [&](const Value *v) {
+    const auto &values = prodTrace.at(v).values;
+    for (long double x : values)
+      if (x != values.front()) return true;
     return values.size() == 1 && values.front() != 0;
   };
+  auto varies = [&](const Node *n) { return variesValue(n->outputs[0]); };
   for (auto n = prod.nodes().rbegin(); n != prod.nodes().rend(); ++n) {
     const Node *node = n->get();
     if (!cone.count(node)) continue;
@@ -288,6 +379,9 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
     for (const Value *in : node->inputs)
       if (in && in->producer && cone.count(in->producer)) reconverges.insert(in->producer);
   }
+  std::unordered_set<const Node *> settled = agrees;
+  settled.insert(reconverges.begin(), reconverges.end());
+  if (std::optional<Departure> d = departureWithCounterpart(ref, prod, t, cone, settled, variesValue)) return d;
   for (const auto &n : prod.nodes()) {
     if (!cone.count(n.get()) || n->outputs.empty()) continue;
     auto it = prodTrace.find(n->outputs[0]);
@@ -342,9 +436,9 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
 // Localization on the values `traceOn` gives for an input (the evaluator's, or LibTorch's).
 using TraceOn = std::function<std::optional<Traces>(const std::vector<EvalTensor> &)>;
 
-std::optional<IntermediateDifference> localizeWith(const Graph &ref, const Graph &prod, const std::vector<EvalTensor> &inputs,
-                                                   size_t output, const std::vector<EvalTensor> *found,
-                                                   const TraceOn &traceOn) {
+std::optional<IntermediateDifference> departureOn(const Graph &ref, const Graph &prod, const std::vector<EvalTensor> &inputs,
+                                                  size_t output, const std::vector<EvalTensor> *found,
+                                                  const TraceOn &traceOn) {
   std::optional<Traces> shown = traceOn(inputs);
   if (!shown) return std::nullopt;
   std::optional<Departure> d = departure(ref, prod, *shown, output);
@@ -373,6 +467,17 @@ std::optional<IntermediateDifference> localizeWith(const Graph &ref, const Graph
     }
   }
   return d ? std::optional(d->difference) : std::nullopt;
+}
+
+std::optional<IntermediateDifference> localizeWith(const Graph &ref, const Graph &prod, const std::vector<EvalTensor> &inputs,
+                                                   size_t output, const std::vector<EvalTensor> *found,
+                                                   const TraceOn &traceOn) {
+  std::optional<IntermediateDifference> d = departureOn(ref, prod, inputs, output, found, traceOn);
+  if (d) {
+    GraphSites(ref).count(d->reference);  // Note [Runs of a line]
+    GraphSites(prod).count(d->production);
+  }
+  return d;
 }
 
 // Both original graphs' values replayed through LibTorch (Note [Counterexamples through LibTorch]).

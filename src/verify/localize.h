@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -53,6 +55,24 @@ namespace torchtv {
 
 // Where a node is, for reports: its first result's name, its op, its source line.
 Site siteOf(const Node &n);
+
+// Note [Runs of a line]
+// No capture records a loop iteration or a module path per node, but a loop
+// that runs a line N times leaves N nodes of that op at that line, in the
+// order they ran: the k-th of them is the k-th run (a forward loop's layer k-1;
+// a backward loop over reversed layers counts from the last layer). Reports
+// say "run k of N of this line" so that a reader of a 64-layer step knows which
+// iteration departs first. Sites of one graph, with their runs counted.
+class GraphSites {
+public:
+  explicit GraphSites(const Graph &g);
+  Site operator()(const Node &n) const;
+  // Counts the runs of a site of this graph (found by its value's name).
+  void count(Site &s) const;
+
+private:
+  std::unordered_map<std::string, std::pair<int, int>> runs_;  // by the node's first result's name
+};
 
 // Note [Localized type differences]
 // Outputs whose types differ are not_equivalent on every input, so the

@@ -50,6 +50,10 @@ struct Site {
   std::string value;  // value name in its graph
   std::string op;
   std::string loc;    // "file:line" or empty
+  // Note [Runs of a line]: code in a loop (a layer) puts one node per iteration at the same
+  // line; this node is the `run`-th of the `runs` nodes of its op at its line, in the order the
+  // code ran (topological order). 0 when not counted.
+  int run = 0, runs = 0;
 };
 
 // What an equivalence at level rounded rests on, one site each (Note [Equivalence up to rounding]

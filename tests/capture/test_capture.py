@@ -458,6 +458,26 @@ class ErrorTest(unittest.TestCase):
 
 
 
+class InputNamesTest(unittest.TestCase):
+    """Issue 36 item 7: `def reference(x, *params)` names params[0] `params0` (and its gradient
+    `grad_params0`), as the code indexes it; before, by its position among all the inputs (`params1`)."""
+
+    def test_varargs_numbered_from_zero(self):
+        if CAPTURE_SRC not in sys.path:
+            sys.path.insert(0, CAPTURE_SRC)
+        from torchtv_capture.pairfile import _param_names
+
+        def reference(x, y, *params):
+            return x
+
+        self.assertEqual(_param_names(reference, 4, "reference", "f.py"), ["x", "y", "params0", "params1"])
+
+        def clash(params0, *params):
+            return params0
+
+        self.assertEqual(_param_names(clash, 3, "reference", "f.py"), ["params0", "in1", "params1"])
+
+
 class CliErrorTest(unittest.TestCase):
 
     def test_cli_errors(self):

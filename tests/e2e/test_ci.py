@@ -55,10 +55,14 @@ with tempfile.TemporaryDirectory() as out:
         c.check(not errors, "SARIF does not match the schema:\n" + "\n".join(errors[:10]))
         with open(sarif) as f:
             log = json.load(f)
-        failing = sum(1 for r in results.values() for o in r["outputs"] if o["verdict"] != "equivalent")
+        # One result per cause of failing outputs (Note [One alert per cause]), one per pair in error.
+        failing = sum(len(r["causes"]) for r in results.values() if r["verdict"] != "error")
         failing += sum(1 for r in results.values() if r["verdict"] == "error")
         c.check(len(log["runs"][0]["results"]) == failing,
-                f"{len(log['runs'][0]['results'])} SARIF results for {failing} failing outputs/pairs")
+                f"{len(log['runs'][0]['results'])} SARIF results for {failing} causes/pairs in error")
+        grouped = sum(1 for r in results.values() for o in r["outputs"] if o["verdict"] != "equivalent")
+        c.check(failing - sum(1 for r in results.values() if r["verdict"] == "error") <= grouped,
+                "more causes than failing outputs")
     junit = os.path.join(out, "junit.xml")
     if c.check(os.path.exists(junit), "no junit.xml"):
         cases = junit_cases(junit)

@@ -201,3 +201,55 @@ graph @production(%x: f32[4,8]) -> (f32[4], f64[4]) {
   CHECK(d.reference.loc == "ref.py:3");
   CHECK(d.typeDifference == "dtype differs: production f64[4], reference f32[4]");
 }
+
+TEST_CASE("a node with the same op and inputs as a reference node departs first") {
+  // Note [Departure with a counterpart]. Production computes 2x by a detour of another shape
+  // (x expanded to [2,4], summed) and scales y by 1/16 where the reference scales it by 1/4 (the
+  // planted bug, prod.py:4). With x shrunk to zero the detour is all zeros, which agree with no
+  // reference value of its type: the walk alone named it (prod.py:2), upstream of the bug. The
+  // scale takes the same value as the reference's (y) by the same op and computes another one.
+  Module m = parseModule(R"(graph @reference(%x: f32[4], %y: f32[4]) -> (f32[4]) {
+  %d: f32[4] = aten::mul.Scalar(%x) {other=2.0} loc("ref.py":2)
+  %s: f32[4] = aten::mul.Scalar(%y) {other=0.25} loc("ref.py":3)
+  %o: f32[4] = aten::add.Tensor(%d, %s) loc("ref.py":4)
+  return %o
+}
+graph @production(%x: f32[4], %y: f32[4]) -> (f32[4]) {
+  %a: f32[2,4] = aten::expand(%x) {size=[2,4]} loc("prod.py":2)
+  %b: f32[4] = aten::sum.dim_IntList(%a) {dim=[0]} loc("prod.py":3)
+  %s: f32[4] = aten::mul.Scalar(%y) {other=0.0625} loc("prod.py":4)
+  %o: f32[4] = aten::add.Tensor(%b, %s) loc("prod.py":5)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  const TensorType &t = ref.inputs()[0]->type;
+  std::vector<eval::EvalTensor> shrunk = {{t, {0, 0, 0, 0}}, {t, {2, 0, 0, 0}}};
+  std::optional<IntermediateDifference> d = localizeDifference(ref, prod, shrunk, 0);
+  REQUIRE(d);
+  CHECK(d->production.loc == "prod.py:4");
+  CHECK(d->reference.loc == "ref.py:3");
+  CHECK(d->productionValue == doctest::Approx(0.125));
+  CHECK(d->referenceValue == doctest::Approx(0.5));
+}
+
+TEST_CASE("a loop's nodes at one line are counted as runs of that line") {
+  // Note [Runs of a line]: the third layer's scale is run 3 of 3 of its line; a line run once
+  // has no count.
+  Module m = parseModule(R"(graph @production(%x: f32[4]) -> (f32[4]) {
+  %a: f32[4] = aten::mul.Scalar(%x) {other=0.5} loc("prod.py":13)
+  %b: f32[4] = aten::mul.Scalar(%a) {other=0.5} loc("prod.py":13)
+  %c: f32[4] = aten::mul.Scalar(%b) {other=0.5} loc("prod.py":13)
+  %o: f32[4] = aten::neg(%c) loc("prod.py":20)
+  return %o
+}
+)", "t.tvir");
+  const Graph &g = *m.find("production");
+  GraphSites sites(g);
+  Site third = sites(*g.nodes()[2]);
+  CHECK(third.loc == "prod.py:13");
+  CHECK(third.run == 3);
+  CHECK(third.runs == 3);
+  Site once = sites(*g.nodes()[3]);
+  CHECK(once.runs == 1);
+}

@@ -354,3 +354,62 @@ TEST_CASE("runProcess: output, exit codes, signals and time limits become result
   CHECK_FALSE(missing.started);
   CHECK(missing.error.find("cannot run") != std::string::npos);
 }
+
+TEST_CASE("one alert per cause: outputs diverging at one line are grouped in every format") {
+  // Note [One alert per cause]: three outputs diverge at two runs of one line (a loop), one at
+  // another line; the counterexample's output moves its group to the first differing
+  // intermediate, at that same line. Before, each format gave one alert per output.
+  CheckResult r;
+  r.verdict = Verdict::NotEquivalent;
+  auto failing = [&](const std::string &name, Verdict v, const std::string &value, const std::string &loc) {
+    OutputResult o;
+    o.name = name;
+    o.verdict = v;
+    o.reason = "differs";
+    o.productionSite = Site{value, "aten::mul.Scalar", loc};
+    r.outputs.push_back(o);
+  };
+  OutputResult proven;
+  proven.name = "loss";
+  proven.verdict = Verdict::Equivalent;
+  proven.level = Level::Real;
+  r.outputs.push_back(proven);
+  failing("grad_a", Verdict::Unknown, "m1", "prod.py:58");
+  failing("grad_b", Verdict::NotEquivalent, "m5", "prod.py:13");
+  failing("grad_c", Verdict::NotEquivalent, "m5", "prod.py:13");
+  failing("grad_d", Verdict::Unknown, "m9", "prod.py:13");
+  Counterexample c;
+  c.output = "grad_b";
+  IntermediateDifference d;
+  d.production = Site{"m17", "aten::mul.Scalar", "prod.py:13", 4, 4};
+  d.reference = Site{"r3", "aten::mul.Scalar", "ref.py:32"};
+  c.firstDifference = d;
+  r.counterexample = c;
+  std::vector<CauseGroup> groups = causeGroups(r);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].production->value == "m17");  // the refuted group first, at the evidence
+  CHECK(groups[0].outputs.size() == 3);
+  CHECK(groups[0].verdict == Verdict::NotEquivalent);
+  CHECK(groups[1].outputs.size() == 1);
+
+  ReportContext ctx{"ref.py", "prod.py", "v"};
+  std::string gh = renderGithub(r, ctx);
+  size_t annotations = 0;
+  for (size_t at = gh.find("::error"); at != std::string::npos; at = gh.find("::error", at + 1)) ++annotations;
+  CHECK(annotations == 2);
+  CHECK(gh.find("::error file=prod.py,line=13,title=torchtv%3A 3 outputs not_equivalent::") < gh.find("line=58"));
+  nlohmann::json sarif = nlohmann::json::parse(renderSarif({{"p", r, ctx}}, "v"));
+  auto &results = sarif["runs"][0]["results"];
+  REQUIRE(results.size() == 2);
+  CHECK(results[0]["properties"]["outputs"].size() == 3);
+  CHECK(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 13);
+  std::string text = renderText(r, ctx, TextOptions{});
+  CHECK(text.find("3 outputs diverge where production's %m17 = aten::mul.Scalar (prod.py:13, run 4 of 4 of this line) "
+                  "does:") != std::string::npos);
+  CHECK(text.find("3 outputs diverge") < text.find("output grad_a:"));
+  nlohmann::json j = nlohmann::json::parse(renderJson(r, ctx));
+  CHECK(j["causes"].size() == 2);
+  CHECK(j["causes"][0]["production_site"]["run"] == 4);
+  std::string xml = renderJunit({{"p", r, ctx}});
+  CHECK(xml.find("same cause as output grad_b") != std::string::npos);
+}

@@ -62,6 +62,34 @@ graph @production(%a: f32[3]) -> (f32[3]) {
   CHECK(r.outputs[0].referenceSite->op == "aten::neg");
 }
 
+TEST_CASE("a mask whose product is proven equal is no divergence") {
+  // Note [Divergence through unmatched values]: production's ReLU backward multiplies by the mask
+  // u > 0, the reference's keeps relu(u); the product is merged with the reference's value (a cut
+  // point, done here by hand). The output diverges at the wrong scale after it (prod.py:13), not
+  // at the mask (prod.py:5), which the output reaches only through the matched product.
+  Module m = parseModule(R"(graph @reference(%u: f32[4]) -> (f32[4]) {
+  %r: f32[4] = aten::relu(%u) loc("ref.py":4)
+  %o: f32[4] = aten::mul.Scalar(%r) {other=0.25} loc("ref.py":5)
+  return %o
+}
+graph @production(%u: f32[4]) -> (f32[4]) {
+  %m: bool[4] = aten::gt.Scalar(%u) {other=0} loc("prod.py":5)
+  %r: f32[4] = aten::mul.Tensor(%u, %m) loc("prod.py":6)
+  %o: f32[4] = aten::mul.Scalar(%r) {other=0.0625} loc("prod.py":13)
+  return %o
+}
+)", "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  ValueNumbering vn;
+  vn.addGraph(ref);
+  vn.addGraph(prod);
+  vn.renumber(prod.nodes()[1]->output(), vn.number(ref.nodes()[0]->output()));
+  std::vector<const Node *> first = firstUnmatchedNodes(prod, vn, numbersOf(ref, vn));
+  REQUIRE(first.size() == 1);
+  REQUIRE(first[0]);
+  CHECK(first[0]->loc.str() == "prod.py:13");
+}
+
 TEST_CASE("verdicts combine to the worst; --require bitwise rejects real-only proofs") {
   CheckResult r;
   r.outputs = {{"a", Verdict::Equivalent, Level::Bitwise, ReasonCode::None, "", {}, {}},

@@ -28,6 +28,14 @@ class TorchtvError(RuntimeError):
     """torchtv could not run (binary missing, crashed) - never a verdict."""
 
 
+def _site_text(site):
+    """'%mul_5 = aten::mul.Scalar (f.py:13, run 4 of 4 of this line)', as the text report says it."""
+    where = [site["loc"]] if site.get("loc") else []
+    if site.get("runs", 0) > 1:
+        where.append("run %d of %d of this line" % (site["run"], site["runs"]))
+    return "%%%s = %s%s" % (site["value"], site["op"], " (%s)" % ", ".join(where) if where else "")
+
+
 class Result:
     """The outcome of torchtv.verify: the fields of `torchtv check --format json`."""
 
@@ -60,17 +68,28 @@ class Result:
             lines.append("  %d output%s: %d proven, %d refuted, %d unknown" % (
                 n, "" if n == 1 else "s", count("equivalent"), count("not_equivalent"),
                 n - count("equivalent") - count("not_equivalent")))
-        proven = []
-        for o in self.outputs:
-            if o["verdict"] == "equivalent":
-                proven.append(o["name"])
+        proven = [o["name"] for o in self.outputs if o["verdict"] == "equivalent"]
+        by_name = {o["name"]: o for o in self.outputs}
+        # One block per cause, its outputs under it (Note [One alert per cause]); a result without
+        # `causes` (an older binary's) one per output.
+        causes = self.data.get("causes")
+        if causes is None:
+            causes = [{"outputs": [o["name"]], "reference_site": o.get("reference_site"),
+                       "production_site": o.get("production_site")}
+                      for o in self.outputs if o["verdict"] != "equivalent"]
+        for cause in causes:
+            outputs = [by_name[n] for n in cause["outputs"] if n in by_name]
+            if len(outputs) > 1 and cause.get("production_site"):
+                lines.append("  %d outputs diverge where production's %s does:" % (
+                    len(outputs), _site_text(cause["production_site"])))
+                lines += ["    output %s: %s - %s" % (o["name"], o["verdict"], o["reason"]) for o in outputs]
                 continue
-            lines.append("  output %s: %s - %s" % (o["name"], o["verdict"], o["reason"]))
-            for side in ("reference", "production"):
-                site = o.get(side + "_site")
-                if site:
-                    lines.append("    %s diverges at %%%s = %s%s" % (
-                        side, site["value"], site["op"], " (%s)" % site["loc"] if site.get("loc") else ""))
+            for o in outputs:
+                lines.append("  output %s: %s - %s" % (o["name"], o["verdict"], o["reason"]))
+                for side in ("reference", "production"):
+                    site = cause.get(side + "_site")
+                    if site:
+                        lines.append("    %s diverges at %s" % (side, _site_text(site)))
         if proven:
             lines.append("  proven equivalent: " + ", ".join(proven))
         for site in self.roundings:
@@ -85,11 +104,8 @@ class Result:
                 lines.append("  differs at %s%s: reference %r, production %r" % (
                     cex.get("output"), index, cex.get("reference_value"), cex.get("production_value")))
             if first:
-                def where(site):
-                    return "%%%s = %s%s" % (site["value"], site["op"],
-                                            " (%s)" % site["loc"] if site.get("loc") else "")
                 lines.append("    first differing intermediate: production %s, closest reference %s" % (
-                    where(first["production"]), where(first["reference"])))
+                    _site_text(first["production"]), _site_text(first["reference"])))
                 if first.get("production_value") is None:
                     lines.append("      " + first["type_difference"])
                 else:

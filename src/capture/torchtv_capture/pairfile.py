@@ -376,8 +376,11 @@ def _param_names(fn, n, what, ap):
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             names.append(p.name)
         elif p.kind == p.VAR_POSITIONAL:
+            # `*ws` holds ws[0], ws[1], ...: numbered as the code indexes them, not by position
+            # among all the inputs (`reference(x, y, *ws)` named ws[0] "ws2", its gradient "grad_ws2").
+            first = len(names)
             while len(names) < n:
-                names.append("%s%d" % (p.name, len(names)))
+                names.append("%s%d" % (p.name, len(names) - first))
     seen = set()
     out = []
     for i, nm in enumerate(names):
