@@ -17,6 +17,22 @@ bool sameValues(const std::vector<eval::EvalTensor> &a, const std::vector<eval::
   return true;
 }
 
+// Whether an attribute of a node holds inf or NaN: a constant the graph writes (masked_fill's
+// -inf, full's fill value).
+bool writesNonFiniteConstant(const Graph &g) {
+  for (const auto &n : g.nodes())
+    for (const auto &[name, attr] : n->attrs) {
+      if (attr.isFloat() && !std::isfinite(attr.asFloat())) return true;
+      if (attr.isFloats())
+        for (double v : attr.asFloats())
+          if (!std::isfinite(v)) return true;
+    }
+  return false;
+}
+
+// finite, +inf, -inf, NaN
+int valueClass(long double v) { return std::isnan(v) ? 3 : std::isinf(v) ? (v > 0 ? 1 : 2) : 0; }
+
 class EvaluatorConfirmer : public CounterexampleConfirmer {
 public:
   std::optional<ConfirmedDifference> confirm(const Graph &ref, const Graph &prod,
@@ -37,6 +53,7 @@ public:
       lastInputs_ = inputs;
       lastOutputs_ = outputs;
       last_ = {};
+      last_.nonFiniteConstants = writesNonFiniteConstant(ref) || writesNonFiniteConstant(prod);
       try {
         last_.rn = eval::evaluateGraph(ref, inputs, Precision::Native, nullptr, &outputs);
         try {
@@ -67,23 +84,33 @@ public:
       for (size_t i = 0; i < rn[o].values.size(); ++i) {
         long double a = rn[o].values[i], b = pn[o].values[i];
         if ((std::isnan(a) && std::isnan(b)) || a == b) continue;
+        if (!std::isfinite(a) || !std::isfinite(b)) {
+          // Note [Confirming counterexamples]: a non-finite difference, the same in all three.
+          bool same = valueClass(rd[o].values[i]) == valueClass(a) && valueClass(pd[o].values[i]) == valueClass(b) &&
+                      valueClass(rw[o].values[i]) == valueClass(a) && valueClass(pw[o].values[i]) == valueClass(b);
+          if (!same || valueClass(a) == valueClass(b) || !last_.nonFiniteConstants) continue;
+          return difference(o, i, a, b);
+        }
         long double dd = rd[o].values[i] - pd[o].values[i], dw = rw[o].values[i] - pw[o].values[i];
         if (!std::isfinite(dd) || !std::isfinite(dw) || dw == 0) continue;
         long double scale = std::max<long double>({1e-30L, std::fabs(rw[o].values[i]), std::fabs(pw[o].values[i])});
         if (std::fabs(dw) <= 1e-14L * scale) continue;
         if (std::fabs(dd - dw) > 1e-3L * std::fabs(dw)) continue;
-        ConfirmedDifference c;
-        c.output = o;
-        c.index = eval::unflatten(rn[o].type.shape, i);
-        c.referenceValue = static_cast<double>(a);
-        c.productionValue = static_cast<double>(b);
-        return c;
+        return difference(o, i, a, b);
       }
     }
     return std::nullopt;
   }
 
 private:
+  ConfirmedDifference difference(size_t o, size_t i, long double a, long double b) const {
+    ConfirmedDifference c;
+    c.output = o;
+    c.index = eval::unflatten(last_.rn[o].type.shape, i);
+    c.referenceValue = static_cast<double>(a);
+    c.productionValue = static_cast<double>(b);
+    return c;
+  }
   // The first of `outputs` whose evaluation raises in production (Note [Reference kernel domains]).
   static std::optional<size_t> raisingOutput(const Graph &prod, const std::vector<eval::EvalTensor> &inputs,
                                              const std::vector<size_t> &outputs) {
@@ -119,6 +146,7 @@ private:
   struct Evaluated {
     std::vector<eval::EvalTensor> rn, pn, rd, pd, rw, pw;  // reference/production in native, double, wide
     bool failed = false;
+    bool nonFiniteConstants = false;  // a graph writes inf or NaN (Note [Confirming counterexamples])
     std::optional<size_t> productionRaises;  // this output raises in production only
   };
   const Graph *lastRef_ = nullptr, *lastProd_ = nullptr;
