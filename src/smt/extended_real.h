@@ -27,10 +27,15 @@
 //     integer, ...) is an unknown pair of its arguments: equal only to itself.
 //     That only adds models, so it can cost a proof, never make one wrong.
 // What is proven: the two terms are equal, as extended reals, at every index
-// and for every finite value of the inputs. Where not: a reduction over more
-// than kUnrollLimit elements is an unknown pair, so a row of 64 masked keys
+// and for every finite value of the reads. Where not: (1) a reduction over
+// more than kUnrollLimit elements is an unknown pair, so a row of 64 masked keys
 // proves only through the normal form (Note [Masked -inf] in
-// src/sem/normal_form.h, which assumes a kept key per row and says so).
+// src/sem/normal_form.h, which assumes a kept key per row and says so); (2) a
+// region's frontier values (values both graphs share, cut points) are reads
+// too, so a frontier that holds -inf (a masked_fill both sides compute alike)
+// is read as if it were real. What sees those rows is random refutation, which
+// evaluates the whole graphs (Note [Confirming counterexamples]): `where(isinf(f),
+// 0, f - f)` against `f - f` for a shared masked f is refuted there.
 #pragma once
 
 #include <map>
