@@ -21,7 +21,11 @@
 // the dtypes, in double and in long double: a softmax row masked everywhere is
 // NaN against 0 in all three, while an overflow of f32 is finite in double.
 // Elsewhere a non-finite value from finite inputs is an overflow or a division
-// by zero, which level real does not see.
+// by zero, which level real does not see. Such a difference becomes
+// not_equivalent only when LibTorch replays it (recordRefutation): where
+// LibTorch cannot run the op, what it gives on a row masked everywhere is
+// torchtv's definition's choice (sdpa: NaN up to torch 2.4, 0 since), and the
+// output is unknown, saying so, not proven over the reals either (proveStage).
 #pragma once
 
 #include <memory>

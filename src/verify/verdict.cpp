@@ -51,6 +51,10 @@ const char *const kDidNotReplay = "counterexample did not replay";
 const char *const kReplayUnavailable = "counterexample found but not replayed, so not reported as not_equivalent";
 const char *const kReplayedByLibTorch = "replayed through LibTorch on the original graphs";
 const char *const kNotReplayableByLibTorch = "confirmed by torchtv's evaluator; LibTorch cannot replay it: ";
+const char *const kNonFiniteNotReplayed =
+    "a NaN or infinity against another value that only torchtv's evaluator shows, so not reported as "
+    "not_equivalent (what an op gives on a row masked everywhere changed across torch versions; LibTorch "
+    "cannot replay it: ";
 const char *const kReplayCrashed = "LibTorch crashed";
 const char *const kReplayHung = "LibTorch did not finish replaying within";
 const char *const kReplayDied = "the replay process ended abnormally";

@@ -224,6 +224,8 @@ extern const char *const kDidNotReplay;
 extern const char *const kReplayUnavailable;
 extern const char *const kReplayedByLibTorch;
 extern const char *const kNotReplayableByLibTorch;
+// Note [Confirming counterexamples]: a non-finite difference needs LibTorch's kernels.
+extern const char *const kNonFiniteNotReplayed;
 // Note [Replay isolation]: why a replay child gave no outcome.
 extern const char *const kReplayCrashed;
 extern const char *const kReplayHung;
