@@ -24,11 +24,11 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # libtorch1.13 (TorchScript import, replay; only the module), libz3-4 (the prover), libsqlite3-0 and
 # libhiredis (the proof cache), libzip4 (.pt2 archives), libspdlog/libfmt (logging), libstdc++/libc.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# What no ELF header names: the capture runs pair files with Debian's Python and torch.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-torch")
-# graphviz's `dot` draws the HTML report's graphs (without it the report says so and has none);
-# bubblewrap runs untrusted pair files in a sandbox (`--sandbox`).
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz, bubblewrap")
+# What no ELF header names: the capture runs pair files with Debian's Python and torch, under
+# bubblewrap for untrusted changes (`--sandbox`, the action's default for pull requests from forks).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-torch, bubblewrap")
+# graphviz's `dot` draws the HTML report's graphs (without it the report says so and has none).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz")
 # The build tree's debug line tables are not shipped.
 set(CPACK_STRIP_FILES ON)
 # Only the files above, not the build tree's tests or fuzz targets.

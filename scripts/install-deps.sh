@@ -23,6 +23,7 @@ PACKAGES=(
   libhiredis-dev                 # the proof cache shared through Redis (--cache redis://...)
   redis-server                   # tests: a real Redis for the proof cache's test
   graphviz                       # `dot` lays out the graphs of the HTML report
+  bubblewrap util-linux          # `verify --sandbox`: bwrap, prlimit and setpriv (Note [The capture sandbox])
   fonts-dejavu-core              # the font the report's drawings and page use
   python3-jsonschema             # tests: validate SARIF against its schema
   python3-pil                    # tests: check the browser test's screenshot

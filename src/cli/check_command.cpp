@@ -15,6 +15,7 @@
 #include "src/cli/usage.h"
 #include "src/cli/progress_line.h"
 #include "src/cli/watchdog.h"
+#include "src/verify/verdict_table.h"
 #include "src/import/capture_json.h"
 #include "src/import/input_mutations.h"
 #include "src/import/load.h"
@@ -165,7 +166,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
   };
   auto outOfTime = [&](const std::string &when) {
     CheckResult late;
-    late.verdict = Verdict::Unknown;
+    applyEvidence(late, Evidence::TimedOut);
     late.reason = "the global time limit of " + fmt::format("{:g}", timeout) + " s ran out " + when +
                   " (Note [Watchdog])";
     late.stats.seconds = elapsed();

@@ -20,6 +20,7 @@
 #include "src/cli/usage.h"
 #include "src/util/atomic_file.h"
 #include "src/util/subprocess.h"
+#include "src/verify/verdict_table.h"
 
 namespace torchtv::cli {
 
@@ -42,6 +43,7 @@ struct CiArgs {
   std::string outDir = "torchtv-reports";
   ColorChoice progress = ColorChoice::Auto;  // Auto: a bar on a terminal, lines otherwise
   bool noReport = false;                     // --no-report: no HTML for any pair
+  bool sandbox = false;                      // --sandbox: every pair file as if `untrusted = true`
   std::string sourceRoot;                    // --source-root, resolved (Note [Source root])
   CLI::App *root = nullptr;
 };
@@ -91,6 +93,7 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
     if (report != ReportWhen::Never)
       argv.insert(argv.end(), {"--report", html, "--report-when", report == ReportWhen::Always ? "always" : "failures"});
     if (!e.require.empty()) argv.insert(argv.end(), {"--require", e.require});
+    if (e.kind == PairKind::PairFile && (e.untrusted || args.sandbox)) argv.push_back("--sandbox");
     // Note [Pair time budget]: the pair's timeout bounds the child's capture and
     // decision (its --timeout, Note [Time budget]); the process gets more for its
     // start, the watchdog's grace and the report, drawn after the verdict.
@@ -105,7 +108,7 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
     ProcessResult p = runProcess(argv, options);
     std::string how = describeExit(p, options.timeoutSeconds);
     if (p.timedOut) {
-      r.verdict = Verdict::Unknown;
+      applyEvidence(r, Evidence::TimedOut);
       r.reason = std::string(reasons::kCiTimedOut) + " (" + how + ")";
     } else if (p.signal || !p.started) {
       r = errorResult(std::string(reasons::kCiCrashed) + " (" + how + ")");
@@ -350,6 +353,9 @@ Command addCiCommand(CLI::App &app) {
   cmd->add_option("-j,--jobs", args->jobs, "Pairs checked in parallel")->check(atLeast(1, "pairs in parallel", "", true));
   addCacheOptions(*cmd, args->cache, args->noCache);
   cmd->add_option("--out", args->outDir, "Folder for the reports (default torchtv-reports)");
+  cmd->add_flag("--sandbox", args->sandbox,
+                "Capture every pair file under --sandbox, as a manifest's untrusted = true does (Note [The "
+                "capture sandbox])");
   cmd->add_flag("--no-report", args->noReport,
                 "No HTML report for any pair (the manifest's report = \"failures\" by default draws one for each "
                 "pair that is not equivalent)");

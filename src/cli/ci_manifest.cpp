@@ -17,10 +17,12 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::set<std::string> kPairKeys = {"name",    "reference", "production", "graphs",
-                                         "pair",    "require",   "timeout",    "args", "report", "assume"};
-const std::set<std::string> kDefaultKeys = {"require", "timeout", "report"};
+                                         "pair",    "require",   "timeout",    "args", "report", "assume",
+                                         "untrusted"};
+const std::set<std::string> kDefaultKeys = {"require", "timeout", "report", "untrusted"};
 const double kMaxTimeoutSeconds = 7 * 24 * 3600;
-const char *kPairKeyList = "name, reference, production, graphs, pair, require, timeout, args, report, assume";
+const char *kPairKeyList =
+    "name, reference, production, graphs, pair, require, timeout, args, report, assume, untrusted";
 
 SourcePos posOf(const std::string &path, const toml::value &v) {
   toml::source_location loc = v.location();
@@ -38,6 +40,11 @@ struct Reader {
   std::string string(const toml::value &v, const std::string &entry, const std::string &key) const {
     if (!v.is_string()) fail(v, entry, "\"" + key + "\" must be a string");
     return v.as_string().str;
+  }
+
+  bool boolean(const toml::value &v, const std::string &entry, const std::string &key) const {
+    if (!v.is_boolean()) fail(v, entry, "\"" + key + "\" must be true or false");
+    return v.as_boolean();
   }
 
   // Note [Manifest timeouts]
@@ -147,10 +154,11 @@ Manifest readManifestText(const std::string &text, const std::string &path) {
     const toml::value &d = root.at("defaults");
     if (!d.is_table()) r.fail(d, "", "\"defaults\" must be a table");
     for (const auto &[key, value] : d.as_table()) {
-      if (!kDefaultKeys.count(key)) r.fail(value, "", "unknown key \"" + key + "\" in [defaults] (expected require, timeout, report)");
+      if (!kDefaultKeys.count(key)) r.fail(value, "", "unknown key \"" + key + "\" in [defaults] (expected require, timeout, report, untrusted)");
       if (key == "require") defaults.require = r.level(value, "");
       if (key == "timeout") defaults.timeoutSeconds = r.timeout(value, "");
       if (key == "report") defaults.report = r.reportWhen(value, "");
+      if (key == "untrusted") defaults.untrusted = r.boolean(value, "", "untrusted");
     }
   }
   if (!root.contains("pair") || !root.at("pair").is_array() || root.at("pair").as_array().empty())
@@ -189,6 +197,7 @@ Manifest readManifestText(const std::string &text, const std::string &path) {
     if (p.contains("require")) e.require = r.level(p.at("require"), e.name);
     if (p.contains("timeout")) e.timeoutSeconds = r.timeout(p.at("timeout"), e.name);
     if (p.contains("report")) e.report = r.reportWhen(p.at("report"), e.name);
+    if (p.contains("untrusted")) e.untrusted = r.boolean(p.at("untrusted"), e.name, "untrusted");
     if (p.contains("args")) {
       const toml::value &a = p.at("args");
       if (!a.is_array()) r.fail(a, e.name, "\"args\" must be a list of strings");

@@ -4,6 +4,7 @@
 //   require = "real"           # or "rounded" (the default), "bitwise"
 //   timeout = 600              # seconds per pair: capture and decision
 //   report = "failures"        # HTML reports: "failures" (pairs not equivalent), "always", "never"
+//   untrusted = true           # pair files come from untrusted changes: captured under --sandbox
 //
 //   [[pair]]
 //   name = "rmsnorm"           # unique; names the report files
@@ -40,6 +41,7 @@ struct CiEntry {
   std::string require;             // "", "rounded", "real" or "bitwise"
   double timeoutSeconds = 600;
   ReportWhen report = ReportWhen::Failures;
+  bool untrusted = false;          // a pair file's code runs under --sandbox (Note [The capture sandbox])
   std::vector<std::string> args;
   SourcePos pos;                   // where the entry is, for messages
 };

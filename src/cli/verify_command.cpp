@@ -83,6 +83,16 @@ void addCaptureOptions(CLI::App &cmd, CaptureOptions &capture) {
                  "Seconds the capture may take (also bounded by what is left of --timeout)")
       ->capture_default_str()
       ->check(atLeast(0.001, "seconds"));
+  cmd.add_flag("--sandbox", capture.sandbox.enabled,
+               "Run the pair file's code under bubblewrap: no network, the file system read-only, limited "
+               "processes and memory (for code from untrusted changes; Note [The capture sandbox])");
+  cmd.add_option("--sandbox-memory", capture.sandbox.memoryGiB, "GiB of memory the sandboxed code may use")
+      ->capture_default_str()
+      ->check(atLeast(0.5, "GiB"));
+  cmd.add_option("--sandbox-processes", capture.sandbox.processes,
+                 "Processes and threads the sandboxed code may start")
+      ->capture_default_str()
+      ->check(atLeast(1, "processes", "", true));
 }
 
 Command addVerifyCommand(CLI::App &app) {

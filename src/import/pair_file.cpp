@@ -27,29 +27,38 @@ std::string lastLine(const std::string &s) {
 // The InputError of a capture that failed: at the user's file and line when the
 // capture ended by itself (`recorded`) and its last stderr line is its {"error",
 // "file", "line"} record, else the process's exit and the tail of its stderr.
-InputError captureFailure(const std::string &pairPath, const std::string &err, bool recorded, const std::string &how) {
+InputError captureFailure(const std::string &pairPath, const std::string &err, bool recorded, const std::string &how,
+                          const CaptureOptions &options) {
+  const std::string sandboxed = options.sandbox.enabled ? " (" + sandboxLimitsText(options.sandbox) + ")" : "";
   nlohmann::json record = recorded ? nlohmann::json::parse(lastLine(err), nullptr, false) : nlohmann::json();
   if (record.is_object() && record.contains("error") && record["error"].is_string()) {
     std::string file =
         record.value("file", nlohmann::json(nullptr)).is_string() ? record["file"].get<std::string>() : pairPath;
     int line = record.value("line", nlohmann::json(nullptr)).is_number_integer() ? record["line"].get<int>() : 0;
-    return InputError(SourcePos{file, line}, "capture failed: " + record["error"].get<std::string>());
+    return InputError(SourcePos{file, line}, "capture failed: " + record["error"].get<std::string>() + sandboxed);
   }
   std::string tail = err.size() > 2000 ? err.substr(err.size() - 2000) : err;
-  return InputError(SourcePos{pairPath}, "capture failed: " + how + (tail.empty() ? "" : ":\n" + tail));
+  return InputError(SourcePos{pairPath}, "capture failed: " + how + sandboxed + (tail.empty() ? "" : ":\n" + tail));
 }
 
 // The interpreter a capture runs: --python, else defaultPython().
 std::string pythonOf(const CaptureOptions &options) { return options.python.empty() ? defaultPython() : options.python; }
 
-// Runs the capture module on `pairPaths` with `args`; failures to run it at
-// all become InputError at `where`.
+// Runs the capture module on `pairPaths` with `args`, in the sandbox when asked (`writableDir`:
+// the one folder it may write then); failures to run it at all become InputError at `where`.
 ProcessResult runCaptureModule(const std::vector<std::string> &pairPaths, const std::vector<std::string> &args,
                                double timeoutSeconds, const CaptureOptions &options, const std::string &where,
-                               const std::string &stdinText = "") {
+                               const std::string &stdinText = "", const std::string &writableDir = "") {
   std::vector<std::string> argv = {pythonOf(options), "-m", "torchtv_capture"};
   argv.insert(argv.end(), pairPaths.begin(), pairPaths.end());
   argv.insert(argv.end(), args.begin(), args.end());
+  if (options.sandbox.enabled) {
+    try {
+      argv = sandboxedArgv(argv, options.sandbox, writableDir);
+    } catch (const std::runtime_error &e) {
+      throw InputError(SourcePos{where}, e.what());
+    }
+  }
   ProcessOptions popts;
   popts.timeoutSeconds = timeoutSeconds;
   popts.stdinText = stdinText;
@@ -91,12 +100,12 @@ void requireRegularFile(const std::string &pairPath) {
 
 // Runs the capture module on one pair file; returns its stdout. Failures become InputError.
 std::string runCapture(const std::string &pairPath, const std::vector<std::string> &extraArgs,
-                       const CaptureOptions &options) {
+                       const CaptureOptions &options, const std::string &writableDir = "") {
   requireRegularFile(pairPath);
-  ProcessResult r = runCaptureModule({pairPath}, extraArgs, options.timeoutSeconds, options, pairPath);
+  ProcessResult r = runCaptureModule({pairPath}, extraArgs, options.timeoutSeconds, options, pairPath, "", writableDir);
   if (!r.timedOut && r.signal == 0 && r.exitCode == 0) return r.out;
   throw captureFailure(pairPath, r.err, r.signal == 0 && !r.timedOut,
-                       pythonOf(options) + " " + describeExit(r, options.timeoutSeconds));
+                       pythonOf(options) + " " + describeExit(r, options.timeoutSeconds), options);
 }
 
 }  // namespace
@@ -137,7 +146,7 @@ std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string
   double total = options.timeoutSeconds * static_cast<double>(present.size()) + 60;
   ProcessResult r = runCaptureModule(
       present, {"--each", dir.string(), "--each-timeout", fmt::format("{:g}", options.timeoutSeconds)}, total,
-      options, present[0]);
+      options, present[0], "", dir.string());
   for (size_t k = 0; k < present.size(); ++k) {
     CapturedPairFile &out = results[place[k]];
     fs::path json = dir / (std::to_string(k) + ".json");
@@ -153,7 +162,8 @@ std::vector<CapturedPairFile> capturePairFilesJson(const std::vector<std::string
     out.error = std::make_exception_ptr(captureFailure(present[k], childRan ? err : r.err,
                                                        childRan || (r.signal == 0 && !r.timedOut),
                                                        childRan ? "its capture process ended without a result"
-                                                                : pythonOf(options) + " " + describeExit(r, total)));
+                                                                : pythonOf(options) + " " + describeExit(r, total),
+                                                       options));
   }
   return results;
 }
@@ -168,14 +178,16 @@ std::string runPairFileCode(const std::string &pairPath, const std::string &requ
   ProcessResult r = runCaptureModule({pairPath}, {"--run-code"}, options.timeoutSeconds, options, pairPath, request);
   if (!r.timedOut && r.signal == 0 && r.exitCode == 0) return r.out;
   throw captureFailure(pairPath, r.err, r.signal == 0 && !r.timedOut,
-                       pythonOf(options) + " " + describeExit(r, options.timeoutSeconds));
+                       pythonOf(options) + " " + describeExit(r, options.timeoutSeconds), options);
 }
 
 void capturePairFileToDir(const std::string &pairPath, const std::string &dir, bool force,
                           const CaptureOptions &options) {
   std::vector<std::string> args = {"-o", dir};
   if (force) args.push_back("--force");
-  runCapture(pairPath, args, options);
+  std::error_code ec;
+  if (options.sandbox.enabled) std::filesystem::create_directories(dir, ec);  // the sandbox binds it
+  runCapture(pairPath, args, options, options.sandbox.enabled ? dir : "");
 }
 
 }  // namespace torchtv

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "src/util/sandbox.h"
 
 namespace torchtv {
 
@@ -15,6 +16,7 @@ struct CaptureOptions {
   // Python interpreter with torch: --python, else $TORCHTV_PYTHON, else /usr/bin/python3.
   std::string python;
   double timeoutSeconds = 600;
+  Sandbox sandbox;  // --sandbox: Note [The capture sandbox]
 };
 
 // The interpreter to use when none was given on the command line.

@@ -45,6 +45,13 @@ std::optional<Site> siteOf(const json &j) {
               j.at("loc").is_null() ? "" : j.at("loc").get<std::string>()};
 }
 
+// `reason_code` (absent in results written before it was: none, or error for an error).
+ReasonCode reasonCodeOf(const json &j, Verdict v) {
+  if (auto it = j.find("reason_code"); it != j.end() && it->is_string())
+    if (auto c = reasonCodeNamed(it->get<std::string>())) return *c;
+  return v == Verdict::Error ? ReasonCode::Error : ReasonCode::None;
+}
+
 }  // namespace
 
 CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
@@ -54,6 +61,7 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
     r.verdict = verdictOf(j.at("verdict"));
     r.level = levelOf(j.at("level"));
     r.reason = j.at("reason").get<std::string>();
+    r.code = reasonCodeOf(j, r.verdict);
     if (j.contains("roundings")) r.roundings = roundingsFromJson(j.at("roundings"));
     for (const json &o : j.at("outputs")) {
       OutputResult out;
@@ -61,6 +69,7 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
       out.verdict = verdictOf(o.at("verdict"));
       out.level = levelOf(o.at("level"));
       out.reason = o.at("reason").get<std::string>();
+      out.code = reasonCodeOf(o, out.verdict);
       if (o.contains("roundings")) out.roundings = roundingsFromJson(o.at("roundings"));
       out.referenceSite = siteOf(o.at("reference_site"));
       out.productionSite = siteOf(o.at("production_site"));

@@ -64,6 +64,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
                        {"verdict", std::string(verdictName(o.verdict))},
                        {"level", levelJson(o.level)},
                        {"reason", o.reason},
+                       {"reason_code", std::string(reasonCodeName(o.code))},
                        {"roundings", roundingsJson(o.roundings)},
                        {"reference_site", siteJson(o.referenceSite)},
                        {"production_site", siteJson(o.productionSite)}});
@@ -72,6 +73,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
       {"verdict", std::string(verdictName(r.verdict))},
       {"level", levelJson(r.level)},
       {"reason", r.reason},
+      {"reason_code", std::string(reasonCodeName(r.code))},
       {"exit_code", exitCode(r.verdict)},
       {"outputs", outputs},
       {"counterexample", counterexampleJson(r.counterexample)},

@@ -24,7 +24,7 @@ at::Tensor toTorch(const ConcreteTensor &c) {
   if (static_cast<int64_t>(c.values.size()) != n)
     throw ReplayError("a tensor of type " + c.type.str() + " needs " + std::to_string(n) + " values, got " +
                       std::to_string(c.values.size()));
-  if (c.type.dtype == DType::U64) throw ReplayError("LibTorch 1.13 has no uint64 (Note [Storage-only dtypes])");
+  if (c.type.dtype == DType::U64) throw ReplayOpMissing("LibTorch 1.13 has no uint64 (Note [Storage-only dtypes])");
   at::Tensor t = at::empty({n}, at::TensorOptions().dtype(at::kDouble));
   std::copy(c.values.begin(), c.values.end(), t.data_ptr<double>());
   return t.to(toTorchDType(c.type.dtype)).reshape(sizes).contiguous();
@@ -59,7 +59,7 @@ c10::IValue toIValue(const Attribute &a, const ArgSpec &arg) {
   case ArgKind::Layout:
     if (!a.isString()) return a.asInt();
     if (a.asString() == "strided") return static_cast<int64_t>(at::kStrided);
-    throw ReplayError("cannot replay layout " + a.str());
+    throw ReplayOpMissing("cannot replay layout " + a.str());
   case ArgKind::MemoryFormat: {
     if (!a.isString()) return a.asInt();
     static const std::map<std::string, at::MemoryFormat> formats{
@@ -68,7 +68,7 @@ c10::IValue toIValue(const Attribute &a, const ArgSpec &arg) {
         {"channels_last", at::MemoryFormat::ChannelsLast},
         {"channels_last_3d", at::MemoryFormat::ChannelsLast3d}};
     auto it = formats.find(a.asString());
-    if (it == formats.end()) throw ReplayError("cannot replay memory format " + a.str());
+    if (it == formats.end()) throw ReplayOpMissing("cannot replay memory format " + a.str());
     return static_cast<int64_t>(it->second);
   }
   case ArgKind::BoolList: {
@@ -89,7 +89,7 @@ c10::IValue toIValue(const Attribute &a, const ArgSpec &arg) {
   if (a.isInts()) return a.asInts();
   if (a.isFloats()) return a.asFloats();
   if (a.isDType()) return toTorchDType(a.asDType());
-  throw ReplayError("cannot pass attribute " + a.str());
+  throw ReplayOpMissing("cannot pass attribute " + a.str());
 }
 
 at::Tensor constantTensor(const Node &n) {
@@ -115,7 +115,7 @@ c10::optional<c10::OperatorHandle> findOp(const std::string &op) {
 std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &operands) {
   auto handle = findOp(n.op);
   if (!handle || torch_impl::declaredWithoutKernel(n.op))
-    throw ReplayError(n.op + ": a custom op without a kernel in LibTorch (custom ops cannot be replayed)");
+    throw ReplayOpMissing(n.op + ": a custom op without a kernel in LibTorch (custom ops cannot be replayed)");
   const c10::FunctionSchema &schema = handle->schema();
   // Note [Operands of a tensor list]: which argument each operand belongs to.
   std::vector<const ArgSpec *> operandArgs = n.schema->operandArgs(operands.size());
@@ -124,7 +124,7 @@ std::vector<at::Tensor> callOp(const Node &n, const std::vector<at::Tensor *> &o
   for (const c10::Argument &targ : schema.arguments()) {
     const ArgSpec *arg = n.schema->findArg(targ.name());
     if (!arg) {
-      if (!targ.default_value()) throw ReplayError(n.op + ": LibTorch's schema has an argument '" + targ.name() + "' the IR lacks");
+      if (!targ.default_value()) throw ReplayOpMissing(n.op + ": LibTorch's schema has an argument '" + targ.name() + "' the IR lacks");
       stack.push_back(*targ.default_value());
     } else if (arg->kind == ArgKind::Tensor) {
       at::Tensor *t = operands.at(next++);

@@ -24,14 +24,22 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-// A kernel raised (c10::Error) on these inputs: an index out of range, say.
+// LibTorch itself could not be loaded (Note [LibTorch module]): nothing was run.
+class ReplayUnavailable : public ReplayError {
+public:
+  using ReplayError::ReplayError;
+};
+
+// An op's kernel raised (a c10::Error) on the values it was given: the input is
+// outside the op's domain, or the graph is wrong (Note [Replay outcomes fail closed]).
 class ReplayKernelRaised : public ReplayError {
 public:
   using ReplayError::ReplayError;
 };
 
-// LibTorch itself could not be loaded (Note [LibTorch module]): nothing was run.
-class ReplayUnavailable : public ReplayError {
+// What LibTorch cannot run as the IR states it: an op without a kernel (a custom op), or a
+// dtype, layout, memory format or argument LibTorch 1.13 lacks.
+class ReplayOpMissing : public ReplayError {
 public:
   using ReplayError::ReplayError;
 };

@@ -24,9 +24,10 @@
 #include "src/verify/reduced_shapes.h"
 #include "src/verify/refute.h"
 #include "src/verify/result_cache.h"
-#include "src/verify/rounded_constants.h"
 #include "src/verify/roundings.h"
 #include "src/verify/self_check.h"
+#include "src/verify/value_difference.h"
+#include "src/verify/verdict_table.h"
 
 // Note [Decision procedure]
 // checkGraphs, at the bottom of this file, is the whole procedure; each step
@@ -337,7 +338,7 @@ std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map
 // differences]); `r`/`p`: where matching lost track on each side, null when unknown.
 void typesDiffer(const Graph &ref, const Graph &prod, size_t i, const Node *r, const Node *p, OutputResult &out,
                  CheckResult &result) {
-  out.verdict = Verdict::NotEquivalent;
+  applyEvidence(out, Evidence::TypesDiffer);
   out.reason = std::string(reasons::kTypeMismatch) + ": reference " + ref.outputs()[i]->type.str() + ", production " +
                prod.outputs()[i]->type.str();
   if (!result.counterexample) {
@@ -374,16 +375,15 @@ Classified classifyStage(const Compared &g, const Normalized &norm, const Matchi
       c.pending.push_back(i);
     } else if (m.raw.number(g.origRef.outputs()[i]) == m.raw.number(g.origProd.outputs()[i]) ||
                (i < m.equalAsCalled.size() && m.equalAsCalled[i])) {
-      out.verdict = Verdict::Equivalent;
-      out.level = Level::Bitwise;
+      applyEvidence(out, Evidence::EqualAsWritten);
       out.reason = reasons::kStructurallyEqual;
     } else if (m.vn.number(a) == m.vn.number(b)) {
-      out.verdict = Verdict::Equivalent;
-      out.level = Level::Bitwise;
+      // Bitwise here; levelStage lowers it where a real-level rewrite or cut lies on the way.
+      applyEvidence(out, Evidence::EqualAfterNormalization, Level::Bitwise);
       out.reason = reasons::kStructurallyEqual;
       c.structural.push_back(i);
     } else {
-      out.verdict = Verdict::Unknown;
+      applyEvidence(out, Evidence::NotProven);
       out.reason = reasons::kNoStructuralMatch;
       const Node *r = refFirstUnmatched[i];
       const Node *p = prodFirstUnmatched[i];
@@ -437,10 +437,9 @@ struct Proved {
 // normal form of a real bug's output (a wrong eps, tests/browser/layers3_eps.tvir) ran out of
 // memory. Known limits: a rounded constant amplified more than 100 times by an ill-conditioned
 // formula, or one whose difference only a widened region shows, is then refuted.
+// The threshold is Note [When values differ]'s sixth comparison (src/verify/value_difference.h).
 bool couldBeRounding(const ConfirmedDifference &d, DType dtype) {
-  if (d.productionRaises || !std::isfinite(d.referenceValue) || !std::isfinite(d.productionValue)) return false;
-  const double scale = std::max(std::fabs(d.referenceValue), std::fabs(d.productionValue));
-  return std::fabs(d.referenceValue - d.productionValue) <= 100 * roundedConstantsTolerance(dtype) * scale;
+  return !d.productionRaises && differ::mayBeRounding(d.referenceValue, d.productionValue, dtype);
 }
 
 Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &refDomains, const std::vector<size_t> &pending,
@@ -478,7 +477,10 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
     const Value *ref = g.ref.outputs()[refuted.difference.output], *prod = g.prod.outputs()[refuted.difference.output];
     if (couldBeRounding(refuted.difference, ref->type.dtype)) {
       const ProofOutcome p = roundingProver.prove(ref, prod);
-      if (p.proven && (p.level == Level::Rounded || roundedCutInCone(m.cuts.cuts, ref, prod))) continue;
+      if (p.proven && (p.level == Level::Rounded || roundedCutInCone(m.cuts.cuts, ref, prod))) {
+        applyEvidence(result.outputs[refuted.difference.output], Evidence::DiffersByRoundingOnly);
+        continue;
+      }
     }
     recordRefutation(g.origRef, g.origProd, g.ref, g.prod, refuted, refuted.difference.output, result, *confirmer);
     ++decided;
@@ -494,8 +496,7 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
     ++decided;
     progress("proving", decided);
     if (p.proven) {
-      out.verdict = Verdict::Equivalent;
-      out.level = p.level;
+      applyEvidence(out, p.level == Level::Rounded ? Evidence::ProvenRounded : Evidence::Proven, p.level);
       out.reason = p.reason;
       out.roundings = p.roundings;
       for (const std::string &a : p.assumptions) ++proved.assumptions[a];
@@ -504,11 +505,16 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
         proved.overInputs.insert(i);
       continue;
     }
+    applyEvidence(out, Evidence::NotProven);
     out.reason = p.reason + "; " + out.reason;
     if (!p.realModel.empty() && p.realModelOverInputs) {
       auto byModel = refuteByModel(g.ref, g.prod, {i}, p.realModel, *confirmer, &refDomains);
-      if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-      else recordRefutation(g.origRef, g.origProd, g.ref, g.prod, *byModel, i, result, *confirmer);
+      if (byModel) {
+        recordRefutation(g.origRef, g.origProd, g.ref, g.prod, *byModel, i, result, *confirmer);
+      } else {
+        applyEvidence(out, Evidence::DidNotReplay);
+        out.reason += "; " + std::string(reasons::kDidNotReplay);
+      }
     }
   }
   proved.distinctProofs = prover.distinctProofs();
@@ -529,13 +535,16 @@ Proved monolithicStage(const Compared &g, const Matching &m, const std::vector<s
     OutputResult &out = result.outputs[i];
     MonolithicOutcome mo = decideMonolithic(g.ref, g.prod, m.vn, i, limits.rlimit, limits.memoryMB, limits.deadline);
     proved.solverQueries += mo.queried;
-    out.verdict = mo.verdict;
-    out.level = mo.verdict == Verdict::Equivalent ? Level::Real : Level::None;
+    applyEvidence(out, mo.proven ? Evidence::Proven : Evidence::NotProven, Level::Real);
     out.reason = mo.reason;
     if (mo.realModel.empty()) continue;
     auto byModel = refuteByModel(g.ref, g.prod, {i}, mo.realModel, *confirmer);
-    if (!byModel) out.reason += "; " + std::string(reasons::kDidNotReplay);
-    else recordRefutation(g.origRef, g.origProd, g.ref, g.prod, *byModel, i, result, *confirmer);
+    if (byModel) {
+      recordRefutation(g.origRef, g.origProd, g.ref, g.prod, *byModel, i, result, *confirmer);
+    } else {
+      applyEvidence(out, Evidence::DidNotReplay);
+      out.reason += "; " + std::string(reasons::kDidNotReplay);
+    }
   }
   return proved;
 }
@@ -556,7 +565,7 @@ void levelStage(const Matching &m, const Classified &c, const std::vector<size_t
   for (size_t i : c.structural) {
     OutputResult &out = result.outputs[i];
     if (m.realInCone[i]) {
-      out.level = Level::Real;
+      applyEvidence(out, Evidence::RealOnTheWay);
       out.reason = reasons::kStructurallyEqualReal;
     }
     if (m.throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
@@ -566,10 +575,8 @@ void levelStage(const Matching &m, const Classified &c, const std::vector<size_t
     if (out.verdict != Verdict::Equivalent) continue;
     if (out.level == Level::Bitwise && proved.overInputs.count(i) && !m.realByNormalization[i]) continue;
     if (m.throughCut[i]) out.reason += std::string("; ") + reasons::kThroughCutPoints;
-    if (out.level == Level::Bitwise && m.realInCone[i]) {
-      out.level = Level::Real;
+    if (m.realInCone[i] && applyEvidence(out, Evidence::RealOnTheWay))
       out.reason += std::string("; ") + reasons::kStructurallyEqualReal;
-    }
   }
 }
 
@@ -629,7 +636,7 @@ Decision reducedOnlyDecision(const Graph &ref, const Graph &prod) {
     if (ref.outputs()[i]->type != prod.outputs()[i]->type) {
       typesDiffer(ref, prod, i, nullptr, nullptr, out, result);
     } else {
-      out.verdict = Verdict::Unknown;
+      applyEvidence(out, Evidence::ReducedOnlyUnchecked);
       out.reason = reasons::kReducedOnlyUnchecked;
     }
     result.outputs.push_back(std::move(out));

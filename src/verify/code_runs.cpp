@@ -7,17 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/verify/verdict_table.h"
+
 namespace torchtv {
 
 namespace {
 
-bool startsWith(const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; }
-
-// The outputs refuted on the graphs (reasons::kRefuted), not by running the code.
+// The outputs refuted on the graphs, not by running the code (Note [Verdict table]).
 std::vector<size_t> graphRefutations(const CheckResult &result) {
   std::vector<size_t> out;
   for (size_t i = 0; i < result.outputs.size(); ++i)
-    if (result.outputs[i].verdict == Verdict::NotEquivalent && startsWith(result.outputs[i].reason, reasons::kRefuted))
+    if (result.outputs[i].verdict == Verdict::NotEquivalent && refutedOnGraphs(result.outputs[i].code))
       out.push_back(i);
   return out;
 }
@@ -49,9 +49,8 @@ std::string requestOf(const CheckResult &result, const std::vector<size_t> &refu
 void notRun(CheckResult &result, const std::vector<size_t> &refuted, const std::string &why) {
   for (size_t i : refuted) {
     OutputResult &out = result.outputs[i];
-    out.verdict = Verdict::Unknown;
-    out.level = Level::None;
-    out.reason = std::string(reasons::kCodeNotRun) + " (" + why + "): " + out.reason;
+    if (applyEvidence(out, Evidence::CodeNotRun))
+      out.reason = std::string(reasons::kCodeNotRun) + " (" + why + "): " + out.reason;
   }
 }
 
@@ -111,9 +110,8 @@ void holdAgainstCode(CheckResult &result, const CodeRunner &run, const std::vect
         out.reason += std::string("; ") + reasons::kReproducedOnTheCode + ": " + how;
         if (name == cex.output) cexShown = true;
         else if (!shownElsewhere) shownElsewhere = o;
-      } else {
-        out.verdict = Verdict::Unknown;
-        out.level = Level::None;
+      } else if (applyEvidence(out, o.value("reference_raises", false) ? Evidence::ReferenceRaisesOnCode
+                                                                         : Evidence::RefutationNotReproducedEagerly)) {
         out.reason = std::string(reasons::kCaptureIsNotTheCode) + ": " + how +
                      "; the capture is not the code that runs (on the graphs: " + out.reason + ")";
       }

@@ -5,6 +5,7 @@
 #include "src/verify/localize.h"
 #include "src/verify/counterexample_replay.h"
 #include "src/verify/shrink.h"
+#include "src/verify/verdict_table.h"
 
 namespace torchtv {
 
@@ -37,49 +38,45 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
   OutputResult &out = result.outputs[i];
   // The pair's counterexample (the first refutation) is shrunk (Note
   // [Shrinking counterexamples]) and localized (Note [Localized
-  // counterexamples]); a shrunk input that does not replay gives way to the
-  // input found.
+  // counterexamples]); a shrunk input whose replay does not refute (it did not
+  // replay, or shrinking took it out of the reference's domain) gives way to
+  // the input found.
   const bool first = !result.counterexample;
   const Refutation found = refuted;
   std::string shrunk = first ? shrinkRefutation(ref, prod, refuted, confirmer) : "";
   ReplayOutcome replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
-  if (!shrunk.empty() && replay.kind == ReplayOutcome::Kind::DidNotReplay) {
+  if (!shrunk.empty() && !refutes(evidenceOfReplay(replay.kind))) {
     refuted = found;
     shrunk.clear();
     replay = replayOnOriginals(origRef, origProd, refuted.inputs, i, refuted.difference.index);
   }
-  if (replay.kind == ReplayOutcome::Kind::DidNotReplay) {
-    out.reason += std::string("; ") + reasons::kDidNotReplay + " through LibTorch (" + replay.detail + ")";
+  // Note [Replay outcomes fail closed]: the table decides what the replay makes of the output.
+  const Evidence evidence = evidenceOfReplay(replay.kind);
+  if (evidence == Evidence::RefutedOpMissing && !refuted.difference.productionRaises &&
+      (!std::isfinite(refuted.difference.referenceValue) || !std::isfinite(refuted.difference.productionValue))) {
+    // Note [Confirming counterexamples]: a NaN against 0 may be the semantics an op's definition
+    // chose (sdpa's fully masked rows: NaN up to torch 2.4, 0 since); only LibTorch's kernels tell.
+    out.reason += std::string("; ") + reasons::kNonFiniteNotReplayed + replay.detail + ")";
     return false;
   }
-  if (replay.kind == ReplayOutcome::Kind::Unavailable || replay.kind == ReplayOutcome::Kind::Crashed) {
-    out.reason += std::string("; ") + reasons::kReplayUnavailable + " (" + replay.detail + ")";
+  applyEvidence(out, evidence);
+  if (!refutes(evidence)) {
+    out.reason += "; " + replayNotRefuting(evidence, replay.detail);
     return false;
   }
-  std::string evidence = reasons::kReplayedByLibTorch;
-  if (replay.kind == ReplayOutcome::Kind::ProductionRaises) {
+  if (replay.kind == ReplayOutcome::Kind::ProductionRaised) {
     // Note [Reference kernel domains]: the reference computes a value here, production raises.
-    evidence = std::string(reasons::kProductionRaises) + " (LibTorch: " + replay.detail + ")";
     refuted.difference.productionRaises = true;
   } else if (replay.kind == ReplayOutcome::Kind::Replayed) {
     refuted.difference.index = replay.index;
     refuted.difference.referenceValue = replay.referenceValue;
     refuted.difference.productionValue = replay.productionValue;
-  } else if (!refuted.difference.productionRaises && (!std::isfinite(refuted.difference.referenceValue) ||
-                                                       !std::isfinite(refuted.difference.productionValue))) {
-    // Note [Confirming counterexamples]: a NaN against 0 may be the semantics an op's definition
-    // chose (sdpa's fully masked rows: NaN up to torch 2.4, 0 since); only LibTorch's kernels tell.
-    out.reason += std::string("; ") + reasons::kNonFiniteNotReplayed + replay.detail + ")";
-    return false;
-  } else {
-    evidence = std::string(reasons::kNotReplayableByLibTorch) + replay.detail;
   }
-  out.verdict = Verdict::NotEquivalent;
-  out.level = Level::None;
-  out.reason = std::string(reasons::kRefuted) + " (" + refuted.how + "; " + evidence + ")";
+  const std::string how = replayRefuting(evidence, replay.detail);
+  out.reason = std::string(reasons::kRefuted) + " (" + refuted.how + "; " + how + ")";
   if (first) {
     result.counterexample = counterexampleOf(ref, refuted, out.name);
-    result.counterexample->note += "; " + evidence;
+    result.counterexample->note += "; " + how;
     result.counterexample->shrunk = shrunk;
     const std::vector<eval::EvalTensor> *asFound = shrunk.empty() ? nullptr : &found.inputs;
     result.counterexample->firstDifference = localizeDifference(ref, prod, refuted.inputs, i, asFound);

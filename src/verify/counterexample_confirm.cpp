@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/verify/value_difference.h"
+
 namespace torchtv {
 
 namespace {
@@ -83,6 +85,7 @@ public:
     for (size_t o : outputs) {
       for (size_t i = 0; i < rn[o].values.size(); ++i) {
         long double a = rn[o].values[i], b = pn[o].values[i];
+        // Equal in the dtypes: the double and long-double runs may not exist (differsNatively).
         if ((std::isnan(a) && std::isnan(b)) || a == b) continue;
         if (!std::isfinite(a) || !std::isfinite(b)) {
           // Note [Confirming counterexamples]: a non-finite difference, the same in all three.
@@ -91,11 +94,9 @@ public:
           if (!same || valueClass(a) == valueClass(b) || !last_.nonFiniteConstants) continue;
           return difference(o, i, a, b);
         }
-        long double dd = rd[o].values[i] - pd[o].values[i], dw = rw[o].values[i] - pw[o].values[i];
-        if (!std::isfinite(dd) || !std::isfinite(dw) || dw == 0) continue;
-        long double scale = std::max<long double>({1e-30L, std::fabs(rw[o].values[i]), std::fabs(pw[o].values[i])});
-        if (std::fabs(dw) <= 1e-14L * scale) continue;
-        if (std::fabs(dd - dw) > 1e-3L * std::fabs(dw)) continue;
+        // Note [When values differ], row 1.
+        if (!differ::evaluatorConfirms(a, b, rd[o].values[i], pd[o].values[i], rw[o].values[i], pw[o].values[i]))
+          continue;
         return difference(o, i, a, b);
       }
     }

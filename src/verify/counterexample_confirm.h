@@ -7,7 +7,8 @@
 // own dtypes (IEEE, any NaN equal to any NaN, -0.0 equal to 0.0), and (2) the
 // difference is real, not rounding: evaluated in double and in long double
 // without rounding to the dtypes, the difference is finite, of the same size
-// in both (within 1e-3 relative) and above 1e-14 of the values' scale. Rounding
+// in both and above a floor of the values' scale (Note [When values differ] in
+// src/verify/value_difference.h, row 1, has the thresholds). Rounding
 // noise shrinks by ~2^11 from double to long double, a real difference does not.
 // The confirmer runs on the graphs the prover compares (normalized, fused ops
 // expanded), during the search (refute.h) and the shrinking (shrink.h). LibTorch

@@ -9,6 +9,7 @@
 
 #include "src/torch/replay.h"
 #include "src/util/subprocess.h"
+#include "src/verify/value_difference.h"
 #include "src/verify/verdict.h"
 
 namespace torchtv {
@@ -25,9 +26,9 @@ std::vector<ConcreteTensor> toConcrete(const std::vector<eval::EvalTensor> &inpu
   return out;
 }
 
-// Every NaN equals every NaN (README.md, verdicts); -0.0 and 0.0 differ only
-// bitwise, and a counterexample shows a difference of values.
-bool sameValue(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+// Note [When values differ], row 2: every NaN equals every NaN (README.md, verdicts); -0.0 and 0.0
+// differ only bitwise, and a counterexample shows a difference of values.
+bool sameValue(double a, double b) { return !differ::replayedDiffer(a, b); }
 
 size_t flatten(const Shape &shape, const std::vector<long long> &index) {
   size_t flat = 0;
@@ -41,34 +42,32 @@ ReplayOutcome replayHere(const Graph &reference, const Graph &production, const 
                          size_t output, const std::vector<long long> &preferredIndex, const ReplayObserver *observer) {
   ReplayOutcome r;
   std::vector<ConcreteTensor> ref, prod;
-  try {
-    auto concrete = toConcrete(inputs);
+  // Note [Replay outcomes fail closed]: which side raised, and how, is the outcome's kind.
+  auto replaySide = [&](const Graph &g, std::vector<ConcreteTensor> &out, ReplayOutcome::Kind raised) {
     try {
-      ref = replayGraph(reference, concrete, nullptr, observer);
-    } catch (const ReplayKernelRaised &e) {
-      // The reference raises here: the input is outside its domain, no counterexample (Note
-      // [Reference kernel domains] in src/verify/input_domains.h).
-      r.kind = ReplayOutcome::Kind::DidNotReplay;
-      r.detail = std::string("the reference raises on these inputs: ") + e.what();
-      return r;
-    }
-    try {
-      prod = replayGraph(production, concrete, nullptr, observer);
-    } catch (const ReplayKernelRaised &e) {  // a kernel, not the replay itself (ReplayError)
-      r.kind = ReplayOutcome::Kind::ProductionRaises;
+      out = replayGraph(g, toConcrete(inputs), nullptr, observer);
+      return true;
+    } catch (const ReplayUnavailable &e) {
+      r.kind = ReplayOutcome::Kind::Unavailable;
       r.detail = e.what();
-      return r;
+    } catch (const ReplayOpMissing &e) {
+      r.kind = ReplayOutcome::Kind::OpMissing;
+      r.detail = e.what();
+    } catch (const ReplayKernelRaised &e) {
+      r.kind = raised;
+      r.detail = e.what();
+    } catch (const std::exception &e) {
+      r.kind = ReplayOutcome::Kind::Failed;
+      r.detail = e.what();
     }
-  } catch (const ReplayUnavailable &e) {
-    r.kind = ReplayOutcome::Kind::Unavailable;
-    r.detail = e.what();
+    return false;
+  };
+  if (!replaySide(reference, ref, ReplayOutcome::Kind::ReferenceRaised) ||
+      !replaySide(production, prod, ReplayOutcome::Kind::ProductionRaised))
     return r;
-  } catch (const std::exception &e) {
-    r.detail = e.what();
-    return r;
-  }
   const ConcreteTensor &a = ref.at(output), &b = prod.at(output);
   if (a.values.size() != b.values.size()) {
+    r.kind = ReplayOutcome::Kind::Failed;
     r.detail = "LibTorch results of different sizes";
     return r;
   }
@@ -132,7 +131,7 @@ ReplayOutcome readChild(const ProcessResult &p) {
     } else if (tag == "outcome") {
       int kind = -1;
       ls >> kind;
-      if (kind < 0 || kind > static_cast<int>(ReplayOutcome::Kind::ProductionRaises)) break;  // garbled: no outcome
+      if (kind < 0 || kind > static_cast<int>(ReplayOutcome::Kind::Crashed)) break;  // garbled: no outcome
       r = ReplayOutcome{};
       r->kind = static_cast<ReplayOutcome::Kind>(kind);
     } else if (tag == "index" && r) {
@@ -268,7 +267,7 @@ std::optional<size_t> differsBeyondRounding(const eval::EvalTensor &a, const eva
   for (long double v : a.values)
     if (std::isfinite(static_cast<double>(v))) scale = std::max(scale, std::fabs(v));
   const DType dt = a.type.dtype;
-  const double rel = !isFloating(dt) ? 0 : dtypeBits(dt) == 16 ? 1e-2 : kReplayRelativeDifference;
+  const double rel = differ::replayTolerance(dt);  // Note [When values differ], row 3
   for (size_t k = 0; k < a.values.size(); ++k) {
     long double x = a.values[k], y = b.values[k];
     if (std::isnan(static_cast<double>(x)) && std::isnan(static_cast<double>(y))) continue;

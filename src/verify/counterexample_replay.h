@@ -43,14 +43,32 @@
 
 namespace torchtv {
 
+// Note [Replay outcomes fail closed]
+// Each way a replay can end is a kind of its own, and the verdict table
+// (Note [Verdict table]) maps each: only Replayed, ProductionRaised and
+// OpMissing let the evaluator's confirmed difference stand as not_equivalent.
+//   Replayed          LibTorch shows the difference: refuted, with LibTorch's values
+//   DidNotReplay      LibTorch computes equal values on this output: unknown
+//   OpMissing         a graph has an op LibTorch has no kernel for (a custom op, whose
+//                     semantics only its FUSIONS definition gives), or a dtype, layout or
+//                     argument LibTorch lacks: the evaluator's word stands, and the reason says so
+//   ReferenceRaised   the reference's kernel raises on the input: the input is outside the
+//                     reference's domain (Note [Verdicts] in README: production may do
+//                     anything there), so it refutes nothing: unknown from this input
+//   ProductionRaised  the reference runs, production's kernel raises: production fails on an
+//                     input the reference accepts, a refutation
+//   Failed            LibTorch ran but torchtv could not read its result (a result whose type
+//                     is not the IR's, a dtype torchtv lacks): the graph is not what runs, unknown
+//   Unavailable       LibTorch could not be loaded: unknown
+//   Crashed           the replay child crashed, hung or died (Note [Replay isolation]): unknown
+// The reference is replayed first: when it raises, production is not asked.
+// Crashed stays last (readChild checks the kind it reads against it).
 struct ReplayOutcome {
-  // ProductionRaises: the reference's kernels computed the output, a kernel of production raised
-  // (Note [Reference kernel domains] in src/verify/input_domains.h); detail says what it raised.
-  enum class Kind { Replayed, DidNotReplay, NotReplayable, Unavailable, Crashed, ProductionRaises };
-  Kind kind = Kind::NotReplayable;
+  enum class Kind { Replayed, DidNotReplay, OpMissing, ReferenceRaised, ProductionRaised, Failed, Unavailable, Crashed };
+  Kind kind = Kind::Failed;
   std::vector<long long> index;  // Replayed: where the outputs differ
   double referenceValue = 0, productionValue = 0;
-  std::string detail;  // NotReplayable, Unavailable, Crashed: why; DidNotReplay: what LibTorch showed
+  std::string detail;  // every kind but Replayed: why, or what LibTorch showed
 };
 
 // Note [Replay isolation]: a replay child taking longer is killed.
@@ -87,10 +105,10 @@ ReplayedValues replayValues(const Graph &reference, const Graph &production,
 // [Cross-checks]) would keep the runs' counterexample: their inputs, neither
 // shrunk nor localized. LibTorch's kernels take the evaluator's place: a
 // random input is a counterexample when replaying both original graphs
-// differs on the output beyond rounding, by kReplayRelativeDifference of the
+// differs on the output beyond rounding, by differ::replayTolerance of the
 // output's scale (the largest magnitude of the reference's output; absolute
-// below a scale of 1) in float32 and float64, 1e-2 in 16-bit floats, any
-// difference in integers; shrinking (Note [Shrinking counterexamples]) asks
+// below a scale of 1; Note [When values differ] in src/verify/value_difference.h,
+// row 3), any difference in integers; shrinking (Note [Shrinking counterexamples]) asks
 // the same of each candidate; localization (Note [Localized
 // counterexamples]) compares the values of both replays, to
 // kReplayDigits significant digits in float32 and wider, 3 in 16-bit floats.
@@ -98,7 +116,6 @@ ReplayedValues replayValues(const Graph &reference, const Graph &production,
 // never decides a verdict: it refines the counterexample of an output the runs
 // already refuted (Note [Refuting at reduced shapes]), whose verdict stands
 // whatever it finds.
-constexpr double kReplayRelativeDifference = 1e-4;
 constexpr int kReplayDigits = 5;
 std::unique_ptr<CounterexampleConfirmer> makeReplayConfirmer(const Graph &reference, const Graph &production);
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "src/verify/verdict_table.h"
+
 namespace torchtv {
 
 namespace {
@@ -29,48 +31,59 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
   const std::string source =
       runs.reducedShapes ? std::string(what) + " at the reduced shapes of " + runs.inputs : std::string(what);
   bool changed = false;
-  auto refute = [&](OutputResult &out, const EagerOutputCheck &c, const std::string &also) {
-    out.verdict = Verdict::NotEquivalent;
-    out.level = Level::None;
-    out.reason = std::string(reasons::kRefutedByRunning) + " (" + source + "): " + *c.beyondRounding + "; " +
-                 howTheyDiffer(c) + also;
-    if (!result.counterexample) {
-      Counterexample cex;
-      cex.output = out.name;
-      cex.note = source + ", " + c.firstDifference;
-      result.counterexample = cex;
-    }
-    changed = true;
+  const Evidence beyondRounding = !refutes            ? Evidence::GraphRunsDifferBeyondRounding
+                                  : runs.reducedShapes ? Evidence::ReducedRunsDifferBeyondRounding
+                                                       : Evidence::CodeRunsDifferBeyondRounding;
+  const Evidence inBits = runs.reducedShapes ? Evidence::ReducedRunsDifferInBits : Evidence::RunsDifferInBits;
+  auto counterexample = [&](const OutputResult &out, const EagerOutputCheck &c) {
+    if (result.counterexample) return;
+    Counterexample cex;
+    cex.output = out.name;
+    cex.note = source + ", " + c.firstDifference;
+    result.counterexample = cex;
   };
+  // Note [Verdict table]: the runs are evidence; the table says what they make of each output,
+  // and the reason's text follows the row it took.
   for (OutputResult &out : result.outputs) {
     const EagerOutputCheck *c = runs.find(out.name);
     if (!c || c->draws == 0) continue;
-    if (out.verdict == Verdict::Equivalent && c->beyondRounding) {
-      const std::string inconsistency = std::string(reasons::kInternalInconsistency) + ": proven " +
-                                        std::string(levelName(out.level)) + " (" + out.reason + "), but " + source +
-                                        " gives outputs that differ beyond rounding";
-      if (refutes) {
-        refute(out, *c, "; " + inconsistency + ", so the decided graphs are not the code that runs (code that checks "
-                                               "whether it is traced?), or torchtv is wrong");
-        continue;
-      }
-      out.reason = inconsistency + ": " + *c->beyondRounding + "; the decided graphs are not the code that runs, or "
-                                                                "torchtv is wrong";
-      out.verdict = Verdict::Unknown;
-      out.level = Level::None;
-      changed = true;
-    } else if (out.verdict == Verdict::Equivalent && out.level == Level::Bitwise && !c->bitwiseEqual &&
-               !runs.reducedShapes) {
-      out.level = Level::Real;
+    const Verdict before = out.verdict;
+    const std::string beforeLevel(levelName(out.level)), beforeReason = out.reason;
+    if (!c->beyondRounding && c->bitwiseEqual) continue;
+    const Evidence e = c->beyondRounding ? beyondRounding : inBits;
+    if (!applyEvidence(out, e)) {
+      // Runs that differ in bits decide nothing on an undecided output; when an op ran below float64
+      // the reason says why they cannot tell more (Note [Float64 evidence only from float64 runs] in
+      // src/capture/torchtv_capture/precision.py).
+      if (out.verdict == Verdict::Unknown && !c->beyondRounding && c->inconclusive)
+        out.reason += "; " + source + ": " + howTheyDiffer(*c) + ", and " + *c->inconclusive;
+      continue;
+    }
+    changed = true;
+    const std::string inconsistency = std::string(reasons::kInternalInconsistency) + ": proven " + beforeLevel +
+                                      " (" + beforeReason + "), but " + source +
+                                      " gives outputs that differ beyond rounding";
+    switch (out.code) {
+    case ReasonCode::RefutedByRunning:
+    case ReasonCode::RunsContradictProof:
+      out.reason = std::string(reasons::kRefutedByRunning) + " (" + source + "): " + *c->beyondRounding + "; " +
+                   howTheyDiffer(*c) +
+                   (before == Verdict::Equivalent
+                        ? "; " + inconsistency +
+                              ", so the decided graphs are not the code that runs (code that checks whether it is "
+                              "traced?), or torchtv is wrong"
+                        : "");
+      counterexample(out, *c);
+      break;
+    case ReasonCode::InternalInconsistency:
+      out.reason = inconsistency + ": " + *c->beyondRounding +
+                   "; the decided graphs are not the code that runs, or torchtv is wrong";
+      break;
+    case ReasonCode::RunsDifferInBits:
       out.reason = std::string(bitsDiffer) + " (" + source + ": " + howTheyDiffer(*c) +
-                   (c->inconclusive ? "; " + *c->inconclusive : "") + "); the proof holds at level real: " + out.reason;
-      changed = true;
-    } else if (out.verdict == Verdict::Unknown && c->beyondRounding) {
-      refute(out, *c, "");
-    } else if (out.verdict == Verdict::Unknown && c->inconclusive) {
-      // Why the runs, which differ in bits, decide nothing (an op that ran below float64: Note
-      // [Float64 evidence only from float64 runs] in src/capture/torchtv_capture/precision.py).
-      out.reason += "; " + source + ": " + howTheyDiffer(*c) + ", and " + *c->inconclusive;
+                   (c->inconclusive ? "; " + *c->inconclusive : "") + "); the proof holds at level real: " + beforeReason;
+      break;
+    default: break;
     }
   }
   if (changed) {

@@ -154,9 +154,8 @@ public:
     // Note [Cut search record]: only a search that evaluates nothing is a function of its key.
     // Its key is the graphs: cuts proven under a range the user declared (Note [Declared input
     // domains]) must not answer a run without it, so such a search is not recorded.
-    bool declared = std::any_of(referenceDomains.begin(), referenceDomains.end(), [](const auto &d) {
-      return d.second.text.rfind(reasons::kAsYouDeclared, 0) == 0;
-    });
+    bool declared = std::any_of(referenceDomains.begin(), referenceDomains.end(),
+                                [](const auto &d) { return d.second.declared; });
     if (!evaluated_ && !declared) record_.emplace(ref, prod, cutLimits);
   }
 

@@ -341,7 +341,7 @@ void applyDeclaredDomains(const Graph &ref, const std::vector<DeclaredDomain> &d
       throw InputError("a domain is declared for %" + d.input + ", which is not an integer input (" + input->type.str() + ")");
     std::string text = reasons::kAsYouDeclared + d.input + reasons::kDeclaredIsIn + std::to_string(d.range.bound) + ")";
     for (int64_t p : d.range.alsoDefined) text += " or " + std::to_string(p);
-    domains[input] = IndexAssumption{d.range, text};
+    domains[input] = IndexAssumption{d.range, text, /*declared=*/true};
   }
 }
 

@@ -150,7 +150,8 @@ struct InputDomain {
 // an error (exit 3).
 struct IndexAssumption {
   sem::IndexRange range;
-  std::string text;  // "%y is an index in [0, 8) (...)"
+  std::string text;  // "%y is an index in [0, 8) (...)", or "as you declared: %y is in [0, 8)"
+  bool declared = false;  // the user declared it (the text is then rendered from kAsYouDeclared)
 };
 // By value number (Note [Index inputs in range]).
 using IndexDomains = std::unordered_map<int, IndexAssumption>;

@@ -35,7 +35,7 @@ MonolithicOutcome decideMonolithic(const Graph &ref, const Graph &prod, const Va
   smt::QueryResult q = smt::proveEqual(tc, r.reference, r.production, smt::Arith::Real, o);
   switch (q.answer) {
   case smt::Answer::Equal:
-    out.verdict = Verdict::Equivalent;
+    out.proven = true;
     out.reason = std::string(reasons::kMonolithicPrefix) + reasons::kRealZ3;
     break;
   case smt::Answer::Differ:

@@ -25,7 +25,7 @@
 namespace torchtv {
 
 struct MonolithicOutcome {
-  Verdict verdict = Verdict::Unknown;  // Equivalent (level real) or Unknown
+  bool proven = false;  // at level real (the verdict table makes it equivalent)
   std::string reason;
   std::vector<smt::ModelRead> realModel;  // when Z3 found the outputs differ
   bool queried = false;                   // Z3 was asked (not stopped before by the deadline or an op)

@@ -62,7 +62,7 @@ void refineReducedShapeCounterexample(CheckResult &result, const std::optional<E
     if (result.outputs[i].verdict != Verdict::NotEquivalent || !c || !c->beyondRounding) continue;
     // Graphs the check proved equal on this output (the runs contradict them: an internal
     // inconsistency, Note [Cross-checks]) cannot show the difference: not searched.
-    if (!reduced && result.outputs[i].reason.find(reasons::kInternalInconsistency) != std::string::npos) continue;
+    if (!reduced && result.outputs[i].code == ReasonCode::RunsContradictProof) continue;
     if (origRef->outputNames()[i] != result.outputs[i].name) return keep(reasons::kReducedOtherInterface);
     refuted.push_back(i);
   }

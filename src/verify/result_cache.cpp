@@ -1,5 +1,7 @@
 #include "src/verify/result_cache.h"
 
+#include "src/verify/verdict_table.h"
+
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -107,9 +109,10 @@ std::optional<Decision> ResultCache::lookup() {
     for (const auto &o : j.at("outputs")) {
       OutputResult out;
       out.name = o.at("name").get<std::string>();
-      out.verdict = Verdict::Equivalent;  // only such decisions are stored
+      // Only equivalent decisions are stored: each output's proof, at its level, and its roundings.
       const std::string level = o.at("level").get<std::string>();
-      out.level = level == "bitwise" ? Level::Bitwise : level == "rounded" ? Level::Rounded : Level::Real;
+      applyEvidence(out, Evidence::StoredProof,
+                    level == "bitwise" ? Level::Bitwise : level == "rounded" ? Level::Rounded : Level::Real);
       out.roundings = roundingsFromJson(o.at("roundings"));
       out.reason = o.at("reason").get<std::string>() + "; " + reasons::kFromProofCache;
       d.result.outputs.push_back(std::move(out));

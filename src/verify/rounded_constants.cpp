@@ -11,6 +11,7 @@
 
 #include "ir/graph.h"
 #include "src/sem/normal_form.h"
+#include "src/verify/cone.h"
 #include "src/verify/roundings.h"
 #include "src/verify/verdict.h"
 
@@ -112,32 +113,14 @@ DType constantsDType(sem::TermPtr reference, sem::TermPtr production) {
   return finest.value_or(DType::F64);
 }
 
-namespace {
-
-// Each node in the cone of v, once.
-template <typename F>
-void forEachNodeIn(const Value *v, F f) {
-  std::unordered_set<const Node *> seen;
-  std::vector<const Value *> stack = {v};
-  while (!stack.empty()) {
-    const Value *x = stack.back();
-    stack.pop_back();
-    if (!x || !x->producer || !seen.insert(x->producer).second) continue;
-    f(*x->producer);
-    for (const Value *in : x->producer->inputs) stack.push_back(in);
-  }
-}
-
-}  // namespace
-
 std::string constantWrittenOnlyBy(const Value *side, const Value *other) {
   std::set<double> theirs;
-  forEachNodeIn(other, [&](const Node &n) {
+  forEachNodeInCone(other, [&](const Node &n) {
     for (const auto &[name, a] : n.attrs)
       if (a.isFloat()) theirs.insert(a.asFloat());
   });
   std::map<double, const Node *> mine;
-  forEachNodeIn(side, [&](const Node &n) {
+  forEachNodeInCone(side, [&](const Node &n) {
     for (const auto &[name, a] : n.attrs)
       if (a.isFloat() && !theirs.count(a.asFloat()) && n.loc.known()) mine.emplace(a.asFloat(), &n);
   });
@@ -148,7 +131,7 @@ std::string constantLocation(const Value *v, double value) {
   auto same = [&](double d) { return d != 0 && (std::fabs(d - value) <= 1e-12 * std::fabs(value) ||
                                                 std::fabs(1 / d - value) <= 1e-12 * std::fabs(value)); };
   const Node *found = nullptr;
-  forEachNodeIn(v, [&](const Node &n) {
+  forEachNodeInCone(v, [&](const Node &n) {
     for (const auto &[name, a] : n.attrs)
       if (a.isFloat() && same(a.asFloat()) && n.loc.known() && (!found || n.outputs[0]->id < found->outputs[0]->id))
         found = &n;

@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/graph.h"
+#include "src/verify/cone.h"
 #include "src/verify/cut_points.h"
+#include "src/verify/verdict_table.h"
 
 namespace torchtv {
 
@@ -45,15 +47,9 @@ bool narrows(const Node &n) {
 // The narrowing casts in the cone of v, in the order a depth-first walk meets them (each node once).
 std::vector<const Node *> narrowingCastsIn(const Value *v) {
   std::vector<const Node *> out;
-  std::unordered_set<const Node *> seen;
-  std::vector<const Value *> stack = {v};
-  while (!stack.empty()) {
-    const Value *x = stack.back();
-    stack.pop_back();
-    if (!x || !x->producer || !seen.insert(x->producer).second) continue;
-    if (narrows(*x->producer)) out.push_back(x->producer);
-    for (const Value *in : x->producer->inputs) stack.push_back(in);
-  }
+  forEachNodeInCone(v, [&](const Node &n) {
+    if (narrows(n)) out.push_back(&n);
+  });
   std::sort(out.begin(), out.end(), [](const Node *a, const Node *b) { return a->outputs[0]->id < b->outputs[0]->id; });
   return out;
 }
@@ -65,16 +61,7 @@ std::string castText(const Node &n) {
 // The unit roundoff of the coarsest floating dtype a value in the cone of v has (0: none).
 double coarsestRoundoff(const Value *v) {
   double coarsest = 0;
-  std::unordered_set<const Value *> seen;
-  std::vector<const Value *> stack = {v};
-  while (!stack.empty()) {
-    const Value *x = stack.back();
-    stack.pop_back();
-    if (!x || !seen.insert(x).second) continue;
-    coarsest = std::max(coarsest, unitRoundoff(x->type.dtype));
-    if (x->producer)
-      for (const Value *in : x->producer->inputs) stack.push_back(in);
-  }
+  for (const Value *x : coneValues(v)) coarsest = std::max(coarsest, unitRoundoff(x->type.dtype));
   return coarsest;
 }
 
@@ -121,27 +108,10 @@ std::vector<Rounding> narrowingCastsOnOneSide(const Value *reference, const Valu
   return out;
 }
 
-namespace {
-
-// The values in the cone of v (v included).
-std::unordered_set<const Value *> coneOf(const Value *v) {
-  std::unordered_set<const Value *> out;
-  std::vector<const Value *> stack = {v};
-  while (!stack.empty()) {
-    const Value *x = stack.back();
-    stack.pop_back();
-    if (!x || !out.insert(x).second || !x->producer) continue;
-    for (const Value *in : x->producer->inputs) stack.push_back(in);
-  }
-  return out;
-}
-
-}  // namespace
-
 bool roundedCutInCone(const std::vector<CutPoint> &cuts, const Value *reference, const Value *production) {
   if (std::none_of(cuts.begin(), cuts.end(), [](const CutPoint &c) { return c.level == Level::Rounded; }))
     return false;
-  std::unordered_set<const Value *> refCone = coneOf(reference), prodCone = coneOf(production);
+  std::unordered_set<const Value *> refCone = coneValues(reference), prodCone = coneValues(production);
   return std::any_of(cuts.begin(), cuts.end(), [&](const CutPoint &c) {
     return c.level == Level::Rounded && (prodCone.count(c.production) || refCone.count(c.reference));
   });
@@ -157,7 +127,7 @@ void settleRoundedLevels(const Graph &reference, const Graph &production, const 
     const Value *ref = reference.outputs()[i], *prod = production.outputs()[i];
     std::vector<Rounding> sites;
     if (roundedCuts) {
-      std::unordered_set<const Value *> refCone = coneOf(ref), prodCone = coneOf(prod);
+      std::unordered_set<const Value *> refCone = coneValues(ref), prodCone = coneValues(prod);
       for (const CutPoint &c : cuts)
         if (c.level == Level::Rounded && (prodCone.count(c.production) || refCone.count(c.reference)))
           addRoundings(sites, c.roundings);
@@ -168,7 +138,7 @@ void settleRoundedLevels(const Graph &reference, const Graph &production, const 
       if (std::find(out.roundings.begin(), out.roundings.end(), r) == out.roundings.end()) added.push_back(r);
     if (added.empty()) continue;
     addRoundings(out.roundings, added);
-    out.level = Level::Rounded;
+    applyEvidence(out, Evidence::ProvenRounded);
     out.reason += "; " + describeRoundings(added);
   }
 }

@@ -8,6 +8,7 @@
 #include "src/eval/concrete.h"
 #include "src/verify/refute.h"
 #include "src/verify/counterexample_replay.h"
+#include "src/verify/value_difference.h"
 
 namespace torchtv {
 
@@ -104,8 +105,7 @@ SelfCheck selfCheck(const Graph &origRef, const Graph &origProd, const Graph &re
             }
           } else {
             long double a = rw[o].values[i], b = pw[o].values[i];
-            long double scale = std::max<long double>({1.0L, std::fabs(a), std::fabs(b)});
-            bool ok = (std::isnan(a) && std::isnan(b)) || std::fabs(a - b) <= 1e-9L * scale || a == b;
+            bool ok = !differ::selfCheckDiffer(a, b);  // Note [When values differ], row 4
             if (!ok && !c.beyondRounding) {
               std::string d = describe("torchtv's evaluator (long double)", out.name, i, label, a, b);
               note(d);

@@ -12,14 +12,14 @@ namespace torchtv {
 // seeded random inputs of every kind (refute.h), special values included for
 // bitwise outputs: bitwise outputs must agree bit for bit in the graphs' own
 // dtypes (every NaN equal to every NaN; -0.0 differs from 0.0), real outputs
-// must agree in long double within 1e-9 of their scale (finite inputs only:
+// must agree in long double (Note [When values differ], row 4) (finite inputs only:
 // the real level says nothing about NaN and infinities). Bitwise outputs are
 // also replayed through LibTorch's kernels on the original graphs (when the
 // LibTorch module loads and knows every op): a bit-for-bit claim is about the
 // kernels that run, not only torchtv's evaluator. What the runs saw is
 // returned as run evidence per output, which applyRunEvidence holds against
 // the verdict (Note [Cross-checks]): a bit difference demotes to real, a real
-// difference beyond 1e-9 of the scale is an internal inconsistency.
+// difference beyond that is an internal inconsistency.
 SelfCheck selfCheck(const Graph &origReference, const Graph &origProduction, const Graph &reference,
                     const Graph &production, const CheckResult &result, EagerEvidence &runs);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/verify/verdict_table.h"
+
 namespace torchtv {
 
 namespace reasons {
@@ -55,6 +57,9 @@ const char *const kNonFiniteNotReplayed =
     "a NaN or infinity against another value that only torchtv's evaluator shows, so not reported as "
     "not_equivalent (what an op gives on a row masked everywhere changed across torch versions; LibTorch "
     "cannot replay it: ";
+const char *const kReferenceRaisesOnCounterexample =
+    "counterexample found but the reference's kernel raises on it in LibTorch: the input is outside the "
+    "reference's domain, where production may do anything, so not reported as not_equivalent";
 const char *const kReplayCrashed = "LibTorch crashed";
 const char *const kReplayHung = "LibTorch did not finish replaying within";
 const char *const kReplayDied = "the replay process ended abnormally";
@@ -112,6 +117,66 @@ std::string_view verdictName(Verdict v) {
   case Verdict::Error: return "error";
   }
   return "error";
+}
+
+std::string_view reasonCodeName(ReasonCode c) {
+  switch (c) {
+  case ReasonCode::None: return "none";
+  case ReasonCode::StructurallyEqual: return "structurally_equal";
+  case ReasonCode::StructurallyEqualReal: return "structurally_equal_real";
+  case ReasonCode::ProvenBitwise: return "proven_bitwise";
+  case ReasonCode::ProvenReal: return "proven_real";
+  case ReasonCode::ProvenRounded: return "proven_rounded";
+  case ReasonCode::FromResultCache: return "from_result_cache";
+  case ReasonCode::TypesDiffer: return "types_differ";
+  case ReasonCode::Refuted: return "refuted";
+  case ReasonCode::RefutedByEvaluator: return "refuted_by_evaluator";
+  case ReasonCode::ProductionRaises: return "production_raises";
+  case ReasonCode::ReferenceRaises: return "reference_raises";
+  case ReasonCode::ReplayCrashed: return "replay_crashed";
+  case ReasonCode::ReplayUnavailable: return "replay_unavailable";
+  case ReasonCode::ReplayFailed: return "replay_failed";
+  case ReasonCode::DidNotReplay: return "did_not_replay";
+  case ReasonCode::NotProven: return "not_proven";
+  case ReasonCode::TimedOut: return "timed_out";
+  case ReasonCode::ReducedOnlyUnchecked: return "reduced_only_unchecked";
+  case ReasonCode::RealButBitwiseRequired: return "real_but_bitwise_required";
+  case ReasonCode::RoundedButRealRequired: return "rounded_but_real_required";
+  case ReasonCode::RoundedButBitwiseRequired: return "rounded_but_bitwise_required";
+  case ReasonCode::RefutedByRunning: return "refuted_by_running";
+  case ReasonCode::RunsContradictProof: return "runs_contradict_proof";
+  case ReasonCode::InternalInconsistency: return "internal_inconsistency";
+  case ReasonCode::RunsDifferInBits: return "runs_differ_in_bits";
+  case ReasonCode::CaptureIsNotTheCode: return "capture_is_not_the_code";
+  case ReasonCode::CodeNotRun: return "code_not_run";
+  case ReasonCode::AllOutputsEquivalent: return "all_outputs_equivalent";
+  case ReasonCode::SomeOutputsDiffer: return "some_outputs_differ";
+  case ReasonCode::SomeOutputsUnknown: return "some_outputs_unknown";
+  case ReasonCode::Error: return "error";
+  }
+  return "none";
+}
+
+std::optional<ReasonCode> reasonCodeNamed(std::string_view name) {
+  for (int c = 0; c <= static_cast<int>(ReasonCode::Error); ++c)
+    if (reasonCodeName(static_cast<ReasonCode>(c)) == name) return static_cast<ReasonCode>(c);
+  return std::nullopt;
+}
+
+std::string replayRefuting(Evidence e, const std::string &detail) {
+  switch (e) {
+  case Evidence::RefutedReplayed: return reasons::kReplayedByLibTorch;
+  case Evidence::ProductionRaises: return std::string(reasons::kProductionRaises) + " (LibTorch: " + detail + ")";
+  default: return reasons::kNotReplayableByLibTorch + detail;
+  }
+}
+
+std::string replayNotRefuting(Evidence e, const std::string &detail) {
+  switch (e) {
+  case Evidence::DidNotReplay: return std::string(reasons::kDidNotReplay) + " through LibTorch (" + detail + ")";
+  case Evidence::ReferenceRaises: return std::string(reasons::kReferenceRaisesOnCounterexample) + " (" + detail + ")";
+  default: return std::string(reasons::kReplayUnavailable) + " (" + detail + ")";
+  }
 }
 
 std::string_view levelName(Level l) {
@@ -218,6 +283,10 @@ void summarize(CheckResult &r) {
   }
   r.verdict = worst;
   r.level = worst == Verdict::Equivalent ? level : Level::None;
+  r.code = worst == Verdict::Equivalent      ? ReasonCode::AllOutputsEquivalent
+           : worst == Verdict::NotEquivalent ? ReasonCode::SomeOutputsDiffer
+           : worst == Verdict::Unknown       ? ReasonCode::SomeOutputsUnknown
+                                             : ReasonCode::Error;
   if (r.reason.empty()) {
     r.reason = worst == Verdict::Equivalent      ? reasons::kAllOutputsEquivalent
                : worst == Verdict::NotEquivalent ? reasons::kSomeOutputsDiffer
@@ -227,13 +296,23 @@ void summarize(CheckResult &r) {
 
 namespace {
 
-// Whether an equivalence at `level` meets `required`, and if not, why (the requirement's reason).
-const char *missedRequirement(Level level, RequiredLevel required) {
-  if (level == Level::Rounded && required != RequiredLevel::Rounded)
-    return required == RequiredLevel::Real ? reasons::kRoundedOnlyButRealRequired
-                                           : reasons::kRoundedOnlyButBitwiseRequired;
-  if (level == Level::Real && required == RequiredLevel::Bitwise) return reasons::kRealOnlyButBitwiseRequired;
-  return nullptr;
+Level levelOf(RequiredLevel required) {
+  switch (required) {
+  case RequiredLevel::Rounded: return Level::Rounded;
+  case RequiredLevel::Real: return Level::Real;
+  case RequiredLevel::Bitwise: return Level::Bitwise;
+  }
+  return Level::Rounded;
+}
+
+// The requirement's reason for the LevelRequired row's code (Note [Verdict table]).
+const char *missedRequirement(ReasonCode code) {
+  switch (code) {
+  case ReasonCode::RealButBitwiseRequired: return reasons::kRealOnlyButBitwiseRequired;
+  case ReasonCode::RoundedButRealRequired: return reasons::kRoundedOnlyButRealRequired;
+  case ReasonCode::RoundedButBitwiseRequired: return reasons::kRoundedOnlyButBitwiseRequired;
+  default: return "";
+  }
 }
 
 }  // namespace
@@ -243,23 +322,17 @@ void applyRequirement(CheckResult &r, RequiredLevel required) {
   // (JUnit cases, SARIF results, annotations) fails the same outputs the exit
   // code fails; the proof's reason stays after the requirement's. The roundings
   // stay listed: they say why.
-  for (OutputResult &o : r.outputs) {
-    const char *why = o.verdict == Verdict::Equivalent ? missedRequirement(o.level, required) : nullptr;
-    if (!why) continue;
-    o.verdict = Verdict::Unknown;
-    o.level = Level::None;
-    o.reason = std::string(why) + " (" + o.reason + ")";
-  }
-  const char *why = r.verdict == Verdict::Equivalent ? missedRequirement(r.level, required) : nullptr;
-  if (!why) return;
-  r.verdict = Verdict::Unknown;
-  r.level = Level::None;
-  r.reason = why;
+  const Level level = levelOf(required);
+  for (OutputResult &o : r.outputs)
+    if (applyEvidence(o, Evidence::LevelRequired, level))
+      o.reason = std::string(missedRequirement(o.code)) + " (" + o.reason + ")";
+  if (applyEvidence(r, Evidence::LevelRequired, level)) r.reason = missedRequirement(r.code);
 }
 
 CheckResult errorResult(const std::string &message, const std::string &location) {
   CheckResult r;
   r.verdict = Verdict::Error;
+  r.code = ReasonCode::Error;
   r.reason = message;
   r.errorLocation = location;
   return r;

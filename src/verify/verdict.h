@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/sem/index_range.h"
+#include "src/verify/reason_code.h"
 
 namespace torchtv {
 
@@ -75,6 +76,8 @@ struct OutputResult {
   std::string name;
   Verdict verdict = Verdict::Unknown;
   Level level = Level::None;
+  // The verdict table's row that decided it (Note [Verdict table]); `reason` is its text.
+  ReasonCode code = ReasonCode::None;
   std::string reason;
   std::optional<Site> referenceSite;   // where the two sides start to differ
   std::optional<Site> productionSite;
@@ -153,6 +156,7 @@ struct MatchMap {
 struct CheckResult {
   Verdict verdict = Verdict::Unknown;
   Level level = Level::None;
+  ReasonCode code = ReasonCode::None;
   std::string reason;
   std::vector<OutputResult> outputs;
   std::optional<Counterexample> counterexample;
@@ -226,6 +230,8 @@ extern const char *const kReplayedByLibTorch;
 extern const char *const kNotReplayableByLibTorch;
 // Note [Confirming counterexamples]: a non-finite difference needs LibTorch's kernels.
 extern const char *const kNonFiniteNotReplayed;
+// Note [Replay outcomes fail closed] in src/verify/counterexample_replay.h.
+extern const char *const kReferenceRaisesOnCounterexample;
 // Note [Replay isolation]: why a replay child gave no outcome.
 extern const char *const kReplayCrashed;
 extern const char *const kReplayHung;

@@ -27,6 +27,7 @@ cases = {
     "nan timeout": (good + "timeout = nan\n", ['pair "ok"', '"timeout" must be a positive number', "at most 604800"]),
     "inf timeout": ("[defaults]\ntimeout = inf\n" + good, ['"timeout" must be a positive number']),
     "huge timeout": (good + "timeout = 1e300\n", ['pair "ok"', "at most 604800"]),
+    "untrusted not a bool": (good + "untrusted = \"yes\"\n", ['pair "ok"', '"untrusted" must be true or false']),
 }
 for label, (text, wants) in cases.items():
     with tempfile.TemporaryDirectory() as d:

@@ -125,7 +125,9 @@ def run_action(c, a, tmp, deb, hide, env):
     inputs = {k: str(v.get("default", "")) for k, v in action.get("inputs", {}).items()}
     inputs.update({"manifest": "torchtv-ci.toml", "deb-url": "file://" + deb})
     values = {"inputs." + k: v for k, v in inputs.items()}
-    values.update({"github.action_path": action_dir, "github.sha": "0" * 40, "runner.os": "Linux"})
+    # A pull request from a fork: the action's default sandbox ("auto") captures under --sandbox.
+    values.update({"github.action_path": action_dir, "github.sha": "0" * 40, "runner.os": "Linux",
+                   "github.event.pull_request.head.repo.fork": "true"})
     output_file = os.path.join(tmp, "github_output")
     runner_temp = os.path.join(tmp, "runner-temp")
     os.makedirs(runner_temp)

@@ -51,12 +51,19 @@ def read_known(path):
     return known
 
 
-def broken_rule(name, result):
-    """'' when a pair's result keeps its rule, else how it breaks it."""
+def first_reason(result):
+    """The first undecided or refuted output's reason, else the pair's."""
+    reasons = [o.get("reason", "") for o in result.get("outputs", []) if o.get("verdict") != "equivalent"]
+    return (reasons or [result["reason"]])[0]
+
+
+def broken_rule(name, result, require_proof=False):
+    """'' when a pair's result keeps its rule, else how it breaks it. With require_proof (the
+    idiom corpus) a correct pair must be proven, `unknown` breaks its rule too."""
     verdict = result["verdict"]
     if not is_twin(name):
-        if verdict in ("not_equivalent", "error"):
-            return "correct code is %s: %s" % (verdict, result["reason"])
+        if verdict in ("not_equivalent", "error") or (require_proof and verdict != "equivalent"):
+            return "correct code is %s: %s" % (verdict, first_reason(result))
         return ""
     if verdict != "not_equivalent":
         return "planted bug is %s, not refuted: %s" % (verdict, result["reason"])
@@ -104,17 +111,16 @@ def one_line(text, limit=110):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def markdown(results, names, known, close):
+def markdown(results, names, known, close, require_proof=False):
     lines = ["| pair | kind | verdict | level | rule | refuted outputs | assert_close | first undecided or refuted output's reason |",
              "|---|---|---|---|---|---|---|---|"]
     for name in names:
         r = results[name]
-        rule = "breaks (listed)" if name in known else ("breaks" if broken_rule(name, r) else "keeps")
+        rule = "breaks (listed)" if name in known else ("breaks" if broken_rule(name, r, require_proof) else "keeps")
         refuted = [o["name"] for o in r.get("outputs", []) if o.get("verdict") == "not_equivalent"]
-        reasons = [o.get("reason", "") for o in r.get("outputs", []) if o.get("verdict") != "equivalent"]
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, "twin" if is_twin(name) else "correct", r["verdict"], r.get("level") or "", rule,
-            ", ".join(refuted), close.get(name, ""), one_line((reasons or [r["reason"]])[0]).replace("|", "\\|")))
+            ", ".join(refuted), close.get(name, ""), one_line(first_reason(r)).replace("|", "\\|")))
     return "\n".join(lines) + "\n"
 
 
@@ -126,6 +132,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, help="seconds for the whole run (default: no limit but ctest's)")
     ap.add_argument("--markdown", help="also write the results table here")
     ap.add_argument("--assert-close", action="store_true", help="add assert_close's word on each pair")
+    ap.add_argument("--require-proof", action="store_true",
+                    help="a correct pair must be equivalent, not only never refuted (the idiom corpus)")
     args = ap.parse_args(argv)
 
     paths = sorted(glob.glob(os.path.join(args.pairs, "*.py")))
@@ -134,7 +142,7 @@ def main(argv=None):
     results, seconds = verify_all(args.torchtv, paths, args.timeout)
     failures = ["%s: listed in %s but there is no such pair" % (n, args.known) for n in known if n not in results]
     for name in names:
-        why = broken_rule(name, results[name])
+        why = broken_rule(name, results[name], args.require_proof)
         if why and name in known:
             print("XFAIL %s: %s (known: %s)" % (name, one_line(why, 200), known[name]))
         elif why:
@@ -147,7 +155,7 @@ def main(argv=None):
     close = {n: assert_close_says(p) for n, p in zip(names, paths)} if args.assert_close else {}
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
-            f.write(markdown(results, names, known, close))
+            f.write(markdown(results, names, known, close, args.require_proof))
     for failure in failures:
         print("FAIL " + failure)
     twins = sum(map(is_twin, names))

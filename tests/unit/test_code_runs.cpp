@@ -19,6 +19,7 @@ CheckResult refutedOnGraphs() {
     OutputResult o;
     o.name = name;
     o.verdict = Verdict::NotEquivalent;
+    o.code = ReasonCode::Refuted;
     o.reason = std::string(reasons::kRefuted) + " (seeded random inputs; replayed through LibTorch)";
     r.outputs.push_back(o);
   }
@@ -52,12 +53,24 @@ TEST_CASE("code runs: an output the code does not show is unknown, the capture i
   CHECK(r.verdict == Verdict::Unknown);
   for (const OutputResult &o : r.outputs) {
     CHECK(o.verdict == Verdict::Unknown);
+    CHECK(o.code == ReasonCode::CaptureIsNotTheCode);
     CHECK(o.reason.rfind(reasons::kCaptureIsNotTheCode, 0) == 0);
     CHECK(o.reason.find("the capture is not the code that runs") != std::string::npos);
     CHECK(o.reason.find(reasons::kRefuted) != std::string::npos);  // the graphs' refutation, kept
   }
   REQUIRE(r.counterexample);  // kept as evidence
   CHECK(r.counterexample->note.find(reasons::kCaptureIsNotTheCode) != std::string::npos);
+}
+
+// Note [Verdict table]: a reference that raises when the code runs says the input lies outside its
+// domain, a row of its own.
+TEST_CASE("code runs: a reference that raises on the counterexample takes the refutation back") {
+  CheckResult r = refutedOnGraphs();
+  applyCodeRuns(r, replying(R"({"ran": true, "outputs": [
+      {"name": "loss", "shows": false, "how": "the reference raises", "reference_raises": true},
+      {"name": "grad_x", "shows": false, "how": "the reference raises", "reference_raises": true}]})"));
+  CHECK(r.verdict == Verdict::Unknown);
+  for (const OutputResult &o : r.outputs) CHECK(o.code == ReasonCode::ReferenceRaises);
 }
 
 TEST_CASE("code runs: an output the code shows stays refuted") {
@@ -88,6 +101,7 @@ TEST_CASE("code runs: refutations fail closed when the code cannot be run or doe
   CheckResult failed = refutedOnGraphs();
   applyCodeRuns(failed, [](const std::string &) -> std::string { throw std::runtime_error("python died"); });
   CHECK(failed.verdict == Verdict::Unknown);
+  CHECK(failed.outputs[0].code == ReasonCode::CodeNotRun);
   CHECK(failed.outputs[0].reason.find("python died") != std::string::npos);
 
   CheckResult silent = refutedOnGraphs();
@@ -106,7 +120,10 @@ TEST_CASE("code runs: nothing runs without graph refutations or without a runner
   CHECK(r.verdict == Verdict::NotEquivalent);
 
   CheckResult byRunning = refutedOnGraphs();
-  for (OutputResult &o : byRunning.outputs) o.reason = reasons::kRefutedByRunning;
+  for (OutputResult &o : byRunning.outputs) {
+    o.code = ReasonCode::RefutedByRunning;
+    o.reason = reasons::kRefutedByRunning;
+  }
   bool ran = false;
   applyCodeRuns(byRunning, [&ran](const std::string &) {
     ran = true;

@@ -51,7 +51,7 @@ graph @custom(%x: f32[3]) -> (f32[3]) {
 
   // LibTorch cannot run a custom op: the evaluator's confirmation stands, and says why.
   ReplayOutcome custom = replayOnOriginals(ref, *m.find("custom"), inputs, 0, {0});
-  CHECK(custom.kind == ReplayOutcome::Kind::NotReplayable);
+  CHECK(custom.kind == ReplayOutcome::Kind::OpMissing);
   CHECK(custom.detail.find("my::opaque") != std::string::npos);
 }
 

@@ -108,8 +108,8 @@ TEST_CASE("levels: rounded is the weakest, and --require real rejects it") {
   site.dtype = "f64";
   site.bound = 1e-17;
   CheckResult r;
-  r.outputs = {{"a", Verdict::Equivalent, Level::Bitwise, "", {}, {}, {}},
-               {"b", Verdict::Equivalent, Level::Rounded, "equal over the reals", {}, {}, {site}}};
+  r.outputs = {{"a", Verdict::Equivalent, Level::Bitwise, ReasonCode::ProvenBitwise, "", {}, {}, {}},
+               {"b", Verdict::Equivalent, Level::Rounded, ReasonCode::ProvenRounded, "equal over the reals", {}, {}, {site}}};
   summarize(r);
   CHECK(r.level == Level::Rounded);
   REQUIRE(r.roundings.size() == 1);
@@ -128,7 +128,7 @@ TEST_CASE("levels: rounded is the weakest, and --require real rejects it") {
   CHECK(bitwise.outputs[1].reason.find("--require bitwise") != std::string::npos);
   // A real output under --require real stays.
   CheckResult realOnly;
-  realOnly.outputs = {{"a", Verdict::Equivalent, Level::Real, "", {}, {}, {}}};
+  realOnly.outputs = {{"a", Verdict::Equivalent, Level::Real, ReasonCode::ProvenReal, "", {}, {}, {}}};
   summarize(realOnly);
   applyRequirement(realOnly, RequiredLevel::Real);
   CHECK(realOnly.verdict == Verdict::Equivalent);

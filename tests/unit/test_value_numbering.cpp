@@ -64,8 +64,8 @@ graph @production(%a: f32[3]) -> (f32[3]) {
 
 TEST_CASE("verdicts combine to the worst; --require bitwise rejects real-only proofs") {
   CheckResult r;
-  r.outputs = {{"a", Verdict::Equivalent, Level::Bitwise, "", {}, {}},
-               {"b", Verdict::Equivalent, Level::Real, "", {}, {}}};
+  r.outputs = {{"a", Verdict::Equivalent, Level::Bitwise, ReasonCode::None, "", {}, {}},
+               {"b", Verdict::Equivalent, Level::Real, ReasonCode::None, "", {}, {}}};
   summarize(r);
   CHECK(r.verdict == Verdict::Equivalent);
   CHECK(r.level == Level::Real);
@@ -78,8 +78,8 @@ TEST_CASE("verdicts combine to the worst; --require bitwise rejects real-only pr
   CHECK(r.outputs[1].reason.find("--require bitwise") != std::string::npos);
 
   CheckResult s;
-  s.outputs = {{"a", Verdict::Unknown, Level::None, "", {}, {}},
-               {"b", Verdict::NotEquivalent, Level::None, "", {}, {}}};
+  s.outputs = {{"a", Verdict::Unknown, Level::None, ReasonCode::None, "", {}, {}},
+               {"b", Verdict::NotEquivalent, Level::None, ReasonCode::None, "", {}, {}}};
   summarize(s);
   CHECK(s.verdict == Verdict::NotEquivalent);
   CHECK(s.level == Level::None);

@@ -172,7 +172,8 @@ def _wide_evidence(pair, inputs, names, positions, input_names, low_outs):
 def run_code(pair, request):
     """The reply to a request {"inputs": [{"name", "type", "values"}], "outputs": [{"name",
     "position", "index"}]}: {"ran": true, "outputs": [{"name", "shows", "how", ...}]}, or
-    {"ran": false, "why"} (Note [A refutation reproduces on the code])."""
+    {"ran": false, "why"} (Note [A refutation reproduces on the code]); "reference_raises": true
+    on an output the reference raises on (the verdict table's reference_raises row)."""
     likes = list(pair.example_inputs)
     specs = request["inputs"]
     if len(specs) != len(likes):
@@ -190,7 +191,8 @@ def run_code(pair, request):
         ref_outs, ref_ins = _outputs(pair, _run_reference, _fresh(inputs))
     except Exception as e:  # noqa: BLE001 -- outside the reference's domain
         how = "the reference raises on these inputs when it runs (%s): they lie outside its domain" % _message(e)
-        return {"ran": True, "outputs": [{"name": n, "shows": False, "how": how} for n in names]}
+        return {"ran": True, "outputs": [{"name": n, "shows": False, "how": how, "reference_raises": True}
+                                         for n in names]}
     try:
         prod_outs, prod_ins = _outputs(pair, _run_production, _fresh(inputs))
     except Exception as e:  # noqa: BLE001 -- production fails where the reference is defined

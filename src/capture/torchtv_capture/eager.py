@@ -40,7 +40,7 @@ from .precision import BelowFloat64, describe
 
 SEEDS = (1, 2, 3)
 # Bounds on float64 rounding, as fractions of an output's scale or of its measured error (Note
-# [Eager cross-check]).
+# [Eager cross-check]); row 5 of Note [When values differ] in src/verify/value_difference.h.
 BEYOND_ROUNDING = 1e-6      # when rounding cannot be measured: ten orders of magnitude of cancellation
 ROUNDING_FLOOR = 1e-9       # the least bound when it can: seven orders of magnitude
 ROUNDING_SAFETY = 1e4       # times the float64 error extrapolated from the graph dtype's error

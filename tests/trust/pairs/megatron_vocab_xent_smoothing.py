@@ -8,7 +8,7 @@ alpha * (K - 1) / K therefore gives torch's loss for alpha; the constants are wr
 (0.1 against 0.1 * 4 / 5 * 5 / 4) and agree up to their rounding."""
 import torch.nn.functional as F
 
-from megatron_vocab_xent import MODE, example_inputs, megatron_vocab_parallel_xent  # noqa: F401
+from megatron_vocab_xent import ASSUME, MODE, example_inputs, megatron_vocab_parallel_xent  # noqa: F401
 
 ALPHA = 0.1
 
