@@ -10,13 +10,19 @@ namespace torchtv::smt {
 using sem::TermPtr;
 using sem::TOp;
 
-Encoder::Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, sem::IndexRanges indexBounds)
-    : c_(c), tc_(tc), arith_(arith), indexBounds_(std::move(indexBounds)) {}
+Encoder::Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, sem::IndexRanges indexBounds, bool extended)
+    : c_(c), tc_(tc), arith_(arith), indexBounds_(std::move(indexBounds)) {
+  if (extended && arith == Arith::Real) xr_.emplace(c);
+}
+
+bool Encoder::hasNonFiniteConstant(TermPtr a, TermPtr b) {
+  return sem::anySubterm(a, b, [](TermPtr t) { return t->op == TOp::Const && isFloating(t->dtype) && !std::isfinite(t->num); });
+}
 
 z3::sort Encoder::sortOf(DType d) {
   if (d == DType::Bool) return c_.bool_sort();
   if (isIntegral(d)) return c_.bv_sort(dtypeBits(d));
-  if (arith_ == Arith::Real) return c_.real_sort();
+  if (arith_ == Arith::Real) return extended() ? xr_->sort() : c_.real_sort();
   switch (d) {
   case DType::F64: return c_.fpa_sort(11, 53);
   case DType::F16: return c_.fpa_sort(5, 11);
@@ -102,6 +108,7 @@ z3::expr Encoder::constant(TermPtr t) {
   DType d = t->dtype;
   if (d == DType::Bool) return c_.bool_val(t->inum != 0);
   if (isIntegral(d)) return c_.bv_val(static_cast<uint64_t>(t->inum), dtypeBits(d));
+  if (extended()) return xr_->constant(t->num);  // Note [Extended reals at level real]
   if (arith_ == Arith::Real) {
     if (!std::isfinite(t->num)) throw sem::Unsupported("a non-finite constant at level real");
     return z3::expr(c_, Z3_mk_numeral(c_, sem::exactRational(t->num).c_str(), c_.real_sort()));
@@ -112,6 +119,13 @@ z3::expr Encoder::constant(TermPtr t) {
 }
 
 z3::expr Encoder::cast(const z3::expr &x, DType from, DType to) {
+  if (extended() && isFloating(from) && isFloating(to)) return x;  // exact over the (extended) reals
+  if (extended() && isFloating(from) && to == DType::Bool) return !xr_->eq(x, xr_->finite(c_.real_val(0)));  // NaN: true
+  if (extended() && isFloating(to)) {
+    z3::expr real = from == DType::Bool ? z3::ite(x, c_.real_val(1), c_.real_val(0))
+                                        : z3::to_real(z3::expr(c_, Z3_mk_bv2int(c_, x, from != DType::U8)));
+    return xr_->finite(real);
+  }
   if (to == DType::Bool) {
     if (from == DType::Bool) return x;
     if (isIntegral(from)) return x != c_.bv_val(0, dtypeBits(from));
@@ -148,7 +162,24 @@ z3::expr Encoder::cast(const z3::expr &x, DType from, DType to) {
   return z3::expr(c_, Z3_mk_fpa_to_fp_float(c_, rne(), x, sortOf(to)));
 }
 
+bool Encoder::finiteTerm(TermPtr t) {
+  auto known = finite_.find(t->id);
+  if (known != finite_.end()) return known->second;
+  bool f = !(t->op == TOp::Const && isFloating(t->dtype) && !std::isfinite(t->num));
+  for (TermPtr a : t->args) f = f && finiteTerm(a);
+  finite_.emplace(t->id, f);
+  return f;
+}
+
 z3::expr Encoder::encode(TermPtr t) {
+  // Note [Extended reals at level real]: a term without a non-finite constant is finite; its
+  // plain real encoding, as a pair (a term is always encoded in one mode: one memo serves).
+  if (extended() && finiteTerm(t)) {
+    plain_ = true;
+    z3::expr r = encode(t);
+    plain_ = false;
+    return isFloating(t->dtype) ? xr_->finite(r) : r;
+  }
   bool invariant = !sem::dependsOnBound(t, bound_);
   if (invariant) {
     auto it = memo_.find(t->id);
@@ -175,7 +206,8 @@ z3::expr Encoder::reduce(TermPtr t) {
   for (int64_t k = 1; k < t->extent.size(); ++k) {
     bound_[t->binder] = k;
     z3::expr x = encode(t->args[0]);
-    if (t->op == TOp::Sum || t->op == TOp::Pick) acc = acc + x;
+    if (extended() && isFloating(d)) acc = extendedFold(t->op, acc, x);
+    else if (t->op == TOp::Sum || t->op == TOp::Pick) acc = acc + x;
     else if (t->op == TOp::Prod) acc = acc * x;
     else if (t->op == TOp::RMax) acc = z3::ite(acc < x, x, acc);
     else acc = z3::ite(x < acc, x, acc);
@@ -218,6 +250,8 @@ z3::expr Encoder::compute(TermPtr t) {
   case TOp::Read: {
     std::vector<z3::expr> idx;
     for (const sem::IndexExpr &e : t->index) idx.push_back(index(e));
+    // Inputs are finite at level real: a read is always encoded as a plain real (encode,
+    // Note [Extended reals at level real]).
     z3::expr v = uf("t" + std::to_string(t->slot), idx, sortOf(d));
     reads_.push_back({t->slot, idx, v});
     // Note [Index inputs in range] (signed comparisons of the bit-vector).
@@ -275,6 +309,16 @@ z3::expr Encoder::compute(TermPtr t) {
       default: return a != b;
       }
     }
+    if (extended() && isFloating(od)) {
+      switch (t->op) {
+      case TOp::Lt: return xr_->lt(a, b);
+      case TOp::Le: return xr_->le(a, b);
+      case TOp::Gt: return xr_->lt(b, a);
+      case TOp::Ge: return xr_->le(b, a);
+      case TOp::Eq: return xr_->eq(a, b);
+      default: return !xr_->eq(a, b);
+      }
+    }
     if (!real && isFloating(od)) {
       switch (t->op) {
       case TOp::Lt: return z3::expr(c_, Z3_mk_fpa_lt(c_, a, b));
@@ -294,8 +338,8 @@ z3::expr Encoder::compute(TermPtr t) {
     default: return a != b;
     }
   }
-  case TOp::IsNan: return real ? c_.bool_val(false) : fpIsNaN(A(0));
-  case TOp::IsInf: return real ? c_.bool_val(false) : z3::expr(c_, Z3_mk_fpa_is_infinite(c_, A(0)));
+  case TOp::IsNan: return extended() ? xr_->isNaN(A(0)) : real ? c_.bool_val(false) : fpIsNaN(A(0));
+  case TOp::IsInf: return extended() ? xr_->isInf(A(0)) : real ? c_.bool_val(false) : z3::expr(c_, Z3_mk_fpa_is_infinite(c_, A(0)));
   default: break;
   }
   if (isIntegral(d)) {
@@ -310,6 +354,7 @@ z3::expr Encoder::compute(TermPtr t) {
     default: throw sem::Unsupported(std::string("integer ") + sem::topName(t->op) + " in Z3");
     }
   }
+  if (extended()) return computeExtended(t);
   z3::sort s = sortOf(d);
   std::string dn(dtypeName(d));
   if (real && sem::hasProp(t->op, sem::tprop::Derived)) {
@@ -381,6 +426,16 @@ bool Encoder::toDouble(z3::context &c, const z3::expr &v, double &out) {
   if (v.is_bool()) {
     out = v.is_true() ? 1 : 0;
     return v.is_true() || v.is_false();
+  }
+  // An extended real (Note [Extended reals at level real]): its kind, then its value.
+  if (v.get_sort().is_datatype() && v.is_app() && v.num_args() == 2) {
+    double kind = 0;
+    if (!toDouble(c, v.arg(0), kind)) return false;
+    if (kind == ExtendedReals::NaN) out = NAN;
+    else if (kind == ExtendedReals::PosInf) out = INFINITY;
+    else if (kind == ExtendedReals::NegInf) out = -INFINITY;
+    else return toDouble(c, v.arg(1), out);
+    return true;
   }
   if (v.is_bv()) {
     if (!v.is_numeral()) return false;

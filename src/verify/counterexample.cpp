@@ -1,5 +1,7 @@
 #include "src/verify/counterexample.h"
 
+#include <cmath>
+
 #include "src/verify/localize.h"
 #include "src/verify/counterexample_replay.h"
 #include "src/verify/shrink.h"
@@ -50,6 +52,13 @@ bool recordRefutation(const Graph &origRef, const Graph &origProd, const Graph &
   }
   // Note [Replay outcomes fail closed]: the table decides what the replay makes of the output.
   const Evidence evidence = evidenceOfReplay(replay.kind);
+  if (evidence == Evidence::RefutedOpMissing && !refuted.difference.productionRaises &&
+      (!std::isfinite(refuted.difference.referenceValue) || !std::isfinite(refuted.difference.productionValue))) {
+    // Note [Confirming counterexamples]: a NaN against 0 may be the semantics an op's definition
+    // chose (sdpa's fully masked rows: NaN up to torch 2.4, 0 since); only LibTorch's kernels tell.
+    out.reason += std::string("; ") + reasons::kNonFiniteNotReplayed + replay.detail + ")";
+    return false;
+  }
   applyEvidence(out, evidence);
   if (!refutes(evidence)) {
     out.reason += "; " + replayNotRefuting(evidence, replay.detail);

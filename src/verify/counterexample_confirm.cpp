@@ -19,6 +19,22 @@ bool sameValues(const std::vector<eval::EvalTensor> &a, const std::vector<eval::
   return true;
 }
 
+// Whether an attribute of a node holds inf or NaN: a constant the graph writes (masked_fill's
+// -inf, full's fill value).
+bool writesNonFiniteConstant(const Graph &g) {
+  for (const auto &n : g.nodes())
+    for (const auto &[name, attr] : n->attrs) {
+      if (attr.isFloat() && !std::isfinite(attr.asFloat())) return true;
+      if (attr.isFloats())
+        for (double v : attr.asFloats())
+          if (!std::isfinite(v)) return true;
+    }
+  return false;
+}
+
+// finite, +inf, -inf, NaN
+int valueClass(long double v) { return std::isnan(v) ? 3 : std::isinf(v) ? (v > 0 ? 1 : 2) : 0; }
+
 class EvaluatorConfirmer : public CounterexampleConfirmer {
 public:
   std::optional<ConfirmedDifference> confirm(const Graph &ref, const Graph &prod,
@@ -39,6 +55,7 @@ public:
       lastInputs_ = inputs;
       lastOutputs_ = outputs;
       last_ = {};
+      last_.nonFiniteConstants = writesNonFiniteConstant(ref) || writesNonFiniteConstant(prod);
       try {
         last_.rn = eval::evaluateGraph(ref, inputs, Precision::Native, nullptr, &outputs);
         try {
@@ -70,21 +87,31 @@ public:
         long double a = rn[o].values[i], b = pn[o].values[i];
         // Equal in the dtypes: the double and long-double runs may not exist (differsNatively).
         if ((std::isnan(a) && std::isnan(b)) || a == b) continue;
+        if (!std::isfinite(a) || !std::isfinite(b)) {
+          // Note [Confirming counterexamples]: a non-finite difference, the same in all three.
+          bool same = valueClass(rd[o].values[i]) == valueClass(a) && valueClass(pd[o].values[i]) == valueClass(b) &&
+                      valueClass(rw[o].values[i]) == valueClass(a) && valueClass(pw[o].values[i]) == valueClass(b);
+          if (!same || valueClass(a) == valueClass(b) || !last_.nonFiniteConstants) continue;
+          return difference(o, i, a, b);
+        }
         // Note [When values differ], row 1.
         if (!differ::evaluatorConfirms(a, b, rd[o].values[i], pd[o].values[i], rw[o].values[i], pw[o].values[i]))
           continue;
-        ConfirmedDifference c;
-        c.output = o;
-        c.index = eval::unflatten(rn[o].type.shape, i);
-        c.referenceValue = static_cast<double>(a);
-        c.productionValue = static_cast<double>(b);
-        return c;
+        return difference(o, i, a, b);
       }
     }
     return std::nullopt;
   }
 
 private:
+  ConfirmedDifference difference(size_t o, size_t i, long double a, long double b) const {
+    ConfirmedDifference c;
+    c.output = o;
+    c.index = eval::unflatten(last_.rn[o].type.shape, i);
+    c.referenceValue = static_cast<double>(a);
+    c.productionValue = static_cast<double>(b);
+    return c;
+  }
   // The first of `outputs` whose evaluation raises in production (Note [Reference kernel domains]).
   static std::optional<size_t> raisingOutput(const Graph &prod, const std::vector<eval::EvalTensor> &inputs,
                                              const std::vector<size_t> &outputs) {
@@ -120,6 +147,7 @@ private:
   struct Evaluated {
     std::vector<eval::EvalTensor> rn, pn, rd, pd, rw, pw;  // reference/production in native, double, wide
     bool failed = false;
+    bool nonFiniteConstants = false;  // a graph writes inf or NaN (Note [Confirming counterexamples])
     std::optional<size_t> productionRaises;  // this output raises in production only
   };
   const Graph *lastRef_ = nullptr, *lastProd_ = nullptr;

@@ -15,6 +15,18 @@
 // does not replace it: a confirmed counterexample is afterwards replayed on the
 // ORIGINAL graphs (Note [Replaying counterexamples] in counterexample_replay.h,
 // recordRefutation in counterexample.h), and its values are then LibTorch's.
+// A non-finite output (NaN, +-inf against another class) has no size to
+// compare; it counts only where a graph writes a non-finite constant (a -inf
+// mask: Note [Extended reals at level real] in src/smt/extended_real.h), and
+// then only when the pair of classes (finite, +inf, -inf, NaN) is the same in
+// the dtypes, in double and in long double: a softmax row masked everywhere is
+// NaN against 0 in all three, while an overflow of f32 is finite in double.
+// Elsewhere a non-finite value from finite inputs is an overflow or a division
+// by zero, which level real does not see. Such a difference becomes
+// not_equivalent only when LibTorch replays it (recordRefutation): where
+// LibTorch cannot run the op, what it gives on a row masked everywhere is
+// torchtv's definition's choice (sdpa: NaN up to torch 2.4, 0 since), and the
+// output is unknown, saying so, not proven over the reals either (proveStage).
 #pragma once
 
 #include <memory>

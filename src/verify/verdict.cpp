@@ -53,6 +53,10 @@ const char *const kDidNotReplay = "counterexample did not replay";
 const char *const kReplayUnavailable = "counterexample found but not replayed, so not reported as not_equivalent";
 const char *const kReplayedByLibTorch = "replayed through LibTorch on the original graphs";
 const char *const kNotReplayableByLibTorch = "confirmed by torchtv's evaluator; LibTorch cannot replay it: ";
+const char *const kNonFiniteNotReplayed =
+    "a NaN or infinity against another value that only torchtv's evaluator shows, so not reported as "
+    "not_equivalent (what an op gives on a row masked everywhere changed across torch versions; LibTorch "
+    "cannot replay it: ";
 const char *const kReferenceRaisesOnCounterexample =
     "counterexample found but the reference's kernel raises on it in LibTorch: the input is outside the "
     "reference's domain, where production may do anything, so not reported as not_equivalent";

@@ -232,6 +232,8 @@ extern const char *const kDidNotReplay;
 extern const char *const kReplayUnavailable;
 extern const char *const kReplayedByLibTorch;
 extern const char *const kNotReplayableByLibTorch;
+// Note [Confirming counterexamples]: a non-finite difference needs LibTorch's kernels.
+extern const char *const kNonFiniteNotReplayed;
 // Note [Replay outcomes fail closed] in src/verify/counterexample_replay.h.
 extern const char *const kReferenceRaisesOnCounterexample;
 // Note [Replay isolation]: why a replay child gave no outcome.
