@@ -15,7 +15,7 @@ Encoder::Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, sem::I
   if (extended && arith == Arith::Real) xr_.emplace(c);
 }
 
-bool Encoder::hasNonFiniteConstant(TermPtr a, TermPtr b) {
+bool needsExtendedReals(TermPtr a, TermPtr b) {
   return sem::anySubterm(a, b, [](TermPtr t) { return t->op == TOp::Const && isFloating(t->dtype) && !std::isfinite(t->num); });
 }
 

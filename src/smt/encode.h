@@ -16,10 +16,9 @@ namespace torchtv::smt {
 class Encoder {
 public:
   // `extended`: at level real, floats are extended reals (Note [Extended reals at level real]);
-  // for queries whose terms hold a non-finite constant (hasNonFiniteConstant).
+  // for queries whose terms hold a non-finite constant (needsExtendedReals in query.h).
   Encoder(z3::context &c, const sem::TermContext &tc, Arith arith, sem::IndexRanges indexBounds = {},
           bool extended = false);
-  static bool hasNonFiniteConstant(sem::TermPtr a, sem::TermPtr b);
 
   z3::expr encode(sem::TermPtr t);
   // "Equal" as the verdicts define it: IEEE values equal bit for bit except

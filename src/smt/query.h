@@ -67,6 +67,10 @@ struct QueryResult {
   double lhs = 0, rhs = 0;       // Differ: both sides' values (as doubles)
 };
 
+// Does a query on `a` and `b` read floats as extended reals at level real (Note [Extended reals at
+// level real] in extended_real.h): do they hold a non-finite floating constant?
+bool needsExtendedReals(sem::TermPtr a, sem::TermPtr b);
+
 // Is `a` equal to `b` at every index in range (variables free in them range
 // over their extents) and for every value of the tensors read and every
 // interpretation of the uninterpreted functions? Runs in a child process

@@ -141,7 +141,7 @@ z3::solver extendedSolver(z3::context &c) {
 std::string solve(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr b, Arith arith, const QueryOptions &o) {
   try {
     z3::context c;
-    Encoder enc(c, tc, arith, o.indexBounds, Encoder::hasNonFiniteConstant(a, b));
+    Encoder enc(c, tc, arith, o.indexBounds, needsExtendedReals(a, b));
     z3::expr ea = enc.encode(a), eb = enc.encode(b);
     z3::solver s = enc.extendedReals() ? extendedSolver(c) : z3::solver(c);
     z3::params p(c);

@@ -252,7 +252,8 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
 // `0 - x` against `n + 0` needs. The bitwise query is asked once more with the
 // frontier widened to the inputs, bounded (Note [Bounded widening]), where the
 // smallest region failed for want of what a frontier value is: where no real
-// proof exists either (an infinity constant has no real value), and where the
+// proof exists either, or only one over the extended reals (an infinity
+// constant, Note [Extended reals at level real]), and where the
 // real proof itself needed a wider frontier than the smallest and the bitwise
 // model there read such a value (not a time-out, not a model over the graph
 // inputs alone). So it costs only outputs that would otherwise stay unknown or
@@ -419,8 +420,10 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       out.provenAt = f;
       out.provenExpansions = expansions;
       if (f != Frontier::Matched) out.widenedKey = regionGraphKey(in_, a, b, f, RegionMode::Real, expansions);
-      // Note [Widening at level bitwise]
-      if (f != Frontier::Matched && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
+      // Note [Widening at level bitwise]: an infinity constant's real proof (extended reals) is
+      // the case where none existed before.
+      if ((f != Frontier::Matched || smt::needsExtendedReals(r.reference, r.production)) && bitwiseOverAbstracted)
+        provenBitwiseWidened(a, b, out);
       return out;
     }
     if (q.answer == smt::Answer::Differ) {

@@ -126,9 +126,9 @@ graph @my::scaled(%x: $T[..., E], %m: bool[...]) {s=$s | rsqrt($E)} -> (_) {
   // A given scale does not need the default: a symbolic E then matches.
   TemplateCall symbolicGiven{{&sym, &mask}, &given, {sym}};
   CHECK(instantiateTemplate(m.templates[1], symbolicGiven, ops)->nodes()[0]->attr("other").asDouble() == 0.5);
-  // '...' belongs to header types; functions must be known.
+  // `...` belongs to fusion definitions (Note [Leading dims in definitions]); functions must be known.
   CHECK(errorOf([&] { parseModule("graph @g(%x: f32[..., 2]) -> (f32[2]) {\n  return %x\n}\n", "p.tvir"); })
-            .find("only allowed in the input types of a fusion definition") != std::string::npos);
+            .find("only allowed in a fusion definition") != std::string::npos);
   Module bad = parseModule(R"(op my::f(Tensor x) -> Tensor
 graph @my::f(%x: _) -> (_) {
   %y: _ = aten::mul.Scalar(%x) {other=cbrt(2)}
