@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "src/verify/cone.h"
 #include "src/verify/counterexample_replay.h"
 #include "src/verify/refute.h"
 #include "src/verify/shrink.h"
@@ -100,16 +101,10 @@ std::map<const Value *, EvalTensor> traceOf(const Graph &g, const std::vector<Ev
   return trace;
 }
 
-// Nodes of g in the cone of `out` (topological order is the graph's order).
-std::unordered_set<const Node *> coneOf(const Graph &g, const Value *out) {
+// Nodes in the cone of `out` (topological order is the graph's order).
+std::unordered_set<const Node *> coneOf(const Value *out) {
   std::unordered_set<const Node *> cone;
-  std::vector<const Value *> work = {out};
-  while (!work.empty()) {
-    const Value *v = work.back();
-    work.pop_back();
-    if (!v || !v->producer || !cone.insert(v->producer).second) continue;
-    for (const Value *in : v->producer->inputs) work.push_back(in);
-  }
+  forEachNodeInCone(out, [&](const Node &n) { cone.insert(&n); });
   return cone;
 }
 
@@ -329,7 +324,7 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
   const int digits = t.digits;
   for (const auto &[v, t] : refTrace) refKeys.insert(fingerprint(t, digits));
   for (const auto &[v, t] : prodTrace) prodKeys.insert(fingerprint(t, digits));
-  std::unordered_set<const Node *> cone = coneOf(prod, prod.outputs().at(output));
+  std::unordered_set<const Node *> cone = coneOf(prod.outputs().at(output));
   // Which nodes of the cone agree with a reference value, and which feed (within the cone) a
   // node that agrees again: another decomposition's own intermediate re-converges, a departure
   // does not (Note [Localized counterexamples]). A constant tensor (zeros after
@@ -415,7 +410,7 @@ std::optional<Departure> departure(const Graph &ref, const Graph &prod, const Tr
       // of the same dtype and rank computed by the same op, else by any op
       // (Note [Localized counterexamples]); the report says the shapes differ.
       best = otherShapeCounterpart(ref, prod, refTrace, prodKeys, *n, it->second.type,
-                                   coneOf(ref, ref.outputs().at(output)), digits);
+                                   coneOf(ref.outputs().at(output)), digits);
       // Nothing to hold it against (a value of a dtype or rank the reference never computes).
       if (!best) return atTheOutputs(ref, prod, t, output);
       const EvalTensor &r = refTrace.at(best->outputs[0]);
