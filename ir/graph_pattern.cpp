@@ -91,6 +91,7 @@ std::optional<TensorType> PatternBuilder::type(const TypeExpr &t, const TensorTy
   // fusions/decompositions.tvir). They are kept in dimBinds_ under names no
   // dim symbol can take ("...rank", "...0", "...1", ...).
   if (t.dots) {
+    requireTemplate(*t.dots);
     if (!actual) {
       auto rank = dimBinds_.find("...rank");
       if (rank == dimBinds_.end())

@@ -82,6 +82,9 @@ public:
     if (last_.failed) return std::nullopt;
     if (last_.productionRaises) return raised(*last_.productionRaises);
     const auto &rn = last_.rn, &pn = last_.pn, &rd = last_.rd, &pd = last_.pd, &rw = last_.rw, &pw = last_.pw;
+    // A difference between finite values is preferred: LibTorch can replay it where a NaN or an
+    // infinity from a row masked everywhere may be what only this evaluator gives (kNonFiniteNotReplayed).
+    std::optional<ConfirmedDifference> nonFinite;
     for (size_t o : outputs) {
       for (size_t i = 0; i < rn[o].values.size(); ++i) {
         long double a = rn[o].values[i], b = pn[o].values[i];
@@ -92,7 +95,8 @@ public:
           bool same = valueClass(rd[o].values[i]) == valueClass(a) && valueClass(pd[o].values[i]) == valueClass(b) &&
                       valueClass(rw[o].values[i]) == valueClass(a) && valueClass(pw[o].values[i]) == valueClass(b);
           if (!same || valueClass(a) == valueClass(b) || !last_.nonFiniteConstants) continue;
-          return difference(o, i, a, b);
+          if (!nonFinite) nonFinite = difference(o, i, a, b);
+          continue;
         }
         // Note [When values differ], row 1.
         if (!differ::evaluatorConfirms(a, b, rd[o].values[i], pd[o].values[i], rw[o].values[i], pw[o].values[i]))
@@ -100,7 +104,7 @@ public:
         return difference(o, i, a, b);
       }
     }
-    return std::nullopt;
+    return nonFinite;
   }
 
 private:

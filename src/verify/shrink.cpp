@@ -32,12 +32,18 @@ std::string shrinkRefutation(const Graph &ref, const Graph &prod, Refutation &r,
   std::vector<EvalTensor> &inputs = r.inputs;
   // Candidates are made in place and undone when they do not refute: a deep
   // model's inputs are megabytes, copied once per candidate only by the confirmer.
+  // A difference between finite values stays one: shrinking it into a row masked everywhere would
+  // trade a counterexample LibTorch replays for one only the evaluator may give (kNonFiniteNotReplayed).
+  auto finite = [](const ConfirmedDifference &d) {
+    return std::isfinite(d.referenceValue) && std::isfinite(d.productionValue);
+  };
+  const bool wasFinite = finite(r.difference);
   auto stillRefutes = [&]() {
     if (exhausted()) return false;
     --budget;
     try {
       auto d = confirmer.confirm(ref, prod, inputs, {output});
-      if (!d || d->output != output) return false;
+      if (!d || d->output != output || (wasFinite && !finite(*d))) return false;
       r.difference = *d;
       return true;
     } catch (const std::exception &) {

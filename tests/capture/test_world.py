@@ -60,11 +60,13 @@ class WorldTest(unittest.TestCase):
                 dist.reduce_scatter_tensor(r, torch.cat([x, x, x, x]))  # chunk rank of the sum
                 return s, g, b, r
         """)
-        s, g, b, r = p.production(torch.arange(8.0))
+        s, g, b, r, *copies = p.production(torch.arange(8.0))
         shards = torch.arange(8.0).chunk(4)
         self.assertEqual(s.tolist(), (shards[0] + shards[1] + shards[2] + shards[3]).tolist() * 4)
         self.assertEqual(g.tolist(), list(range(8)))
         self.assertEqual(b.tolist(), [4.0, 5.0])  # replicated output: rank 0's, which holds rank 2's
+        # Note [Every rank's copy of a replicated output]: ranks 1..3's copies of out1 and out2 follow
+        self.assertEqual([c.tolist() for c in copies], [list(range(8))] * 3 + [[4.0, 5.0]] * 3)
         # each rank scatters cat(x_r, x_r, x_r, x_r): chunk r of the sum is the sum of the shards
         self.assertEqual(r.tolist(), (shards[0] + shards[1] + shards[2] + shards[3]).tolist() * 4)
 

@@ -15,6 +15,7 @@ from .scalar_reads import describe_reads
 from .sources import code_files
 from .tracing import trace_forward, trace_joint, trace_production, run_make_fx
 from .values import bind_args, canonical_name, encode_value, dtype_name
+from .world import reference_output_names, with_rank_copies
 
 TOOL = "torchtv_capture"
 CAPTURE_FORMAT = "torchtv-capture"
@@ -115,15 +116,15 @@ def _runs_refute(record):
 def _output_names(pair):
     """The outputs' names as _capture gives them, from running reference() at small_inputs()
     (train_step: the loss and the gradients of the inputs requiring grad); None when it fails."""
-    if pair.mode == "train_step":
-        return ["loss"] + ["grad_" + pair.input_names[i]
-                           for i, t in enumerate(pair.example_inputs) if t.requires_grad]
-    try:
-        with torch.no_grad():
-            r = pair.reference(*(t.detach().clone() for t in pair.small_inputs))
-    except Exception:  # noqa: BLE001 -- the full capture says what is wrong
-        return None
-    return ["out"] if isinstance(r, torch.Tensor) else ["out%d" % i for i in range(len(r))]
+    r = None
+    if pair.mode != "train_step":
+        try:
+            with torch.no_grad():
+                r = pair.reference(*(t.detach().clone() for t in pair.small_inputs))
+        except Exception:  # noqa: BLE001 -- the full capture says what is wrong
+            return None
+    names = reference_output_names(pair, r)
+    return with_rank_copies(pair, names, names)[1]
 
 
 def _runs_at_small_inputs(pair):
@@ -243,6 +244,10 @@ def _capture(pair):
         out_names = ["out"] if single else ["out%d" % i for i in range(len(nodes))]
         if not nodes:
             raise CaptureError("reference() returns no tensors", pair.path, return_line(pair.reference))
+    if pair.world is not None:  # Note [Every rank's copy of a replicated output]
+        nodes, out_names = with_rank_copies(pair, _output_nodes(ref_gm)[0], out_names)
+        next(n for n in ref_gm.graph.nodes if n.op == "output").args = (tuple(nodes),)
+        ref_gm.recompile()
     prod_gm = trace_production(pair, rec)
     _check_outputs_are_tensors(prod_gm, "production()", pair.production, pair)
     prod_nodes, _ = _output_nodes(prod_gm)

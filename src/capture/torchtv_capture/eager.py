@@ -37,6 +37,7 @@ import math
 import torch
 
 from .precision import BelowFloat64, describe
+from .world import reference_output_names, with_rank_copies
 
 SEEDS = (1, 2, 3)
 # Bounds on float64 rounding, as fractions of an output's scale or of its measured error (Note
@@ -82,13 +83,18 @@ def _as_tuple(r):
 
 
 def _run_reference(pair, inputs):
+    """The reference's outputs as the capture names them, with a distributed pair's rank copies
+    (Note [Every rank's copy of a replicated output])."""
     if pair.mode != "train_step":
         with torch.no_grad():
-            return _as_tuple(pair.reference(*inputs))
-    loss = pair.reference(*inputs)
-    diff = [t for t in inputs if t.requires_grad]
-    grads = torch.autograd.grad(loss, diff, allow_unused=True)
-    return _detached((loss,) + tuple(torch.zeros_like(t) if g is None else g for t, g in zip(diff, grads)))
+            r = pair.reference(*inputs)
+        out = _as_tuple(r)
+    else:
+        loss = pair.reference(*inputs)
+        diff = [t for t in inputs if t.requires_grad]
+        grads = torch.autograd.grad(loss, diff, allow_unused=True)
+        r = out = _detached((loss,) + tuple(torch.zeros_like(t) if g is None else g for t, g in zip(diff, grads)))
+    return with_rank_copies(pair, out, reference_output_names(pair, r))[0]
 
 
 def _run_production(pair, inputs):

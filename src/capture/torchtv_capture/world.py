@@ -14,7 +14,8 @@ every rank the whole tensor). torchtv checks one function of the global inputs: 
   ranks' operands; an all-gather the concatenation in rank order; a reduce-scatter that fold's
   chunk r; a broadcast rank src's value; an all-to-all the transposition of the ranks' chunks;
 - assembles each output per SHARDING (a split output is the concatenation in rank order; a
-  replicated one is rank 0's).
+  replicated one is rank 0's, and every other rank's copy is an output of its own: Note [Every
+  rank's copy of a replicated output]).
 A collective needs the operands of every rank, which a rank reaches only by running its code up to
 that call, so the ranks run in rounds: round j runs every rank from its start to its j-th
 collective (whose operand it records, then stops the rank), then computes collective j's results
@@ -66,6 +67,17 @@ def parse_layout(value, what, path, line):
     raise CaptureError('SHARDING[%r] must be "replicated" or ("split", DIM), got %r' % (what, value), path, line)
 
 
+# Note [Every rank's copy of a replicated output]
+# An output declared replicated is one the code leaves whole on every rank. Reading it from rank 0
+# alone would prove nothing about the other ranks: a rank that skips an all-reduce, reads another
+# rank's shard or scales where rank 0 does not would pass, and the code that runs would hand those
+# ranks a wrong value. So the composed production returns, after its outputs, rank r's copy of each
+# replicated output for r = 1..N-1 (named NAME_rankR), and the reference returns its value once more
+# for each copy (with_rank_copies): every copy is checked against the single-device value like any
+# output, and a wrong one is refuted under its own name. Copies the ranks compute alike normalize to
+# one node, so they cost little.
+
+
 class World:
     """The validated declaration: N, the rank function and the layouts of inputs and outputs."""
 
@@ -75,6 +87,11 @@ class World:
 
     def layout(self, name):
         return self.layouts.get(name, Layout(REPLICATED))
+
+    def rank_copies(self, names):
+        """(i, r, copy name) for rank r's copy, r = 1..N-1, of each replicated output names[i]."""
+        return [(i, r, "%s_rank%d" % (nm, r)) for i, nm in enumerate(names)
+                if self.layout(nm).kind == REPLICATED for r in range(1, self.size)]
 
     def error(self, message, loc=None):
         return CaptureError(message, *(loc or (self.path, self.line)))
@@ -389,7 +406,28 @@ def _assemble(finished, world, train_step, requires_grad):
         values = [o[i] for o in per_rank]
         layout = world.layout(nm)
         out.append(values[0] if layout.kind == REPLICATED else torch.cat(values, layout.dim))
-    return out[0] if not isinstance(finished[0], (tuple, list)) else tuple(out)
+    copies = [per_rank[r][i] for i, r, _ in world.rank_copies(names)]
+    if not copies and not isinstance(finished[0], (tuple, list)):
+        return out[0]
+    return tuple(out + copies)
+
+
+def with_rank_copies(pair, values, names):
+    """The reference's outputs and their names, each replicated output repeated once for every rank
+    but rank 0 (Note [Every rank's copy of a replicated output]); unchanged without a world."""
+    if pair.world is None:
+        return values, names
+    copies = pair.world.rank_copies(names)
+    return (tuple(values) + tuple(values[i] for i, _, _ in copies),
+            list(names) + [nm for _, _, nm in copies])
+
+
+def reference_output_names(pair, result):
+    """The names the capture gives the outputs of the reference's ``result`` (a tensor or a tuple;
+    in a train step the loss and the gradients of the inputs requiring grad), before rank copies."""
+    if pair.mode == "train_step":
+        return ["loss"] + ["grad_" + nm for nm, t in zip(pair.input_names, pair.example_inputs) if t.requires_grad]
+    return ["out"] if isinstance(result, torch.Tensor) else ["out%d" % i for i in range(len(result))]
 
 
 def declared_world(mod, pair, inputs, assign_line):
