@@ -110,6 +110,12 @@ void holdAgainstCode(CheckResult &result, const CodeRunner &run, const std::vect
         out.reason += std::string("; ") + reasons::kReproducedOnTheCode + ": " + how;
         if (name == cex.output) cexShown = true;
         else if (!shownElsewhere) shownElsewhere = o;
+      } else if (name != cex.output) {
+        // Refuted on the graphs at another input (the pair keeps one counterexample's inputs):
+        // that the code agrees here says nothing about the capture.
+        if (applyEvidence(out, Evidence::CodeNotRun))
+          out.reason = std::string(reasons::kRefutedOnAnotherInput) + cex.output + ", where this output agrees: " +
+                       how + "): " + out.reason;
       } else if (applyEvidence(out, o.value("reference_raises", false) ? Evidence::ReferenceRaisesOnCode
                                                                          : Evidence::RefutationNotReproducedEagerly)) {
         out.reason = std::string(reasons::kCaptureIsNotTheCode) + ": " + how +

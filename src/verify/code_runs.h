@@ -36,7 +36,9 @@ namespace torchtv {
 // again. One run per pair with refutations, none for a pair without: the
 // outputs are all judged on the pair's one counterexample (only it keeps its
 // inputs), so an output the graphs refuted on another input and the code
-// does not show on this one is unknown too.
+// does not show on this one is unknown too, saying so
+// (reasons::kRefutedOnAnotherInput): the code agreeing on an input where the
+// graphs were not shown to differ says nothing about the capture.
 using CodeRunner = std::function<std::string(const std::string &request)>;
 
 // Holds the graph refutations of `result` against the code (above); nothing

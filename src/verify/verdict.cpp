@@ -87,6 +87,8 @@ const char *const kRefutedByRunning = "refuted by running the code: the outputs 
 const char *const kCaptureIsNotTheCode = "the graphs differ on this input but the code does not";
 const char *const kReproducedOnTheCode = "reproduced on the code";
 const char *const kCodeNotRun = "the graphs differ on this input, but it could not be run through the code";
+const char *const kRefutedOnAnotherInput =
+    "refuted on the graphs on an input that was not run through the code (the code ran on the counterexample of ";
 // Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
 const char *const kReducedShapes = "at the reduced shapes of ";
 const char *const kReducedCapturedAgain = ", where the pair was captured again: ";

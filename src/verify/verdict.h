@@ -265,6 +265,7 @@ extern const char *const kRefutedByRunning;
 extern const char *const kCaptureIsNotTheCode;
 extern const char *const kReproducedOnTheCode;
 extern const char *const kCodeNotRun;
+extern const char *const kRefutedOnAnotherInput;
 // Note [Refuting at reduced shapes] in src/verify/reduced_shapes.h.
 extern const char *const kReducedShapes;
 extern const char *const kReducedCapturedAgain;

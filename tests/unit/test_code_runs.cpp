@@ -51,13 +51,20 @@ TEST_CASE("code runs: an output the code does not show is unknown, the capture i
                             &request));
   CHECK(request.find(R"("type":"f32[2]")") != std::string::npos);
   CHECK(r.verdict == Verdict::Unknown);
-  for (const OutputResult &o : r.outputs) {
-    CHECK(o.verdict == Verdict::Unknown);
-    CHECK(o.code == ReasonCode::CaptureIsNotTheCode);
-    CHECK(o.reason.rfind(reasons::kCaptureIsNotTheCode, 0) == 0);
-    CHECK(o.reason.find("the capture is not the code that runs") != std::string::npos);
+  const OutputResult &loss = r.outputs[0], &gradX = r.outputs[1];
+  CHECK(loss.verdict == Verdict::Unknown);
+  CHECK(loss.code == ReasonCode::CaptureIsNotTheCode);
+  CHECK(loss.reason.rfind(reasons::kCaptureIsNotTheCode, 0) == 0);
+  CHECK(loss.reason.find("the capture is not the code that runs") != std::string::npos);
+  // grad_x was refuted at an input the pair did not keep: the code agreeing on loss's
+  // counterexample says nothing about the capture, and the reason says what was run instead.
+  CHECK(gradX.verdict == Verdict::Unknown);
+  CHECK(gradX.code == ReasonCode::CodeNotRun);
+  CHECK(gradX.reason.rfind(reasons::kRefutedOnAnotherInput, 0) == 0);
+  CHECK(gradX.reason.find("counterexample of loss, where this output agrees") != std::string::npos);
+  CHECK(gradX.reason.find("the capture is not the code") == std::string::npos);
+  for (const OutputResult &o : r.outputs)
     CHECK(o.reason.find(reasons::kRefuted) != std::string::npos);  // the graphs' refutation, kept
-  }
   REQUIRE(r.counterexample);  // kept as evidence
   CHECK(r.counterexample->note.find(reasons::kCaptureIsNotTheCode) != std::string::npos);
 }
