@@ -87,15 +87,21 @@ double parseDouble(const std::string &s) {
 // constraints), so "differ" is exact; any other trial result says nothing, and
 // the query is then solved as it is. Smaller queries are solved directly:
 // Z3's own models are the informative ones there (a -0 against a 0, a NaN),
-// and a bit-blast of a few products is cheap.
+// and a bit-blast of a few products is cheap. A float64 division or root alone
+// counts as kTrialProducts: its bit-blast is of a 53-bit significand, and one
+// of them (a backward's 1/24 written as a quotient) took 17 s of search where
+// the first trial answers in a quarter of a second.
 constexpr unsigned kTrialProducts = 6;
 
-// The float products, divisions and roots in a and b (shared subterms once).
+// The float products, divisions and roots in a and b (shared subterms once),
+// a float64 division or root counted as kTrialProducts.
 unsigned floatProducts(sem::TermPtr a, sem::TermPtr b) {
   unsigned n = 0;
   sem::anySubterm(a, b, [&](sem::TermPtr t) {
-    n += isFloating(t->dtype) &&
-         (t->op == sem::TOp::Mul || t->op == sem::TOp::Div || t->op == sem::TOp::PowC || t->op == sem::TOp::Sqrt);
+    if (!isFloating(t->dtype)) return false;
+    bool quotientOrRoot = t->op == sem::TOp::Div || t->op == sem::TOp::Sqrt;
+    if (quotientOrRoot && t->dtype == DType::F64) n += kTrialProducts;
+    else if (quotientOrRoot || t->op == sem::TOp::Mul || t->op == sem::TOp::PowC) n += 1;
     return false;  // count them all
   });
   return n;

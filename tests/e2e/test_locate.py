@@ -111,7 +111,7 @@ with tempfile.TemporaryDirectory() as d:
             p = run([a.torchtv, "verify", pair, "--cache", cache], timeout=1600, cwd=cwd)
             named = re.findall(r"production(?: diverges at|'s) %\S+ = \S+ \(([^,)]+)", p.stdout)
             c.check(named and at_bug(named[0]), f"{tag}: the text names {named[:1]} first, not line {BUG_LINE}")
-            c.check(re.search(r"first differing intermediate: production %\S+ = \S+ at \S*dk_scale_backward\.py:%d "
+            c.check(re.search(r"first differing intermediate: production %%\S+ = \S+ at \S*dk_scale_backward\.py:%d "
                               % BUG_LINE, p.stdout), f"{tag}: text's first differing intermediate is not at line {BUG_LINE}")
             c.check("of %d of this line" % layers in p.stdout, f"{tag}: the text does not name the run of the line")
 c.done()
