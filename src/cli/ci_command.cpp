@@ -45,13 +45,40 @@ struct CiArgs {
   bool noReport = false;                     // --no-report: no HTML for any pair
   bool sandbox = false;                      // --sandbox: every pair file as if `untrusted = true`
   std::string sourceRoot;                    // --source-root, resolved (Note [Source root])
+  std::string baselineDir;                   // --baseline: an earlier run's report folder
   CLI::App *root = nullptr;
+};
+
+// Note [Baseline]
+// `ci --baseline DIR` gates against an earlier run's report folder (its --out,
+// or a merged one): each output that was not equivalent there is accepted at
+// that verdict or a better one, as a manifest's `expect` would accept it (Note
+// [Expected verdicts] in ci_manifest.h; the manifest's own expectation comes
+// first). A pair absent from the baseline accepts nothing (a new pair must
+// pass), nor does an error there (nothing was compared); a baseline file that
+// cannot be read stops the run before anything is decided (exit 3): a gate
+// that silently lost its baseline would fail everything, or worse, nothing.
+struct Baseline {
+  std::string dir;
+  // pair -> output ("" for a pair undecided as a whole) -> its verdict there, not equivalent.
+  std::map<std::string, std::map<std::string, Verdict>> failing;
+
+  std::optional<Verdict> verdictOf(const std::string &pair, const std::string &output) const {
+    auto p = failing.find(pair);
+    if (p == failing.end()) return std::nullopt;
+    auto o = p->second.find(output);
+    if (o == p->second.end()) return std::nullopt;
+    return o->second;
+  }
 };
 
 struct Outcome {
   NamedResult result;
   std::string json;  // as the child printed it (or as we rendered it)
   double wallSeconds = 0;
+  // Note [Expected verdicts]: the expectations now met by `equivalent`, and those naming no
+  // output of the pair (what is accepted is in result.accepted).
+  std::vector<std::string> stale, unmatched;
 };
 
 std::string selfPath() {
@@ -66,11 +93,53 @@ bool hasSubcommand(CLI::App *root, const std::string &name) {
   return false;
 }
 
+// Note [Expected verdicts] in ci_manifest.h: marks the outputs the manifest accepts as they are,
+// and lists the expectations met by `equivalent` or naming no output.
+void acceptExpected(const CiEntry &e, const Baseline &baseline, Outcome &out) {
+  const CheckResult &r = out.result.result;
+  if (r.verdict == Verdict::Error) return;
+  auto accept = [&](const std::string &output, Verdict v) {
+    if (v == Verdict::Equivalent) return;
+    std::string why;
+    std::optional<Verdict> allowed = expectedVerdict(e, output);
+    if (allowed) {
+      why = "expected " + std::string(verdictName(*allowed)) + (e.why.empty() ? "" : ": " + e.why);
+    } else if ((allowed = baseline.verdictOf(e.name, output))) {  // Note [Baseline]
+      why = std::string(verdictName(*allowed)) + " in the baseline " + baseline.dir;
+    }
+    if (allowed && severity(v) <= severity(*allowed)) out.result.accepted[output] = why;
+  };
+  if (r.outputs.empty()) accept("", r.verdict);  // undecided as a whole (a time limit)
+  for (const OutputResult &o : r.outputs) {
+    accept(o.name, o.verdict);
+    if (o.verdict == Verdict::Equivalent && e.expect.count(o.name)) out.stale.push_back(o.name);
+  }
+  for (const auto &[output, verdict] : e.expect)
+    if (!output.empty() && std::none_of(r.outputs.begin(), r.outputs.end(),
+                                        [&](const OutputResult &o) { return o.name == output; }))
+      out.unmatched.push_back(output);
+  if (e.expect.count("") && r.verdict == Verdict::Equivalent) out.stale.push_back("every output");
+}
+
+// The verdict the gate counts: the pair's, or, where the manifest accepts outputs, the worst
+// among the others (never better than what the pair says beyond its outputs).
+Verdict gateVerdict(const NamedResult &nr) {
+  const CheckResult &r = nr.result;
+  if (nr.accepted.empty() || r.verdict == Verdict::Error) return r.verdict;
+  if (r.outputs.empty()) return Verdict::Equivalent;  // accepted as a whole
+  Verdict worst = Verdict::Equivalent, worstOfAll = Verdict::Equivalent;
+  for (const OutputResult &o : r.outputs) {
+    if (severity(o.verdict) > severity(worstOfAll)) worstOfAll = o.verdict;
+    if (!nr.acceptedWhy(o.name) && severity(o.verdict) > severity(worst)) worst = o.verdict;
+  }
+  return severity(r.verdict) > severity(worstOfAll) ? r.verdict : worst;
+}
+
 // Note [Pairs in child processes]
 // Each pair is checked by a child `torchtv check`/`verify` that prints JSON:
 // a crash (a solver's SIGFPE, an out-of-memory kill) or a hang in one pair
 // becomes that pair's verdict and never stops the others.
-Outcome runEntry(const CiEntry &e, const CiArgs &args) {
+Outcome runEntry(const CiEntry &e, const CiArgs &args, const Baseline &baseline) {
   Outcome out;
   out.result.name = e.name;
   ReportContext &ctx = out.result.ctx;
@@ -141,12 +210,15 @@ Outcome runEntry(const CiEntry &e, const CiArgs &args) {
   }
   writeFileAtomic((fs::path(args.outDir) / (e.name + ".json")).string(), out.json);
   out.result.result = std::move(r);
+  acceptExpected(e, baseline, out);
   return out;
 }
 
-std::string verdictText(const CheckResult &r) {
+std::string verdictText(const Outcome &o) {
+  const CheckResult &r = o.result.result;
   std::string s(verdictName(r.verdict));
   if (r.level != Level::None) s += " (" + std::string(levelName(r.level)) + ")";
+  if (!o.result.accepted.empty()) s += gateVerdict(o.result) == Verdict::Equivalent ? ", expected" : ", partly expected";
   return s;
 }
 
@@ -159,7 +231,7 @@ public:
     ++done_;
     char line[512];
     std::snprintf(line, sizeof line, "[%zu/%zu] %s: %s (%.2f s)", done_, total_, o.result.name.c_str(),
-                  verdictText(o.result.result).c_str(), o.wallSeconds);
+                  verdictText(o).c_str(), o.wallSeconds);
     if (!bar_) {
       std::printf("%s\n", line);
     } else {
@@ -183,15 +255,28 @@ std::string summaryTable(const std::vector<Outcome> &outcomes, const std::string
   for (const Outcome &o : outcomes) nameWidth = std::max(nameWidth, o.result.name.size());
   std::string out;
   char line[1024];
-  std::snprintf(line, sizeof line, "%-*s  %-24s %8s  %s\n", static_cast<int>(nameWidth), "pair", "verdict", "time",
+  std::snprintf(line, sizeof line, "%-*s  %-34s %8s  %s\n", static_cast<int>(nameWidth), "pair", "verdict", "time",
                 "reason");
   out += line;
   for (const Outcome &o : outcomes) {
     const CheckResult &r = o.result.result;
     std::string reason = (r.errorLocation.empty() ? "" : r.errorLocation + ": ") + r.reason;
-    std::snprintf(line, sizeof line, "%-*s  %-24s %7.2fs  %s\n", static_cast<int>(nameWidth), o.result.name.c_str(),
-                  verdictText(r).c_str(), o.wallSeconds, reason.c_str());
+    std::snprintf(line, sizeof line, "%-*s  %-34s %7.2fs  %s\n", static_cast<int>(nameWidth), o.result.name.c_str(),
+                  verdictText(o).c_str(), o.wallSeconds, reason.c_str());
     out += line;
+  }
+  // Note [Expected verdicts]: what the manifest accepted, and where it can be tightened.
+  for (const Outcome &o : outcomes) {
+    std::map<std::string, std::string> namesByWhy;  // one line per reason: the manifest's, the baseline's
+    for (const auto &[output, why] : o.result.accepted) {
+      std::string &names = namesByWhy[why];
+      names += (names.empty() ? "" : ", ") + (output.empty() ? "the pair" : output);
+    }
+    for (const auto &[why, names] : namesByWhy) out += "expected: " + o.result.name + ": " + names + " (" + why + ")\n";
+    for (const std::string &s : o.stale)
+      out += "stale expectation: " + o.result.name + ": " + s + " is now equivalent; remove it from \"expect\"\n";
+    for (const std::string &s : o.unmatched)
+      out += "expectation names no output: " + o.result.name + ": \"" + s + "\" is not an output of the pair\n";
   }
   out += "worst: " + std::string(verdictName(worst)) + " (exit " + std::to_string(exitCode(worst)) + "); reports in " +
          outDir + "/ (junit.xml, results.sarif, one .json per pair, .html as the report policy says)\n";
@@ -216,16 +301,29 @@ std::pair<size_t, size_t> parseShard(const std::string &text, const std::string 
   return {k, n};
 }
 
-void keepShard(Manifest &manifest, const std::string &shard, const std::string &outDir) {
+// Keeps the shard's entries; returns their places in the manifest.
+std::vector<size_t> keepShard(Manifest &manifest, const std::string &shard) {
   auto [k, n] = parseShard(shard, "--shard");
   std::vector<CiEntry> mine;
-  nlohmann::json pairs = nlohmann::json::array();
+  std::vector<size_t> places;
   for (size_t i = 0; i < manifest.entries.size(); ++i)
     if (i % n == k - 1) {
-      pairs.push_back({{"name", manifest.entries[i].name}, {"index", i}});
+      places.push_back(i);
       mine.push_back(std::move(manifest.entries[i]));
     }
   manifest.entries = std::move(mine);
+  return places;
+}
+
+// shard.json, written once the shard's pairs are decided: with each pair, what the manifest
+// accepted (Note [Expected verdicts]), which the merge needs and cannot re-derive without it.
+void writeShardSummary(const std::string &shard, const Manifest &manifest, const std::vector<size_t> &places,
+                       const std::vector<Outcome> &outcomes, const std::string &outDir) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (size_t i = 0; i < outcomes.size(); ++i)
+    pairs.push_back({{"name", manifest.entries[i].name}, {"index", places[i]},
+                     {"accepted", outcomes[i].result.accepted}, {"stale", outcomes[i].stale},
+                     {"unmatched", outcomes[i].unmatched}});
   nlohmann::json j = {{"shard", shard}, {"manifest", manifest.path}, {"pairs", pairs}};
   writeFileAtomic((fs::path(outDir) / "shard.json").string(), j.dump(1) + "\n");
 }
@@ -260,6 +358,13 @@ int runMerge(const CiArgs &args) {
         o.json = readFile((fs::path(dir) / (o.result.name + ".json")).string());
         o.result.result = parseJsonResult(o.json, o.result.ctx);
         o.wallSeconds = o.result.result.stats.seconds;
+        try {  // absent in the summaries of shards run before expectations existed
+          o.result.accepted = p.value("accepted", std::map<std::string, std::string>{});
+          o.stale = p.value("stale", std::vector<std::string>{});
+          o.unmatched = p.value("unmatched", std::vector<std::string>{});
+        } catch (const nlohmann::json::exception &e) {
+          throw InputError(SourcePos{path}, std::string("not a shard's summary: ") + e.what());
+        }
         // The merged folder holds every pair's own reports too.
         for (const char *ext : {".json", ".html"}) {
           fs::path from = fs::path(dir) / (o.result.name + ext), to = fs::path(args.outDir) / (o.result.name + ext);
@@ -281,16 +386,42 @@ int runMerge(const CiArgs &args) {
   return writeCiReports(outcomes, args.outDir, args.sourceRoot);
 }
 
+Baseline readBaseline(const std::string &dir, const Manifest &manifest) {
+  Baseline b{dir, {}};
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(SourcePos{dir}, "the baseline is not a folder (give an earlier run's --out)");
+  for (const CiEntry &e : manifest.entries) {
+    std::string path = (fs::path(dir) / (e.name + ".json")).string();
+    if (!fs::exists(path, ec)) continue;  // a pair new since the baseline
+    ReportContext ctx;
+    CheckResult r;
+    try {
+      r = parseJsonResult(readFile(path), ctx);
+    } catch (const InputError &err) {
+      throw InputError(SourcePos{path}, std::string("cannot read the baseline: ") + err.what());
+    }
+    if (r.verdict == Verdict::Error) continue;
+    std::map<std::string, Verdict> &failing = b.failing[e.name];
+    if (r.outputs.empty() && r.verdict != Verdict::Equivalent) failing[""] = r.verdict;
+    for (const OutputResult &o : r.outputs)
+      if (o.verdict != Verdict::Equivalent) failing[o.name] = o.verdict;
+  }
+  return b;
+}
+
 int runCi(const CiArgs &args) {
   if (args.merge && args.merge->parsed()) return runMerge(args);
   Manifest manifest;
+  std::vector<size_t> places;  // with --shard: the pairs' places in the manifest
+  Baseline baseline;
   try {
     if (args.manifest.empty()) throw InputError(SourcePos{"ci"}, "needs a MANIFEST (or: ci merge DIR...)");
     manifest = readManifest(args.manifest);
     std::error_code ec;
     fs::create_directories(args.outDir, ec);
     if (ec) throw InputError(SourcePos{args.outDir}, "cannot create the report folder: " + ec.message());
-    if (!args.shard.empty()) keepShard(manifest, args.shard, args.outDir);
+    if (!args.shard.empty()) places = keepShard(manifest, args.shard);
+    if (!args.baselineDir.empty()) baseline = readBaseline(args.baselineDir, manifest);
   } catch (const InputError &e) {
     std::fprintf(stderr, "torchtv: error: %s\n", e.what());
     return exitCode(Verdict::Error);
@@ -303,7 +434,7 @@ int runCi(const CiArgs &args) {
   auto worker = [&] {
     for (size_t i = next++; i < total; i = next++) {
       try {
-        outcomes[i] = runEntry(manifest.entries[i], args);
+        outcomes[i] = runEntry(manifest.entries[i], args, baseline);
       } catch (const std::exception &e) {
         // A report that cannot be written fails this pair, not the run.
         outcomes[i].result.name = manifest.entries[i].name;
@@ -316,6 +447,14 @@ int runCi(const CiArgs &args) {
   std::vector<std::thread> threads;
   for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
   for (std::thread &t : threads) t.join();
+  if (!args.shard.empty()) {
+    try {
+      writeShardSummary(args.shard, manifest, places, outcomes, args.outDir);
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "torchtv: error: %s\n", e.what());
+      return exitCode(Verdict::Error);
+    }
+  }
   return writeCiReports(outcomes, args.outDir, args.sourceRoot);
 }
 
@@ -323,7 +462,7 @@ int writeCiReports(const std::vector<Outcome> &outcomes, const std::string &outD
   Verdict worst = Verdict::Equivalent;
   std::vector<NamedResult> all;
   for (const Outcome &o : outcomes) {
-    if (severity(o.result.result.verdict) > severity(worst)) worst = o.result.result.verdict;
+    if (severity(gateVerdict(o.result)) > severity(worst)) worst = gateVerdict(o.result);
     all.push_back(o.result);
   }
   try {
@@ -359,6 +498,9 @@ Command addCiCommand(CLI::App &app) {
   cmd->add_flag("--no-report", args->noReport,
                 "No HTML report for any pair (the manifest's report = \"failures\" by default draws one for each "
                 "pair that is not equivalent)");
+  cmd->add_option("--baseline", args->baselineDir,
+                  "An earlier run's report folder: outputs that failed there are accepted at that verdict or a "
+                  "better one; the job fails on new failures only (Note [Baseline])");
   addSourceRootOption(*cmd, args->sourceRoot);
   addChoiceOption<ColorChoice>(*cmd, "--progress", args->progress,
                                {{"auto", ColorChoice::Auto}, {"bar", ColorChoice::Always}, {"lines", ColorChoice::Never}},

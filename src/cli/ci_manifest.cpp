@@ -18,11 +18,11 @@ namespace fs = std::filesystem;
 
 const std::set<std::string> kPairKeys = {"name",    "reference", "production", "graphs",
                                          "pair",    "require",   "timeout",    "args", "report", "assume",
-                                         "untrusted"};
+                                         "untrusted", "expect", "why"};
 const std::set<std::string> kDefaultKeys = {"require", "timeout", "report", "untrusted"};
 const double kMaxTimeoutSeconds = 7 * 24 * 3600;
 const char *kPairKeyList =
-    "name, reference, production, graphs, pair, require, timeout, args, report, assume, untrusted";
+    "name, reference, production, graphs, pair, require, timeout, args, report, assume, untrusted, expect, why";
 
 SourcePos posOf(const std::string &path, const toml::value &v) {
   toml::source_location loc = v.location();
@@ -71,6 +71,14 @@ struct Reader {
     if (s == "never") return ReportWhen::Never;
     fail(v, entry, "\"report\" must be \"always\", \"failures\" or \"never\", not \"" + s + "\"");
     return ReportWhen::Failures;
+  }
+
+  // Note [Expected verdicts]: "unknown" or "not_equivalent"; "equivalent" accepts nothing.
+  Verdict expected(const toml::value &v, const std::string &entry) const {
+    std::string s = string(v, entry, "expect");
+    if (s == "unknown") return Verdict::Unknown;
+    if (s == "not_equivalent") return Verdict::NotEquivalent;
+    fail(v, entry, "\"expect\" must be \"unknown\" or \"not_equivalent\" (or a table of outputs to those), not \"" + s + "\"");
   }
 
   std::string file(const toml::value &v, const std::string &entry, const std::string &key) const {
@@ -122,6 +130,13 @@ bool usableName(const std::string &name) {
 }
 
 }  // namespace
+
+std::optional<Verdict> expectedVerdict(const CiEntry &e, const std::string &output) {
+  auto it = e.expect.find(output);
+  if (it == e.expect.end()) it = e.expect.find("");
+  if (it == e.expect.end()) return std::nullopt;
+  return it->second;
+}
 
 Manifest readManifest(const std::string &path) { return readManifestText(readFile(path), path); }
 
@@ -207,6 +222,22 @@ Manifest readManifestText(const std::string &text, const std::string &path) {
       const toml::value &a = p.at("assume");
       if (!a.is_array()) r.fail(a, e.name, "\"assume\" must be a list of strings such as \"target in [0, 5)\"");
       for (const toml::value &d : a.as_array()) e.args.insert(e.args.end(), {"--assume", r.string(d, e.name, "assume")});
+    }
+    if (p.contains("expect")) {
+      const toml::value &x = p.at("expect");
+      if (x.is_table()) {
+        if (x.as_table().empty()) r.fail(x, e.name, "\"expect\" names no outputs");
+        for (const auto &[output, verdict] : x.as_table()) {
+          if (output.empty()) r.fail(verdict, e.name, "\"expect\" names an output \"\"");
+          e.expect[output] = r.expected(verdict, e.name);
+        }
+      } else {
+        e.expect[""] = r.expected(x, e.name);
+      }
+    }
+    if (p.contains("why")) {
+      if (!p.contains("expect")) r.fail(p.at("why"), e.name, "\"why\" explains an \"expect\", and there is none");
+      e.why = r.string(p.at("why"), e.name, "why");
     }
     m.entries.push_back(std::move(e));
   }

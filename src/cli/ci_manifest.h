@@ -21,9 +21,17 @@
 //   args = ["--require", "bitwise"]   # more arguments for the check
 //   assume = ["target in [0, 5)"]     # ranges you declare (--assume; Note [Declared input domains])
 //
+//   [[pair]]
+//   name = "gqa"
+//   pair = "gqa_attention.py"
+//   expect = "unknown"         # or { grad_k = "unknown" }: Note [Expected verdicts]
+//   why = "repeat_interleave has no semantics yet (#12)"
+//
 // Paths are relative to the manifest's folder.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,8 +51,25 @@ struct CiEntry {
   ReportWhen report = ReportWhen::Failures;
   bool untrusted = false;          // a pair file's code runs under --sandbox (Note [The capture sandbox])
   std::vector<std::string> args;
+  // Note [Expected verdicts]: output name -> the worst verdict the gate accepts for it; the
+  // key "" stands for every output (and a pair undecided as a whole). Empty: nothing accepted.
+  std::map<std::string, Verdict> expect;
+  std::string why;                 // the manifest's reason for `expect`, shown in every report
   SourcePos pos;                   // where the entry is, for messages
 };
+
+// Note [Expected verdicts]
+// A team adopts the gate on a repository where some pairs are not yet proven:
+// `expect = "unknown"` (or "not_equivalent", a known bug) accepts that verdict
+// or a better one for every output of the pair, `expect = { grad_k = "unknown" }`
+// for the outputs named. An accepted output still shows its verdict everywhere,
+// marked expected with the manifest's `why` (JUnit: skipped; SARIF: suppressed);
+// the exit code is the worst verdict among the outputs not accepted, so the
+// gate fails on a new failure only. An error is never accepted (the pair was not
+// compared), and an expectation that is met by `equivalent` is listed as
+// stale in the summary, so the manifest can be tightened.
+// The verdict accepted for `output` of `e`, or nullopt.
+std::optional<Verdict> expectedVerdict(const CiEntry &e, const std::string &output);
 
 struct Manifest {
   std::string path;

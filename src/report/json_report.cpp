@@ -62,7 +62,7 @@ json counterexampleJson(const std::optional<Counterexample> &c) {
 
 std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
   json outputs = json::array();
-  for (const OutputResult &o : r.outputs)
+  for (const OutputResult &o : r.outputs) {
     outputs.push_back({{"name", o.name},
                        {"verdict", std::string(verdictName(o.verdict))},
                        {"level", levelJson(o.level)},
@@ -71,6 +71,8 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
                        {"roundings", roundingsJson(o.roundings)},
                        {"reference_site", siteJson(o.referenceSite)},
                        {"production_site", siteJson(o.productionSite)}});
+    if (!o.runs.empty()) outputs.back()["runs"] = o.runs;  // Note [Evidence of undecided outputs]
+  }
   // Note [One alert per cause] in src/report/describe.h.
   json causes = json::array();
   for (const CauseGroup &g : causeGroups(r)) {

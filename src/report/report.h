@@ -1,6 +1,7 @@
 // Renderings of a CheckResult: one file per format.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,14 @@ struct NamedResult {
   std::string name;
   CheckResult result;
   ReportContext ctx;
+  // Outputs the manifest accepts as they are (Note [Expected verdicts] in src/cli/ci_manifest.h):
+  // output name -> "expected unknown: WHY"; the name "" is the pair undecided as a whole.
+  std::map<std::string, std::string> accepted;
+
+  const std::string *acceptedWhy(const std::string &output) const {
+    auto it = accepted.find(output);
+    return it == accepted.end() ? nullptr : &it->second;
+  }
 };
 
 struct TextOptions {

@@ -1,5 +1,6 @@
 // SARIF 2.1.0 (OASIS), the format code-scanning services read. The schema is
 // vendored in third_party/sarif/ and the tests validate our output against it.
+#include <algorithm>
 #include <cctype>
 
 #include <nlohmann/json.hpp>
@@ -95,6 +96,12 @@ json makeResult(const NamedResult &nr, Verdict verdict, const std::string &text,
   return result;
 }
 
+// Note [Expected verdicts] in src/cli/ci_manifest.h: a result the manifest accepts is kept,
+// suppressed, as SARIF's viewers (GitHub code scanning) hide suppressed results.
+void suppress(json &res, const std::string *accepted) {
+  if (accepted) res["suppressions"] = json::array({{{"kind", "external"}, {"justification", *accepted}}});
+}
+
 void addPair(const NamedResult &nr, json &results) {
   const CheckResult &r = nr.result;
   const std::string &root = nr.ctx.sourceRoot;
@@ -110,6 +117,7 @@ void addPair(const NamedResult &nr, json &results) {
   if (r.outputs.empty() && r.verdict != Verdict::Equivalent) {  // undecided as a whole (time limit)
     json res = makeResult(nr, r.verdict, prefix + std::string(verdictName(r.verdict)) + ": " + r.reason, "");
     res["locations"] = json::array({physical(nr.ctx.productionPath.empty() ? "." : nr.ctx.productionPath, 0, 0, root)});
+    suppress(res, nr.acceptedWhy(""));
     results.push_back(res);
     return;
   }
@@ -122,12 +130,17 @@ void addPair(const NamedResult &nr, json &results) {
                                                              verdictWithLevel(first.verdict, first.level) + ": " +
                                                              first.reason);
     json names = json::array();
+    if (!first.runs.empty()) text += "\nruns of the code: " + first.runs;  // Note [Evidence of undecided outputs]
     for (const OutputResult *o : g.outputs) {
       names.push_back(o->name);
       if (r.counterexample && r.counterexample->output == o->name) text += "\n" + counterexampleText(*r.counterexample);
     }
     json res = makeResult(nr, g.verdict, text, first.name);
     res["properties"]["outputs"] = names;
+    // Suppressed only when the manifest accepts every output of the cause.
+    bool allAccepted = std::all_of(g.outputs.begin(), g.outputs.end(),
+                                   [&](const OutputResult *o) { return nr.acceptedWhy(o->name) != nullptr; });
+    suppress(res, allAccepted ? nr.acceptedWhy(first.name) : nullptr);
     // The production source line first (where a fix goes), then the graph file.
     json locations = json::array();
     if (g.production && !g.production->loc.empty()) locations.push_back(siteLocation(*g.production, root));

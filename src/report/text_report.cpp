@@ -14,7 +14,8 @@ namespace torchtv {
 namespace {
 
 std::string outputLine(const OutputResult &o) {
-  return "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
+  return "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n" +
+         (o.runs.empty() ? "" : "      runs of the code: " + o.runs + "\n");  // Note [Evidence of undecided outputs]
 }
 
 std::string sitesText(const std::optional<Site> &reference, const std::optional<Site> &production) {

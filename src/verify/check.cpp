@@ -676,6 +676,7 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
     applyRunEvidence(result, runs, "--self-check", reasons::kKernelsDifferInBits, /*refutes=*/false);
   }
   applyRequirement(result, options.require);
+  if (options.capture && options.capture->eager) describeRunsOfUndecided(result, *options.capture->eager);
   return result;
 }
 

@@ -13,7 +13,7 @@ namespace {
 std::string howTheyDiffer(const EagerOutputCheck &c) {
   char buf[96];
   if (c.maxUlp > 0)
-    std::snprintf(buf, sizeof buf, "%lld element%s differ by up to %g ulp", c.elementsDiffer,
+    std::snprintf(buf, sizeof buf, "%lld element%s differ by up to %.10g ulp", c.elementsDiffer,
                   c.elementsDiffer == 1 ? "" : "s", c.maxUlp);
   else  // signed zeros, or runs that measure no ulps (--self-check)
     std::snprintf(buf, sizeof buf, "%lld element%s differ in their bits", c.elementsDiffer,
@@ -51,14 +51,9 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
     const std::string beforeLevel(levelName(out.level)), beforeReason = out.reason;
     if (!c->beyondRounding && c->bitwiseEqual) continue;
     const Evidence e = c->beyondRounding ? beyondRounding : inBits;
-    if (!applyEvidence(out, e)) {
-      // Runs that differ in bits decide nothing on an undecided output; when an op ran below float64
-      // the reason says why they cannot tell more (Note [Float64 evidence only from float64 runs] in
-      // src/capture/torchtv_capture/precision.py).
-      if (out.verdict == Verdict::Unknown && !c->beyondRounding && c->inconclusive)
-        out.reason += "; " + source + ": " + howTheyDiffer(*c) + ", and " + *c->inconclusive;
-      continue;
-    }
+    // Runs that differ in bits decide nothing on an undecided output; what they showed, and when an
+    // op ran below float64 why they cannot tell more, is its `runs` (describeRunsOfUndecided).
+    if (!applyEvidence(out, e)) continue;
     changed = true;
     const std::string inconsistency = std::string(reasons::kInternalInconsistency) + ": proven " + beforeLevel +
                                       " (" + beforeReason + "), but " + source +
@@ -89,6 +84,29 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
   if (changed) {
     result.reason.clear();
     summarize(result);
+  }
+}
+
+void describeRunsOfUndecided(CheckResult &result, const EagerEvidence &runs) {
+  for (OutputResult &out : result.outputs) {
+    if (out.verdict != Verdict::Unknown) continue;
+    if (!runs.ran) {
+      if (!runs.why.empty()) out.runs = "the code did not run: " + runs.why;
+      continue;
+    }
+    const EagerOutputCheck *c = runs.find(out.name);
+    if (!c || c->draws == 0) continue;
+    std::string on = std::to_string(c->draws) + " input" + (c->draws == 1 ? "" : "s") +
+                     (runs.inputs.empty() ? "" : " (" + runs.inputs + ")") +
+                     (runs.reducedShapes ? " at reduced shapes" : "");
+    if (c->bitwiseEqual)
+      out.runs = "the two functions agree bit for bit on " + on;
+    else if (c->beyondRounding)
+      out.runs = "the two functions differ beyond rounding on " + on + ": " + howTheyDiffer(*c) + "; " + *c->beyondRounding;
+    else if (c->inconclusive)  // Note [Float64 evidence only from float64 runs] in precision.py
+      out.runs = "the two functions differ on " + on + ": " + howTheyDiffer(*c) + "; " + *c->inconclusive;
+    else
+      out.runs = "the two functions agree up to rounding on " + on + ": " + howTheyDiffer(*c);
   }
 }
 

@@ -22,8 +22,8 @@ namespace torchtv {
 //   `not_equivalent`: two runs of the user's code on one input disagree,
 //   which is a counterexample in itself; where the runs cannot tell (an op
 //   ran below float64 in the float64 runs: Note [Float64 evidence only from
-//   float64 runs] in src/capture/torchtv_capture/precision.py), its reason
-//   says why, naming the op and the line;
+//   float64 runs] in src/capture/torchtv_capture/precision.py), its `runs`
+//   says why, naming the op and the line (Note [Evidence of undecided outputs]);
 // - so does an `equivalent` output whose eager runs differ beyond rounding
 //   (they still differ in float64): the user's functions differ on that
 //   input whatever the graphs say, and the reason names the internal
@@ -48,5 +48,16 @@ void applyRunEvidence(CheckResult &result, const EagerEvidence &runs, std::strin
 // NAME__updated that is not equivalent, where only one side modifies NAME,
 // says so first ("production modifies its input %NAME in place").
 void applyCaptureEvidence(CheckResult &result, const CaptureEvidence &capture);
+
+// Note [Evidence of undecided outputs]
+// An `unknown` hides what was seen unless it is said: a user deciding
+// whether to trust, fix or accept such an output needs to know whether the
+// code agreed when it ran. Each unknown output with eager runs gets `runs`,
+// rendered by every format: the inputs it ran on and how the two functions'
+// outputs compared there (bit for bit, within rounding with the ulps, or
+// apart, with the first element). It is evidence, never a verdict: agreeing
+// runs do not prove, and runs that cannot tell rounding from a bug (the code
+// computes in float32) do not refute.
+void describeRunsOfUndecided(CheckResult &result, const EagerEvidence &runs);
 
 }  // namespace torchtv

@@ -86,6 +86,9 @@ struct OutputResult {
   std::optional<Site> referenceSite;   // where the two sides start to differ
   std::optional<Site> productionSite;
   std::vector<Rounding> roundings;  // level rounded: every site its proof rests on
+  // An undecided output: what running the code showed of it (Note [Evidence of undecided
+  // outputs] in src/verify/cross_check.h); "" when nothing ran.
+  std::string runs;
 };
 
 struct TensorValues {

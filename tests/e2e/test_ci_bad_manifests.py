@@ -28,6 +28,11 @@ cases = {
     "inf timeout": ("[defaults]\ntimeout = inf\n" + good, ['"timeout" must be a positive number']),
     "huge timeout": (good + "timeout = 1e300\n", ['pair "ok"', "at most 604800"]),
     "untrusted not a bool": (good + "untrusted = \"yes\"\n", ['pair "ok"', '"untrusted" must be true or false']),
+    # Note [Expected verdicts]: only what a gate can accept, and a reason only with an expectation.
+    "expect equivalent": (good + 'expect = "equivalent"\n', ['pair "ok"', '"expect" must be "unknown" or "not_equivalent"']),
+    "expect an output to error": (good + 'expect = { loss = "error" }\n', ['pair "ok"', '"expect" must be']),
+    "expect no outputs": (good + 'expect = {}\n', ['pair "ok"', '"expect" names no outputs']),
+    "why without expect": (good + 'why = "flaky"\n', ['pair "ok"', '"why" explains an "expect"']),
 }
 for label, (text, wants) in cases.items():
     with tempfile.TemporaryDirectory() as d:

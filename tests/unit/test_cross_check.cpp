@@ -84,3 +84,33 @@ TEST_CASE("cross-check: runs of the graphs (--self-check) that differ beyond rou
   CHECK(r.outputs[0].reason.find(reasons::kInternalInconsistency) != std::string::npos);
   CHECK(!r.counterexample);
 }
+
+// Note [Evidence of undecided outputs]: an unknown output says what the runs showed, a decided
+// one does not, and the evidence never changes a verdict.
+TEST_CASE("cross-check: an unknown output carries what the runs of the code showed") {
+  CheckResult agree = oneOutput(Verdict::Unknown, Level::None);
+  describeRunsOfUndecided(agree, runs(false, true, false));
+  CHECK(agree.outputs[0].verdict == Verdict::Unknown);
+  CHECK(agree.outputs[0].runs ==
+        "the two functions agree bit for bit on 4 inputs (example_inputs() and 3 seeded random draws)");
+
+  CheckResult rounding = oneOutput(Verdict::Unknown, Level::None);
+  EagerEvidence f32 = runs(false, false, false);
+  f32.outputs[0].elementsDiffer = 768;
+  f32.outputs[0].maxUlp = 32433518;
+  f32.outputs[0].inconclusive = "aten::mm ran in float32 in the float64 runs (model.py:12)";
+  describeRunsOfUndecided(rounding, f32);
+  CHECK(rounding.outputs[0].verdict == Verdict::Unknown);
+  CHECK(rounding.outputs[0].runs.find("768 elements differ by up to 32433518 ulp") != std::string::npos);
+  CHECK(rounding.outputs[0].runs.find("ran in float32") != std::string::npos);
+
+  CheckResult proven = oneOutput(Verdict::Equivalent, Level::Real);
+  describeRunsOfUndecided(proven, runs(false, false, false));
+  CHECK(proven.outputs[0].runs.empty());
+
+  CheckResult notRun = oneOutput(Verdict::Unknown, Level::None);
+  EagerEvidence none;
+  none.why = "the pair has no example_inputs() values (shape-only)";
+  describeRunsOfUndecided(notRun, none);
+  CHECK(notRun.outputs[0].runs == "the code did not run: the pair has no example_inputs() values (shape-only)");
+}
