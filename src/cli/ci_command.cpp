@@ -18,6 +18,7 @@
 #include "src/cli/ci_manifest.h"
 #include "src/cli/commands.h"
 #include "src/cli/usage.h"
+#include "src/report/describe.h"
 #include "src/util/atomic_file.h"
 #include "src/util/subprocess.h"
 #include "src/verify/verdict_table.h"
@@ -261,6 +262,20 @@ std::string summaryTable(const std::vector<Outcome> &outcomes, const std::string
   for (const Outcome &o : outcomes) {
     const CheckResult &r = o.result.result;
     std::string reason = (r.errorLocation.empty() ? "" : r.errorLocation + ": ") + r.reason;
+    // The first cause by name and line (Note [One alert per cause]), not only "some outputs differ".
+    if (std::vector<CauseGroup> causes = causeGroups(r); !causes.empty()) {
+      const CauseGroup &g = causes.front();
+      std::string why = g.outputs.front()->reason;
+      if (why.size() > 100) {
+        size_t cut = 97;
+        while (cut > 0 && (static_cast<unsigned char>(why[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+        why = why.substr(0, cut) + "...";
+      }
+      reason = groupedOutputsText(g, 3) + (g.production ? " at production's " + siteText(*g.production) : " - " + why) +
+               (causes.size() > 1 ? "; " + std::to_string(causes.size() - 1) + " more cause" +
+                                        (causes.size() > 2 ? "s" : "")
+                                  : "");
+    }
     std::snprintf(line, sizeof line, "%-*s  %-34s %7.2fs  %s\n", static_cast<int>(nameWidth), o.result.name.c_str(),
                   verdictText(o).c_str(), o.wallSeconds, reason.c_str());
     out += line;
