@@ -47,6 +47,7 @@ struct OutputOptions {
   ColorChoice color = ColorChoice::Auto;
   bool selfCheckAsked = false;  // set from --self-check, for the text summary
   std::string sourceRoot;       // --source-root; empty: defaultSourceRoot()
+  std::string reproDir;         // verify --repro: the counterexample as files to run (src/cli/repro.h)
 };
 
 // The global -v count, set once the arguments are parsed: the text summary

@@ -8,6 +8,7 @@
 
 #include "ir/diagnostic.h"
 #include "src/cli/commands.h"
+#include "src/cli/repro.h"
 #include "src/cli/usage.h"
 #include "src/report/source_paths.h"
 #include "src/util/atomic_file.h"
@@ -79,8 +80,8 @@ namespace {
 std::string render(const CheckResult &result, const ReportContext &ctx, const OutputOptions &options) {
   switch (options.format) {
   case OutputFormat::Json: return renderJson(result, ctx);
-  case OutputFormat::Sarif: return renderSarif({NamedResult{"", result, ctx}}, ctx.version, ctx.sourceRoot);
-  case OutputFormat::Junit: return renderJunit({NamedResult{"", result, ctx}});
+  case OutputFormat::Sarif: return renderSarif({NamedResult{"", result, ctx, {}}}, ctx.version, ctx.sourceRoot);
+  case OutputFormat::Junit: return renderJunit({NamedResult{"", result, ctx, {}}});
   case OutputFormat::Github: return renderGithub(result, ctx);
   case OutputFormat::Text: break;
   }
@@ -118,6 +119,19 @@ int emitResult(const CheckResult &result, const ReportContext &given, const Outp
   if (!written) {
     std::fprintf(stderr, "torchtv: error: cannot write the result to standard output: %s\n", std::strerror(errno));
     return exitCode(Verdict::Error);
+  }
+  if (!options.reproDir.empty()) {  // Note [Counterexamples a user can run]
+    try {
+      std::string script = writeRepro(result, ctx.referencePath, options.reproDir);
+      if (script.empty())
+        std::fprintf(stderr, "torchtv: --repro: no counterexample with inputs to write (%s)\n",
+                     std::string(verdictName(result.verdict)).c_str());
+      else
+        std::fprintf(stderr, "torchtv: counterexample written: python3 %s runs it\n", script.c_str());
+    } catch (const InputError &e) {
+      std::fprintf(stderr, "torchtv: error: %s\n", e.what());
+      return exitCode(Verdict::Error);
+    }
   }
   bool wanted = options.reportWhen == ReportWhen::Always ||
                 (options.reportWhen == ReportWhen::Failures && result.verdict != Verdict::Equivalent);

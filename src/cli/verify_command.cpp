@@ -106,6 +106,9 @@ Command addVerifyCommand(CLI::App &app) {
   cmd->add_flag("--recapture", args->recapture,
                 "Trace the pair file even when the capture cache holds it unchanged (Note [Capture cache])");
   addOutputOptions(*cmd, args->output);
+  cmd->add_option("--repro", args->output.reproDir,
+                  "Write the counterexample to this folder as counterexample.json and repro.py, which runs the "
+                  "pair's two functions on it (python3 DIR/repro.py)");
   addEachOption(*cmd, args->each, args->pairs, args->output, "verify takes one pair file; --each verifies several",
                 "Verify each pair file, capturing them all with one Python process");
   return {cmd, [args] {

@@ -29,7 +29,9 @@ nlohmann::json number(double v) {
   return v;
 }
 
-std::string requestOf(const CheckResult &result, const std::vector<size_t> &refuted) {
+}  // namespace
+
+std::string codeRunRequest(const CheckResult &result, const std::vector<size_t> &refuted) {
   const Counterexample &cex = *result.counterexample;
   nlohmann::json inputs = nlohmann::json::array();
   for (const TensorValues &t : cex.inputs) {
@@ -45,6 +47,8 @@ std::string requestOf(const CheckResult &result, const std::vector<size_t> &refu
   }
   return nlohmann::json{{"inputs", std::move(inputs)}, {"outputs", std::move(outputs)}}.dump();
 }
+
+namespace {
 
 void notRun(CheckResult &result, const std::vector<size_t> &refuted, const std::string &why) {
   for (size_t i : refuted) {
@@ -82,7 +86,7 @@ void holdAgainstCode(CheckResult &result, const CodeRunner &run, const std::vect
   }
   nlohmann::json reply;
   try {
-    reply = nlohmann::json::parse(run(requestOf(result, refuted)));
+    reply = nlohmann::json::parse(run(codeRunRequest(result, refuted)));
   } catch (const std::exception &e) {
     notRun(result, refuted, e.what());
     return;

@@ -41,6 +41,11 @@ namespace torchtv {
 // graphs were not shown to differ says nothing about the capture.
 using CodeRunner = std::function<std::string(const std::string &request)>;
 
+// The request a CodeRunner answers: the counterexample's inputs (name, type, values; NaN and
+// infinities as strings) and the outputs at `refuted` (name, position, the counterexample's index
+// for its own output). `torchtv verify --repro` writes it for the user to run (src/cli/repro.h).
+std::string codeRunRequest(const CheckResult &result, const std::vector<size_t> &refuted);
+
 // Holds the graph refutations of `result` against the code (above); nothing
 // when `run` is empty or nothing was refuted on the graphs.
 void applyCodeRuns(CheckResult &result, const CodeRunner &run);
