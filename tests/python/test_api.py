@@ -182,6 +182,9 @@ def test_refutation_the_code_does_not_show_is_unknown():
     assert "the graphs differ on this input but the code does not" in reason
     assert "the capture is not the code that runs" in reason
     assert result.counterexample is not None  # the graphs' refutation, kept as evidence
+    # Note [Evidence of undecided outputs]: what the runs of the code showed, in the message too.
+    assert result.outputs[0]["runs"].startswith("the two functions agree bit for bit on"), result.outputs[0]
+    assert "runs of the code: the two functions agree bit for bit" in result.summary()
 
 
 def test_refutation_the_code_shows_stays_not_equivalent():

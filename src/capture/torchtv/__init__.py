@@ -28,6 +28,15 @@ class TorchtvError(RuntimeError):
     """torchtv could not run (binary missing, crashed) - never a verdict."""
 
 
+def _output_lines(o, indent):
+    """An output that is not proven, and what running the code showed of it (`runs`, Note
+    [Evidence of undecided outputs] in src/verify/cross_check.h)."""
+    lines = ["%soutput %s: %s - %s" % (indent, o["name"], o["verdict"], o["reason"])]
+    if o.get("runs"):
+        lines.append("%s    runs of the code: %s" % (indent, o["runs"]))
+    return lines
+
+
 def _site_text(site):
     """'%mul_5 = aten::mul.Scalar (f.py:13, run 4 of 4 of this line)', as the text report says it."""
     where = [site["loc"]] if site.get("loc") else []
@@ -82,10 +91,11 @@ class Result:
             if len(outputs) > 1 and cause.get("production_site"):
                 lines.append("  %d outputs diverge where production's %s does:" % (
                     len(outputs), _site_text(cause["production_site"])))
-                lines += ["    output %s: %s - %s" % (o["name"], o["verdict"], o["reason"]) for o in outputs]
+                for o in outputs:
+                    lines += _output_lines(o, "    ")
                 continue
             for o in outputs:
-                lines.append("  output %s: %s - %s" % (o["name"], o["verdict"], o["reason"]))
+                lines += _output_lines(o, "  ")
                 for side in ("reference", "production"):
                     site = cause.get(side + "_site")
                     if site:
