@@ -76,6 +76,8 @@ std::vector<CauseGroup> causeGroups(const CheckResult &r) {
   return groups;
 }
 
+std::string runsText(const OutputResult &o) { return o.runs.empty() ? "" : "runs of the code: " + o.runs; }
+
 std::string groupedOutputsText(const CauseGroup &g, size_t maxNamed) {
   std::string out = std::to_string(g.outputs.size()) + (g.outputs.size() == 1 ? " output: " : " outputs: ");
   for (size_t i = 0; i < g.outputs.size() && i < maxNamed; ++i)

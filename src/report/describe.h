@@ -54,6 +54,10 @@ std::string attributesText(const Node &n, size_t maxChars = 0, bool withNone = t
 // or, for a large tensor of mostly zeros, "3 of 128 entries non-zero: [0,1,5]=0.5, ...".
 std::string inputValuesText(const TensorValues &t, size_t maxValues);
 
+// "runs of the code: ..." for an output that carries what the runs showed (Note [Evidence of
+// undecided outputs] in src/verify/cross_check.h), "" for one that does not: every format's line.
+std::string runsText(const OutputResult &o);
+
 // What a single check is called where a name is needed (a JUnit suite): a pair file's or one-file
 // pair's stem ("layernorm_train"), "ref vs prod" for two graph files, "check" without paths.
 std::string pairDisplayName(const ReportContext &ctx);

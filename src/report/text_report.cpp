@@ -15,7 +15,7 @@ namespace {
 
 std::string outputLine(const OutputResult &o) {
   return "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n" +
-         (o.runs.empty() ? "" : "      runs of the code: " + o.runs + "\n");  // Note [Evidence of undecided outputs]
+         (o.runs.empty() ? "" : "      " + runsText(o) + "\n");
 }
 
 std::string sitesText(const std::optional<Site> &reference, const std::optional<Site> &production) {
