@@ -265,13 +265,8 @@ std::string summaryTable(const std::vector<Outcome> &outcomes, const std::string
     // The first cause by name and line (Note [One alert per cause]), not only "some outputs differ".
     if (std::vector<CauseGroup> causes = causeGroups(r); !causes.empty()) {
       const CauseGroup &g = causes.front();
-      std::string why = g.outputs.front()->reason;
-      if (why.size() > 100) {
-        size_t cut = 97;
-        while (cut > 0 && (static_cast<unsigned char>(why[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-        why = why.substr(0, cut) + "...";
-      }
-      reason = groupedOutputsText(g, 3) + (g.production ? " at production's " + siteText(*g.production) : " - " + why) +
+      reason = groupedOutputsText(g, 3) +
+               (g.production ? " at production's " + siteText(*g.production) : " - " + shortened(g.outputs.front()->reason, 100)) +
                (causes.size() > 1 ? "; " + std::to_string(causes.size() - 1) + " more cause" +
                                         (causes.size() > 2 ? "s" : "")
                                   : "");
@@ -477,7 +472,8 @@ int writeCiReports(const std::vector<Outcome> &outcomes, const std::string &outD
   Verdict worst = Verdict::Equivalent;
   std::vector<NamedResult> all;
   for (const Outcome &o : outcomes) {
-    if (severity(gateVerdict(o.result)) > severity(worst)) worst = gateVerdict(o.result);
+    const Verdict gate = gateVerdict(o.result);
+    if (severity(gate) > severity(worst)) worst = gate;
     all.push_back(o.result);
   }
   try {

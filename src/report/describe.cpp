@@ -76,6 +76,13 @@ std::vector<CauseGroup> causeGroups(const CheckResult &r) {
   return groups;
 }
 
+std::string shortened(const std::string &text, size_t maxChars) {
+  if (text.size() <= maxChars) return text;
+  size_t cut = maxChars < 3 ? 0 : maxChars - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  return text.substr(0, cut) + "...";
+}
+
 std::string runsText(const OutputResult &o) { return o.runs.empty() ? "" : "runs of the code: " + o.runs; }
 
 std::string groupedOutputsText(const CauseGroup &g, size_t maxNamed) {
@@ -90,7 +97,7 @@ std::string attributesText(const Node &n, size_t maxChars, bool withNone) {
   std::string out;
   for (const auto &[name, attr] : n.attrs)
     if (withNone || !attr.isNone()) out += (out.empty() ? "" : ", ") + name + "=" + attr.str();
-  if (maxChars && out.size() > maxChars) out = out.substr(0, maxChars - 3) + "...";
+  if (maxChars) out = shortened(out, maxChars);
   return out;
 }
 

@@ -54,6 +54,10 @@ std::string attributesText(const Node &n, size_t maxChars = 0, bool withNone = t
 // or, for a large tensor of mostly zeros, "3 of 128 entries non-zero: [0,1,5]=0.5, ...".
 std::string inputValuesText(const TensorValues &t, size_t maxValues);
 
+// `text` cut to at most `maxChars` bytes ending in "..." when it is longer, never inside a UTF-8
+// character (reasons quote users' names and files).
+std::string shortened(const std::string &text, size_t maxChars);
+
 // "runs of the code: ..." for an output that carries what the runs showed (Note [Evidence of
 // undecided outputs] in src/verify/cross_check.h), "" for one that does not: every format's line.
 std::string runsText(const OutputResult &o);

@@ -104,7 +104,7 @@ std::string summarySection(const CheckResult &r, const DiffView *view) {
     if (o.verdict == Verdict::Equivalent) continue;
     if (++failing > kListed) continue;
     ++listed;
-    std::string reason = o.reason.size() > 160 ? o.reason.substr(0, 157) + "..." : o.reason;
+    std::string reason = shortened(o.reason, 160);
     items += "<li><a class=\"site\" data-target=\"" + outputNodeId("ref", i) + "\">" + xmlEscape(o.name) + "</a> " +
              verdictSpan(o.verdict, o.level) + " " + xmlEscape(reason) + "</li>";
   }
@@ -377,7 +377,7 @@ std::string renderHtml(const CheckResult &r, const ReportContext &ctx, const Htm
                      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
                      "<title>torchtv: " + xmlEscape(verdict) + "</title>\n<style>" + html::kStyle + "</style></head>\n<body>\n";
-  std::string reason = r.reason.size() > 400 ? r.reason.substr(0, 397) + "..." : r.reason;
+  std::string reason = shortened(r.reason, 400);
   html += "<header class=\"v-" + std::string(verdictName(r.verdict)) + "\"><h1>torchtv: " + verdictSpan(r.verdict, r.level) +
           "</h1>\n<p id=\"reason\" title=\"" + xmlEscape(r.reason) + "\">" + xmlEscape(reason) + "</p>\n";
   html += "<p class=\"files\">reference: <code>" + xmlEscape(ctx.referencePath) + "</code> (" + std::to_string(r.stats.referenceNodes) +

@@ -28,3 +28,10 @@ TEST_CASE("integer inputs print as integers, small and dense ones as a list") {
   TensorValues dense{"x", "f32[20]", std::vector<double>(20, 1.0)};
   CHECK(inputValuesText(dense, 4) == "[1.0, 1.0, 1.0, 1.0, ... (16 more)]");
 }
+
+TEST_CASE("shortened cuts long text with '...' and never inside a UTF-8 character") {
+  CHECK(shortened("abcdef", 6) == "abcdef");
+  CHECK(shortened("abcdefg", 6) == "abc...");
+  // "ab" then U+00E9 (two bytes): a cut at byte 3 would split it, so it comes before it.
+  CHECK(shortened("ab\xC3\xA9xyz", 6) == "ab...");
+}
