@@ -685,6 +685,12 @@ void addIndex(HandlerTable &t) {
   };
   for (const char *name : {"aten::arange", "aten::arange.start", "aten::arange.start_step", "prims::arange"})
     t[name] = [iota, integerAttr](OpEnv &e) { return iota(e, integerAttr(e, "start", 0), integerAttr(e, "step", 1)); };
+  // eye(n) and eye(n, m): 1 where the row is the column, else 0, in the output's dtype.
+  for (const char *name : {"aten::eye", "aten::eye.m"})
+    t[name] = [](OpEnv &e) {
+      if (e.outType().rank() != 2) e.unsupported(e.node.op + " declared with a rank other than 2");
+      return e.tc.cast(e.tc.indexCmp(IndexCmpKind::Eq, e.index[0], e.index[1]), e.outType().dtype);
+    };
   t["aten::one_hot"] = [](OpEnv &e) {
     const TensorType &x = e.inType(0);
     if (x.rank() == 0) e.unsupported("one_hot of a 0-dim tensor");

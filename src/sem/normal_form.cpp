@@ -23,6 +23,9 @@ constexpr size_t kMaxMonomials = 4000;
 // products of sums is exponential in the worst case (an unfused attention
 // backward reached 14 GB before this cap): past it the term is undecided.
 constexpr size_t kMaxWork = 1000000;
+// The largest integer exponent a constant power is expanded to (Note [Powers and logarithms of
+// other bases]).
+const Rat kMaxIntegerPower = 64;
 // An atom's text (in the assumptions it names) is the first characters of its
 // term's text (Note [Bounded term printing] in term.cpp).
 constexpr size_t kAtomTextChars = 100;
@@ -172,6 +175,18 @@ struct NormalForm::Impl {
     return std::make_shared<const Atom>(std::move(a));
   }
 
+  // The value of a polynomial without atoms (0 for the zero polynomial); nullopt otherwise.
+  static std::optional<Rat> rationalConstant(const Poly &p) {
+    if (p.terms.empty()) return Rat(0);
+    if (p.terms.size() != 1 || !p.terms.begin()->second.first.factors.empty()) return std::nullopt;
+    return p.terms.begin()->second.second;
+  }
+  static std::optional<Rat> integerConstant(const Poly &p) {
+    auto c = rationalConstant(p);
+    if (!c || denominator(*c) != 1) return std::nullopt;
+    return c;
+  }
+
   static Poly constant(const Rat &c) {
     Poly p;
     if (c != 0) p.terms[""] = {Monomial{}, c};
@@ -237,6 +252,34 @@ struct NormalForm::Impl {
     return m;
   }
 
+  // Note [Exclusive indicators]
+  // A product of [x == k1] and [x == k2] for different constants k1, k2 is 0: a value equals one
+  // constant at most. Without this, a chain select(x == 0, a0, select(x == 1, a1, ...)) over K
+  // classes (an advanced index, a gather's position test) expands to 2^K monomials, where it is K.
+  // Integer tests are cmp_eq atoms of (x, k); floating ones eq indicators of x - k.
+  static bool exclusiveIndicators(const Monomial &m) {
+    auto exclusive = [](const Atom &p, const Atom &q) {
+      if (p.name != q.name || p.args.size() != q.args.size()) return false;
+      if (p.kind == AtomKind::Indicator && p.name == "eq" && p.args.size() == 1) {
+        auto diff = rationalConstant(add(p.args[0], q.args[0], Rat(-1)));
+        return diff && *diff != 0;
+      }
+      if (p.kind != AtomKind::Fn || p.name.rfind("cmp_eq_", 0) != 0 || p.args.size() != 2) return false;
+      for (int i : {0, 1})
+        for (int j : {0, 1}) {
+          if (polyKey(p.args[i]) != polyKey(q.args[j])) continue;
+          auto kp = rationalConstant(p.args[1 - i]), kq = rationalConstant(q.args[1 - j]);
+          if (kp && kq && *kp != *kq) return true;
+        }
+      return false;
+    };
+    for (size_t i = 0; i < m.factors.size(); ++i)
+      for (size_t j = i + 1; j < m.factors.size(); ++j)
+        if (m.factors[i].exp > 0 && m.factors[j].exp > 0 && exclusive(*m.factors[i].atom, *m.factors[j].atom))
+          return true;
+    return false;
+  }
+
   void spend(size_t units) {
     work += units;
     if (work > kMaxWork)
@@ -247,7 +290,10 @@ struct NormalForm::Impl {
     spend(a.terms.size() * b.terms.size());
     Poly r;
     for (auto &[ka, ma] : a.terms)
-      for (auto &[kb, mb] : b.terms) addTerm(r, mulMono(ma.first, mb.first), ma.second * mb.second);
+      for (auto &[kb, mb] : b.terms) {
+        Monomial m = mulMono(ma.first, mb.first);
+        if (!exclusiveIndicators(m)) addTerm(r, m, ma.second * mb.second);
+      }
     return r;
   }
 
@@ -321,17 +367,21 @@ struct NormalForm::Impl {
     return ofAtom(baseAtom(p, text), e);
   }
 
+  // Every monomial is >= 0 (a positive coefficient, factors positive or even powers) and one is
+  // > 0 (all its factors positive; a constant is such a monomial).
   bool obviouslyPositive(const Poly &p) {
-    bool hasConstant = false;
+    bool somePositive = false;
     for (auto &[k, mc] : p.terms) {
       if (mc.second <= 0) return false;
-      if (mc.first.factors.empty()) hasConstant = true;
+      bool strictly = true;
       for (const Factor &f : mc.first.factors) {
         bool even = denominator(f.exp) == 1 && numerator(f.exp) % 2 == 0;
         if (!f.atom->positive && !even) return false;
+        strictly = strictly && f.atom->positive;
       }
+      somePositive = somePositive || strictly;
     }
-    return hasConstant;
+    return somePositive;
   }
 
   AtomPtr baseAtom(const Poly &p, const std::string &text) {
@@ -366,11 +416,39 @@ struct NormalForm::Impl {
     return inner.factors[0].atom;
   }
 
+  // P when the monomial is exactly log(P) for a polynomial P of several terms that is positive
+  // for every value of its atoms (a softmax's sum of exps: log_softmax's exp is softmax).
+  const Poly *logOfPositiveSum(const Monomial &m) {
+    if (m.factors.size() != 1 || m.factors[0].exp != 1) return nullptr;
+    const Atom &l = *m.factors[0].atom;
+    if (l.kind != AtomKind::Fn || l.name != "log" || l.args.size() != 1 || l.args[0].terms.size() < 2) return nullptr;
+    return obviouslyPositive(l.args[0]) ? &l.args[0] : nullptr;
+  }
+
+  // The positive rational q when the monomial is exactly log(q).
+  static std::optional<Rat> logOfConstant(const Monomial &m) {
+    if (m.factors.size() != 1 || m.factors[0].exp != 1) return std::nullopt;
+    const Atom &l = *m.factors[0].atom;
+    if (l.kind != AtomKind::Fn || l.name != "log" || l.args.size() != 1) return std::nullopt;
+    auto q = rationalConstant(l.args[0]);
+    if (!q || *q <= 0) return std::nullopt;
+    return q;
+  }
+
   Poly expOf(const Poly &p) {
     Poly r = constant(1);
     for (auto &[k, mc] : p.terms) {
       if (AtomPtr a = logOfPositive(mc.first)) {  // exp(c * log a) = a^c for a > 0
         r = mul(r, ofAtom(a, mc.second));
+        continue;
+      }
+      if (const Poly *positive = logOfPositiveSum(mc.first)) {  // exp(c * log P) = P^c for P > 0
+        r = mul(r, power(*positive, mc.second, "a sum of positive terms"));
+        continue;
+      }
+      auto q = logOfConstant(mc.first);  // exp(n * log q) = q^n, exact for an integer n
+      if (q && denominator(mc.second) == 1 && abs(mc.second) <= kMaxIntegerPower) {
+        r = mul(r, power(constant(*q), mc.second, "const"));
         continue;
       }
       Poly m;
@@ -392,7 +470,7 @@ struct NormalForm::Impl {
       bool allPositive = c > 0;
       for (const Factor &f : m.factors) allPositive = allPositive && f.atom->positive;
       if (allPositive) {
-        Poly r = c == 1 ? Poly{} : fn("log", {constant(c)}, false, "log(const)");
+        Poly r = c == 1 ? Poly{} : fn("log", {constant(c)}, c > 1, "log(" + ratStr(c) + ")");
         for (const Factor &f : m.factors) {
           if (f.atom->kind == AtomKind::Fn && f.atom->name == "exp") r = add(r, f.atom->args[0], f.exp);
           else r = add(r, fn("log", {ofAtom(f.atom)}, false, "log(" + f.atom->text + ")"), f.exp);
@@ -787,6 +865,19 @@ struct NormalForm::Impl {
       return expOf(A(0));
     }
     case TOp::Log: return logOf(A(0), tc.str(t->args[0], kAtomTextChars));
+    // Note [Powers and logarithms of other bases]
+    // exp2(x) = exp(x * log 2), log2(x) = log(x) / log 2, and pow(a, b) = a^b for an integer
+    // constant b (at most kMaxIntegerPower), else exp(b * log a) for a positive constant a: each
+    // an identity over the reals, with log 2 an atom known positive, so that exp2(k * log2 y) is
+    // y^k as exp(k * log y) is (fla's retention writes its decay so).
+    case TOp::Exp2: return expOf(mul(A(0), logOf(constant(2), "2")));
+    case TOp::Log2: return mul(logOf(A(0), tc.str(t->args[0], kAtomTextChars)), power(logOf(constant(2), "2"), Rat(-1), "log(2)"));
+    case TOp::PowT: {
+      Poly base = A(0), e = A(1);
+      if (auto n = integerConstant(e); n && abs(*n) <= kMaxIntegerPower) return power(base, *n, tc.str(t->args[0], kAtomTextChars));
+      if (auto q = rationalConstant(base); q && *q > 0) return expOf(mul(e, logOf(base, tc.str(t->args[0], kAtomTextChars))));
+      return fn(topName(t->op), {base, e}, false, text);
+    }
     case TOp::Maximum: case TOp::Minimum: {
       // Over the reals max and min commute.
       Poly a = A(0), b = A(1);

@@ -35,7 +35,12 @@ namespace torchtv::sem {
 //     exp(c*a) = exp(a)^c (exp is positive); log(exp(a)) = a, exp(c*log(a)) =
 //     a^c for a known positive, and
 //     log(x*y) = log(x) + log(y) for factors known positive (exp, and a sum
-//     of positive terms over a non-empty concrete range); sigmoid, silu and
+//     of positive terms over a non-empty concrete range), exp(c*log P) = P^c
+//     for a sum P of positive terms; exp2, log2 and pow through exp, log and
+//     the positive atom log 2, an integer power of a constant exactly (Note
+//     [Powers and logarithms of other bases] in normal_form.cpp);
+//     [x == k1] * [x == k2] = 0 for constants k1 != k2 (Note [Exclusive
+//     indicators]); sigmoid, silu and
 //     gelu (both approximations) are their formulas (Note [Derived operations]
 //     in src/sem/derived.h: sigmoid(x) = (1 + exp(-x))^-1, silu(x) = x *
 //     sigmoid(x), gelu(x) = x/2 * (1 + erf(x * c)) with c the double nearest

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <functional>
 
+#include <spdlog/spdlog.h>
+
+#include "src/sem/element_terms.h"
 #include "src/sem/index_ranges.h"
 #include "src/sem/normal_form.h"
 #include "src/verify/verdict.h"
@@ -305,6 +308,62 @@ bool Prover::bitwiseOverInputs(const Value *a, const Value *b) const {
                           [&](sem::TermPtr t) { return t->op == sem::TOp::Read && !inputs.count(t->slot); });
 }
 
+// Note [Normal forms element by element], on the region's terms, then (when the region reads
+// index tensors) on the terms with their indices in range, as the symbolic normal form does (Note
+// [Normal form with indices in range]). Fills out's level, assumptions, roundings and reason.
+bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const Value *a, const Value *b,
+                                   ProofOutcome &out, std::vector<std::string> &notes) {
+  sem::ElementLimits el;
+  el.deadline = limits_.deadline;
+  DType constantsIn = constantsDType(r.reference, r.production);
+  std::vector<RoundedConstantPair> roundedPairs;
+  auto withinRounding = [&](const std::string &keyA, const std::string &keyB) {
+    auto pairs = roundedConstantsOnly(keyA, keyB, roundedConstantsTolerance(constantsIn));
+    if (!pairs) return false;
+    for (const RoundedConstantPair &p : *pairs)
+      if (std::none_of(roundedPairs.begin(), roundedPairs.end(), [&](const RoundedConstantPair &q) {
+            return q.reference == p.reference && q.production == p.production;
+          }))
+        roundedPairs.push_back(p);
+    return true;
+  };
+  sem::IndexRanges bounds;
+  for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.range;
+  std::string failure;
+  for (size_t i = 0; i < 2; ++i) {
+    if (i == 1 && bounds.empty()) break;
+    sem::ClosedTermRewrite inRange = nullptr;
+    if (i == 1)
+      inRange = [&](sem::TermContext &closed, sem::TermPtr t) { return sem::assumeIndexRanges(closed, t, bounds, true); };
+    roundedPairs.clear();
+    try {
+      sem::ElementComparison cmp =
+          sem::compareElementByElement(ctx, r.reference, r.production, el, withinRounding, inRange);
+      if (!cmp.equal) {  // Z3 next, for a model
+        spdlog::debug("element by element{}: the forms differ at {}:\n  {}\n  {}", i ? " (indices in range)" : "",
+                      cmp.differingElement, cmp.formA.substr(0, 3000), cmp.formB.substr(0, 3000));
+        continue;
+      }
+      out.proven = true;
+      out.level = Level::Real;
+      out.assumptions = cmp.assumptions;
+      if (i == 1)
+        for (const auto &[slot, d] : r.indexDomains) out.assumptions.insert(d.text);
+      out.reason = reasons::kRealElementByElement;
+      if (!roundedPairs.empty()) {
+        out.level = Level::Rounded;
+        out.roundings = roundingSites(roundedPairs, constantsIn, a, b);
+        out.reason += "; " + describeRoundings(out.roundings);
+      }
+      return true;
+    } catch (const sem::Unsupported &e) {
+      failure = e.what();
+    }
+  }
+  if (!failure.empty()) notes.push_back(std::string("normal forms element by element: ") + failure);
+  return false;
+}
+
 ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                                    Widening widening) {
   ProofOutcome out;
@@ -409,6 +468,15 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       }
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());
+    }
+    // Note [Normal forms element by element]: sums of different shapes, compared at each element.
+    if (proveElementByElement(ctx, r, a, b, out, notes)) {
+      out.reason += "; " + *bitwise;
+      out.provenAt = f;
+      out.provenExpansions = expansions;
+      if (f != Frontier::Matched) out.widenedKey = regionGraphKey(in_, a, b, f, RegionMode::Real, expansions);
+      if (f != Frontier::Matched && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
+      return out;
     }
     std::set<std::string> assumed;
     smt::QueryResult q = query(ctx, r, smt::Arith::Real, assumed);

@@ -95,6 +95,8 @@ public:
   size_t persistentMisses() const { return persistentMisses_; }
 
 private:
+  bool proveElementByElement(sem::TermContext &ctx, const Region &r, const Value *a, const Value *b,
+                             ProofOutcome &out, std::vector<std::string> &notes);
   ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                              Widening widening);
   // Note [Widening at level bitwise]: replaces `out` by the bitwise proof, if one is found.

@@ -559,6 +559,8 @@ std::vector<AuditCase> build() {
   c.push_back(fixed("aten::index_select", kFIB, "(%x: $T[4,3], %i4: i64[6]) -> ($T[6,3]) {\n  %y: $T[6,3] = aten::index_select(%x, %i4) {dim=0}\n  return %y\n}"));
   c.push_back(fixed("aten::embedding", kF, "(%w: $T[5,3], %i5: i64[2,4]) -> ($T[2,4,3]) {\n  %y: $T[2,4,3] = aten::embedding(%w, %i5)\n  return %y\n}"));
   c.push_back(fixed("aten::embedding_dense_backward", kF32, "(%g: $T[2,4,3], %i5: i64[2,4]) -> ($T[5,3]) {\n  %y: $T[5,3] = aten::embedding_dense_backward(%g, %i5) {num_weights=5, padding_idx=-1, scale_grad_by_freq=false}\n  return %y\n}"));
+  c.push_back(fixed("aten::eye", kFIB, "() -> ($T[3,3]) {\n  %y: $T[3,3] = aten::eye() {n=3, dtype=$T}\n  return %y\n}"));
+  c.push_back(fixed("aten::eye.m", kFIB, "() -> ($T[2,4]) {\n  %y: $T[2,4] = aten::eye.m() {n=2, m=4, dtype=$T}\n  return %y\n}"));
   c.push_back(fixed("aten::one_hot", {"i64"}, "(%i4: $T[3,2]) -> (i64[3,2,4]) {\n  %y: i64[3,2,4] = aten::one_hot(%i4) {num_classes=4}\n  return %y\n}"));
   c.push_back(fixed("aten::scatter.value", kFI, "(%x: $T[3,5], %i5: i64[3,2]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter.value(%x, %i5) {dim=1, value=-1}\n  return %y\n}"));
   c.push_back(fixed("aten::scatter.src", kFI, "(%x: $T[3,5], %i5: i64[3,1], %s: $T[3,2]) -> ($T[3,5]) {\n  %y: $T[3,5] = aten::scatter.src(%x, %i5, %s) {dim=1}\n  return %y\n}"));

@@ -4,9 +4,9 @@ by torch's own torch.nn.utils.fusion.fuse_conv_bn_weights, which returns nn.Para
 values, so the graphs differ on other inputs (an all-zero input: the graph gives the folded bias
 of the examples, the code 0 on both sides) while the code is equivalent. Whatever the capture
 does with the parameter, the output must never be not_equivalent: a refutation of the graphs that
-the code does not show is unknown, "the capture is not the code that runs". (Once the capture
-traces through the parameter, issue 34's item 3, the pair is decided on its graphs and its
-EXPECT line changes; the NEVER line stays.)"""
+the code does not show is unknown, "the capture is not the code that runs". (The capture now
+traces through the parameter, issue 34's item 3, and the pair is decided on its graphs; the NEVER
+line stays.)"""
 import torch
 import torch.nn.functional as F
 from torch.nn.utils.fusion import fuse_conv_bn_weights
@@ -30,9 +30,9 @@ def production(x, conv_w, conv_b, bn_mean, bn_var, bn_w, bn_b):
     return F.conv2d(x, w, b)
 
 
-# The capture now traces through the parameter (Note [Nothing computed from the inputs is frozen]);
-# the graphs are decided as written, and this fold (no padding) is not proven yet: Z3 finds a model
-# over the reals where batch norm's sqrt and division meet the fold's rsqrt (a prover gap, not a bug).
-# EXPECT: unknown
-# EXPECT-REASON: not proven
+# The capture traces through the parameter (Note [Nothing computed from the inputs is frozen]);
+# the graphs are decided as written. The fold (no padding) is proven by the normal forms compared
+# element by element (Note [Normal forms element by element]): batch norm's sqrt and division
+# against the fold's rsqrt, which Z3 over the reals could not show at a symbolic element.
+# EXPECT: equivalent real
 # NEVER: not_equivalent
