@@ -272,6 +272,24 @@ TermPtr scatterReduce(OpEnv &e) {
   return e.tc.select(none, self, r);
 }
 
+// The index into shape s of its row-major flat position f (all dims concrete).
+Idx unflatten(OpEnv &e, const Shape &s, const IndexExpr &f) {
+  Idx idx(s.size());
+  int64_t stride = 1;
+  for (size_t j = s.size(); j-- > 0;) {
+    idx[j] = f.floorDiv(stride, e.tc.vars).mod(s[j].size(), e.tc.vars);
+    stride *= s[j].size();
+  }
+  return idx;
+}
+
+// #{p in [0, extent) : cond(p)}, an i64 sum.
+TermPtr countWhere(OpEnv &e, int64_t extent, const std::function<TermPtr(const IndexExpr &)> &cond) {
+  int v = e.tc.vars.fresh(Dim(extent), "q");
+  TermPtr one = e.tc.intConstant(1, DType::I64), zero = e.tc.intConstant(0, DType::I64);
+  return e.tc.reduce(TOp::Sum, v, e.tc.select(cond(IndexExpr::var(v)), one, zero), DType::I64, e.node.op);
+}
+
 // masked_scatter(self, mask, source): the positions where mask (broadcast to
 // self) is true take source's elements in order (row-major): element p reads
 // source's flat element #{q < p : mask[q]}, a count over self's flat
@@ -285,20 +303,11 @@ TermPtr maskedScatter(OpEnv &e) {
   for (int64_t j = 0; j < static_cast<int64_t>(src.size()); ++j) allSrc.push_back(j);
   int64_t n = countOf(x, all, e);
   int64_t ns = extentOf(e, Dim(countOf(src, allSrc, e)), "masked_scatter source");
-  auto unflatten = [&](const Shape &s, const IndexExpr &f) {
-    Idx idx(s.size());
-    int64_t stride = 1;
-    for (size_t j = s.size(); j-- > 0;) {
-      idx[j] = f.floorDiv(stride, e.tc.vars).mod(s[j].size(), e.tc.vars);
-      stride *= s[j].size();
-    }
-    return idx;
-  };
   IndexExpr flat = IndexExpr::constant(0);
   for (size_t j = 0; j < x.size(); ++j) flat = flat * x[j].size() + e.index[j];
   int q = e.tc.vars.fresh(Dim(n), "q");
   TermPtr earlier = e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Lt, IndexExpr::var(q), flat),
-                                         e.operandAt(1, broadcastIndex(m, unflatten(x, IndexExpr::var(q))), DType::Bool)},
+                                         e.operandAt(1, broadcastIndex(m, unflatten(e, x, IndexExpr::var(q))), DType::Bool)},
                               DType::Bool);
   TermPtr before = e.tc.reduce(TOp::Sum, q, e.tc.select(earlier, e.tc.intConstant(1, DType::I64), e.tc.intConstant(0, DType::I64)),
                                DType::I64, e.node.op);
@@ -330,10 +339,9 @@ TermPtr nonzero(OpEnv &e) {
   std::vector<int64_t> all;
   for (int64_t j = 0; j < x.rank(); ++j) all.push_back(j);
   int64_t numel = countOf(x.shape, all, e);
-  TermPtr one = e.tc.intConstant(1, DType::I64), zero = e.tc.intConstant(0, DType::I64);
+  TermPtr zero = e.tc.intConstant(0, DType::I64);
   auto count = [&](int64_t extent, const std::function<TermPtr(const IndexExpr &)> &cond) {
-    int v = e.tc.vars.fresh(Dim(extent), "q");
-    return e.tc.reduce(TOp::Sum, v, e.tc.select(cond(IndexExpr::var(v)), one, zero), DType::I64, e.node.op);
+    return countWhere(e, extent, cond);
   };
   auto coordinate = [&](const IndexExpr &q, int64_t d) {  // (q / stride_d) mod size_d
     int64_t stride = 1;
@@ -360,6 +368,42 @@ TermPtr nonzero(OpEnv &e) {
   });
   TermPtr declared = e.tc.make(TOp::Eq, {total, e.tc.intConstant(out[0].size(), DType::I64)}, DType::I64);
   return e.tc.select(declared, value, e.tc.make(TOp::Raise, {total}, DType::I64));
+}
+
+// masked_select(self, mask) -> [n]: self's elements where mask holds, both
+// broadcast to one shape S, in row-major order. n depends on the data, as
+// nonzero's does: an input with another count of true elements is outside the
+// graph's types, and every element raises there (an input domain the verdict
+// can assume only where a declared or derived index range implies the count).
+// Element r picks self(q) at the flat position q of S where mask(q) and
+// #{p < q : mask(p)} = r (Note [Reads at data-dependent positions]).
+TermPtr maskedSelect(OpEnv &e) {
+  const Shape &out = e.outType().shape;
+  if (out.size() != 1 || !out[0].isConcrete()) e.unsupported("a declared result other than [n]");
+  const Shape s = broadcastShapes(e.inType(0).shape, e.inType(1).shape);
+  std::vector<int64_t> all;
+  for (int64_t j = 0; j < static_cast<int64_t>(s.size()); ++j) all.push_back(j);
+  int64_t numel = countOf(s, all, e);
+  DType d = e.outType().dtype;
+  if (d == DType::Bool) e.unsupported("a bool operand");
+  auto at = [&](int op, const IndexExpr &q) {
+    return broadcastIndex(e.inType(op).shape, unflatten(e, s, q));
+  };
+  auto mask = [&](const IndexExpr &q) { return e.operandAt(1, at(1, q), DType::Bool); };
+  int q = e.tc.vars.fresh(Dim(numel), "q");
+  IndexExpr qv = IndexExpr::var(q);
+  TermPtr before = countWhere(e, numel, [&](const IndexExpr &p) {
+    return e.tc.make(TOp::And, {e.tc.indexCmp(IndexCmpKind::Lt, p, qv), mask(p)}, DType::Bool);
+  });
+  TermPtr hit = e.tc.make(TOp::And, {mask(qv), e.tc.make(TOp::Eq, {before, e.tc.indexValue(e.index[0], DType::I64)}, DType::I64)},
+                          DType::Bool);
+  // A floating pick adds -0 elsewhere (exact in any order); an integer sum adds 0.
+  TermPtr elsewhere = isFloating(d) ? e.tc.constant(-0.0, d) : e.tc.intConstant(0, d);
+  TermPtr picked = e.tc.reduce(isFloating(d) ? TOp::Pick : TOp::Sum, q, e.tc.select(hit, e.operandAt(0, at(0, qv), d), elsewhere), d,
+                               e.node.op);
+  TermPtr total = countWhere(e, numel, mask);
+  TermPtr declared = e.tc.make(TOp::Eq, {total, e.tc.intConstant(out[0].size(), DType::I64)}, DType::I64);
+  return e.tc.select(declared, picked, e.tc.make(TOp::Raise, {total}, d));
 }
 
 // index.Tensor(self, [None..., i_0, ..., i_{m-1}, None...]): advanced indexing
@@ -728,6 +772,7 @@ void addIndex(HandlerTable &t) {
   t["aten::scatter_reduce.two"] = scatterReduce;
   t["aten::masked_scatter"] = maskedScatter;
   t["aten::nonzero"] = nonzero;
+  t["aten::masked_select"] = maskedSelect;
   t["aten::index.Tensor"] = indexTensor;
   t["aten::nll_loss_forward"] = nllForward;
   t["aten::nll_loss_backward"] = nllBackward;

@@ -175,6 +175,28 @@ struct NormalForm::Impl {
     return std::make_shared<const Atom>(std::move(a));
   }
 
+  // op(a, b) for integer constants a and b of dtype d that d holds without wrapping; nullopt
+  // otherwise.
+  static std::optional<bool> compareIntegerConstants(TOp op, DType d, const Poly &a, const Poly &b) {
+    auto x = integerConstant(a), y = integerConstant(b);
+    if (!x || !y || !(isIntegral(d) || d == DType::Bool) || d == DType::U64) return std::nullopt;
+    int bits = d == DType::Bool ? 1 : dtypeBits(d);
+    bool isSigned = d != DType::Bool && d != DType::U8;
+    Rat lo = isSigned ? -Rat(BigInt(1) << (bits - 1)) : Rat(0);
+    Rat hi = isSigned ? Rat((BigInt(1) << (bits - 1)) - 1) : Rat((BigInt(1) << bits) - 1);
+    for (const Rat &v : {*x, *y})
+      if (v < lo || v > hi) return std::nullopt;
+    switch (op) {
+    case TOp::Lt: return *x < *y;
+    case TOp::Le: return *x <= *y;
+    case TOp::Gt: return *x > *y;
+    case TOp::Ge: return *x >= *y;
+    case TOp::Eq: return *x == *y;
+    case TOp::Ne: return *x != *y;
+    default: return std::nullopt;
+    }
+  }
+
   // The value of a polynomial without atoms (0 for the zero polynomial); nullopt otherwise.
   static std::optional<Rat> rationalConstant(const Poly &p) {
     if (p.terms.empty()) return Rat(0);
@@ -888,7 +910,11 @@ struct NormalForm::Impl {
       if (!isFloating(t->args[0]->dtype)) {
         // Integer polynomials are equal only modulo 2^n: their order, and
         // whether a difference is zero, are not ring facts. The comparison is
-        // an opaque indicator of its (normalized) operands.
+        // an opaque indicator of its (normalized) operands, unless both are
+        // constants the dtype holds (a wrapped value in range is itself): an
+        // element's count of kept positions, written out (Note [Normal forms
+        // element by element]).
+        if (auto decided = compareIntegerConstants(t->op, t->args[0]->dtype, A(0), A(1))) return constant(*decided ? 1 : 0);
         Poly ind = fn(std::string("cmp_") + topName(t->op) + "_" + std::string(dtypeName(t->args[0]->dtype)),
                       {A(0), A(1)}, false, text);
         return ind;

@@ -520,6 +520,10 @@ std::vector<AuditCase> build() {
                     "(%x: $T[3,4], %m: bool[4], %s: $T[12]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
   c.push_back(fixed("aten::masked_scatter", kF,
                     "(%x: $T[3,4], %m: bool[3,4], %s: $T[5]) -> ($T[3,4]) {\n  %y: $T[3,4] = aten::masked_scatter(%x, %m, %s)\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_select", kFI,
+                    "(%x: $T[3,4], %z5: bool[3,4]) -> ($T[5]) {\n  %y: $T[5] = aten::masked_select(%x, %z5)\n  return %y\n}"));
+  c.push_back(fixed("aten::masked_select", kF,
+                    "(%x: $T[3,4], %z2: bool[4]) -> ($T[6]) {\n  %y: $T[6] = aten::masked_select(%x, %z2)\n  return %y\n}"));
   c.push_back(fixed("aten::nonzero", kFIB, "(%z5: $T[3,4]) -> (i64[5,2]) {\n  %y: i64[5,2] = aten::nonzero(%z5)\n  return %y\n}"));
   c.push_back(fixed("aten::nonzero", kF, "(%z3: $T[2,1,3]) -> (i64[3,3]) {\n  %y: i64[3,3] = aten::nonzero(%z3)\n  return %y\n}"));
   c.push_back(fixed("aten::nonzero", {"f32"}, "(%z0: $T[4]) -> (i64[0,1]) {\n  %y: i64[0,1] = aten::nonzero(%z0)\n  return %y\n}"));

@@ -119,6 +119,10 @@ TEST_CASE("normal form: [x == 1] * [x == 2] is 0, [x == 1] * [x == 1] is [x == 1
   TermPtr z = tc.read(1, {}, DType::I64);
   TermPtr other = tc.cast(tc.make(TOp::Eq, {z, tc.intConstant(2, DType::I64)}, DType::I64), F);
   CHECK(key(mul(tc, one, other)) != key(tc.constant(0, F)));
+  // Integer tests of constants the dtype holds are decided (a count written out is a constant).
+  TermPtr onePlusOne = tc.make(TOp::Add, {tc.intConstant(1, DType::I64), tc.intConstant(1, DType::I64)}, DType::I64);
+  CHECK(key(tc.cast(tc.make(TOp::Eq, {onePlusOne, tc.intConstant(2, DType::I64)}, DType::I64), F)) == key(tc.constant(1, F)));
+  CHECK(key(tc.cast(tc.make(TOp::Lt, {onePlusOne, tc.intConstant(2, DType::I64)}, DType::I64), F)) == key(tc.constant(0, F)));
   // A chain of selects over K classes is K monomials, not 2^K.
   TermPtr v = tc.constant(0, F);
   for (int k = 40; k-- > 0;) v = tc.select(is(k), tc.read(2, {IndexExpr::constant(k)}, F), v);
