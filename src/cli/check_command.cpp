@@ -167,11 +167,16 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
   auto elapsed = [started] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  auto outOfTime = [&](const std::string &when) {
-    CheckResult late;
-    applyEvidence(late, Evidence::TimedOut);
-    late.reason = "the global time limit of " + fmt::format("{:g}", timeout) + " s ran out " + when +
-                  " (Note [Watchdog])";
+  // `late`: what the engine had decided (Note [Outputs decided before the time limit]); a result
+  // whose every output it had decided keeps its verdict.
+  auto outOfTime = [&](const std::string &when, CheckResult late) {
+    std::string ranOut = "the global time limit of " + fmt::format("{:g}", timeout) + " s ran out " + when;
+    for (OutputResult &out : late.outputs)
+      if (out.code == ReasonCode::TimedOut) out.reason = ranOut + " before it was decided";
+    if (late.outputs.empty() || late.verdict != Verdict::Equivalent) {
+      applyEvidence(late, Evidence::TimedOut);
+      late.reason = ranOut + " (Note [Watchdog])";
+    }
     late.stats.seconds = elapsed();
     return late;
   };
@@ -212,12 +217,15 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     };
     std::unique_ptr<cache::ProofCache> proofCache = openProofCache(engine.cache, engine.noCache);
     checkOptions.proofCache = proofCache->usable() ? proofCache.get() : nullptr;
+    DecidedSoFar decidedSoFar;
+    checkOptions.decidedSoFar = &decidedSoFar;
     {
       Watchdog watchdog(left, [&] {
-        // Only the loaded graphs are read here: the engine works on copies of them.
+        // Only the loaded graphs and the published result are read here: the engine works on
+        // copies of the graphs, and publishes copies of its results.
         std::string where = progress.where();
         progress.stop();
-        CheckResult late = outOfTime(where);
+        CheckResult late = outOfTime(where, decidedSoFar.latest().value_or(CheckResult{}));
         late.stats.referenceNodes = ref.nodes().size();
         late.stats.productionNodes = prod.nodes().size();
         return emitResult(late, ctx, options);
@@ -227,7 +235,7 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     ctx.useGraphsOf(result, ref, prod);
   } catch (const InputError &e) {
     // A capture stopped by the global limit (verify gives it at most --timeout).
-    if (timeout > 0 && elapsed() >= timeout) result = outOfTime("while capturing or reading the graphs");
+    if (timeout > 0 && elapsed() >= timeout) result = outOfTime("while capturing or reading the graphs", CheckResult{});
     else result = errorResult(e.message(), e.pos().str());
   }
   progress.stop();

@@ -13,9 +13,10 @@ namespace torchtv::cli {
 // (normalizing a large region, random evaluation of a big graph) run long
 // between checks. The watchdog makes `--timeout` a promise: if the decision
 // is still running `grace` seconds after the limit, it calls `onExpiry` (which
-// prints an `unknown` result) and ends the process with `_exit`, so no
-// half-finished state is flushed and no stage can turn the overrun into a
-// verdict. A decision that finishes in time disarms it.
+// prints what the engine had decided by then, the rest `unknown`: Note [Outputs
+// decided before the time limit] in src/verify/check.h) and ends the process
+// with `_exit`, so no half-finished state is flushed and no stage can turn the
+// overrun into a verdict. A decision that finishes in time disarms it.
 class Watchdog {
 public:
   Watchdog(double seconds, std::function<int()> onExpiry);
@@ -23,8 +24,9 @@ public:
   Watchdog(const Watchdog &) = delete;
   Watchdog &operator=(const Watchdog &) = delete;
 
-  // Seconds past the limit the engine gets to notice it by itself.
-  static constexpr double kGraceSeconds = 5;
+  // Seconds past the limit the engine gets to notice it by itself: --timeout holds within a
+  // second (issue 36).
+  static constexpr double kGraceSeconds = 1;
 
 private:
   std::mutex mutex_;

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <set>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -443,8 +446,19 @@ bool couldBeRounding(const ConfirmedDifference &d, DType dtype) {
   return !d.productionRaises && differ::mayBeRounding(d.referenceValue, d.productionValue, dtype);
 }
 
+// Note [Outputs decided before the time limit]: what the engine has settled so far, published.
+using PublishDecided = std::function<void(const CheckResult &sofar, const Proved &proved, const std::vector<size_t> &proven)>;
+
+// TORCHTV_ENGINE_FAULT=stall-proving: the engine sleeps before proving, past any deadline, as a
+// stage that runs long between its checks of the time would (fault injection for the tests of Note
+// [Outputs decided before the time limit]).
+void stallIfAsked() {
+  const char *fault = std::getenv("TORCHTV_ENGINE_FAULT");
+  if (fault && std::strcmp(fault, "stall-proving") == 0) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
 Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &refDomains, const std::vector<size_t> &pending,
-                  const ProverLimits &limits, const Progress &progress, CheckResult &result) {
+                  const ProverLimits &limits, const Progress &progress, const PublishDecided &publish, CheckResult &result) {
   Proved proved;
   if (pending.empty()) return proved;
   std::unordered_set<int> shared;
@@ -487,9 +501,11 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
     ++decided;
   }
   progress("proving", decided);
+  std::vector<size_t> proven;
   for (size_t i : pending) {
     OutputResult &out = result.outputs[i];
     if (out.verdict == Verdict::NotEquivalent) continue;
+    stallIfAsked();
     // Note [Confirming counterexamples]: the evaluator shows a NaN or infinity against another
     // value that LibTorch could not replay; no proof over the reals speaks to it: unknown.
     if (out.reason.find(reasons::kNonFiniteNotReplayed) != std::string::npos) continue;
@@ -504,6 +520,8 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
       if (p.level == Level::Bitwise && p.provenAt == Frontier::Inputs && m.realInCone[i] &&
           prover.bitwiseOverInputs(g.ref.outputs()[i], g.prod.outputs()[i]))
         proved.overInputs.insert(i);
+      proven.push_back(i);
+      publish(result, proved, proven);
       continue;
     }
     applyEvidence(out, Evidence::NotProven);
@@ -609,15 +627,39 @@ Decision decisionOf(const Compared &g, const Matching &m, CheckResult result, co
   return decision;
 }
 
+// Final: the check's result. Provisional: the result the watchdog may print (Note [Outputs decided
+// before the time limit]), without the stages that only refine a refutation or run code (it has no
+// refutation) and without --self-check.
+enum class Conclusion { Final, Provisional };
+CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptions &options, const Progress &progress,
+                          Conclusion conclusion);
+
 // Everything a stored decision skips (Note [Result cache]).
 Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOptions &options,
                        const ProverLimits &limits, const Progress &progress) {
   const Matching m = matchStage(g, norm, options, limits, progress);
   Classified c = classifyStage(g, norm, m, options);
+  PublishDecided publish = [&](const CheckResult &sofar, const Proved &proved, const std::vector<size_t> &proven) {
+    if (!options.decidedSoFar) return;
+    CheckResult r = sofar;
+    levelStage(m, c, proven, proved, r);
+    settleRoundedLevels(g.ref, g.prod, m.cuts.cuts, r.outputs);
+    for (OutputResult &out : r.outputs) {
+      if (out.verdict == Verdict::Equivalent) continue;
+      OutputResult undecided;
+      undecided.name = out.name;
+      applyEvidence(undecided, Evidence::TimedOut);
+      undecided.reason = reasons::kNotDecidedInTime;
+      out = std::move(undecided);
+    }
+    Decision d = decisionOf(g, m, std::move(r), proved);
+    options.decidedSoFar->publish(concludeStage(g, std::move(d), options, progress, Conclusion::Provisional));
+  };
+  publish(c.result, Proved{}, {});
   const std::vector<size_t> pending = worthProving(m, c);
   const Proved proved = options.strategy == Strategy::Monolithic
                             ? monolithicStage(g, m, pending, limits, c.result)
-                            : proveStage(g, m, norm.refDomains, pending, limits, progress, c.result);
+                            : proveStage(g, m, norm.refDomains, pending, limits, progress, publish, c.result);
   levelStage(m, c, pending, proved, c.result);
   settleRoundedLevels(g.ref, g.prod, m.cuts.cuts, c.result.outputs);  // Note [Equivalence up to rounding]
   return decisionOf(g, m, std::move(c.result), proved);
@@ -649,27 +691,30 @@ Decision reducedOnlyDecision(const Graph &ref, const Graph &prod) {
 
 // What every check does after the decision, stored or not: the capture's
 // evidence (Note [Cross-checks]), the verdict, the assumptions, --self-check
-// and --require.
-CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptions &options,
-                          const Progress &progress) {
+// and --require (Conclusion: final or provisional).
+CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptions &options, const Progress &progress,
+                          Conclusion conclusion) {
   CheckResult result = std::move(decision.result);
+  const bool final = conclusion == Conclusion::Final;
   if (options.capture) {
     applyCaptureEvidence(result, *options.capture);
     const std::optional<EagerEvidence> &runs = options.capture->eager;
     const FusionLibrary &fusions = options.fusions ? *options.fusions : defaultFusions();
-    if (runs && runs->reducedShapes)
+    if (!final) {
+      // a provisional result has no refutation to refine (Note [Outputs decided before the time limit])
+    } else if (runs && runs->reducedShapes)
       refineReducedShapeCounterexample(result, runs, options.reducedReference, options.reducedProduction, fusions,
                                        options.capture->reducedOnly ? RefinedOn::ReducedOnly : RefinedOn::ReducedAgain);
     else
       refineReducedShapeCounterexample(result, runs, &g.origRef, &g.origProd, fusions, RefinedOn::Captured);
   }
-  applyCodeRuns(result, options.runCode);
+  if (final) applyCodeRuns(result, options.runCode);
   summarize(result);
   if (result.verdict == Verdict::Equivalent) {
     result.assumptions.push_back(reasons::kDeterminismAssumption);
     for (const std::string &a : summarizeRealAssumptions(decision.realAssumptions)) result.assumptions.push_back(a);
   }
-  if (options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
+  if (final && options.selfCheck == SelfCheckMode::On && result.verdict == Verdict::Equivalent) {
     progress("self-check", result.outputs.size());
     EagerEvidence runs;
     result.selfCheck = selfCheck(g.origRef, g.origProd, g.ref, g.prod, result, runs);
@@ -689,7 +734,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   const Progress progress{options, origRef.outputs().size()};
   if (options.capture && options.capture->reducedOnly) {
     CheckResult result = concludeStage({origRef, origProd, origRef, origProd}, reducedOnlyDecision(origRef, origProd),
-                                       options, progress);
+                                       options, progress, Conclusion::Final);
     result.stats.referenceNodes = origRef.nodes().size();
     result.stats.productionNodes = origProd.nodes().size();
     result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -709,7 +754,7 @@ CheckResult checkGraphs(const Graph &origRef, const Graph &origProd, const Check
   }
   decision->result.stats.resultCache = !stored.on() ? "off" : hit ? "hit" : "miss";
 
-  CheckResult result = concludeStage(graphs, std::move(*decision), options, progress);
+  CheckResult result = concludeStage(graphs, std::move(*decision), options, progress, Conclusion::Final);
   result.comparedReference = norm.refCopy;
   result.comparedProduction = norm.prodCopy;
   result.stats.referenceNodes = origRef.nodes().size();

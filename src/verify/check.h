@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
+#include <optional>
 
 #include "ir/capture_evidence.h"
 #include "ir/graph.h"
@@ -22,6 +24,30 @@ enum class Strategy { Structural, Monolithic };
 // On: intermediate values proven equal are merged before outputs are decided
 // (Note [Cut points]); Off: only for measuring what they bring.
 enum class CutPointSearch { On, Off };
+
+// Note [Outputs decided before the time limit]
+// The CLI's watchdog (Note [Watchdog] in src/cli/watchdog.h) ends a check still running past
+// --timeout. So that it prints what was decided by then, the engine publishes here, after
+// matching and after each output it proves, the result as it would stand if nothing more were
+// decided: each output proven so far at the level the later stages give it (rewrites and cut points
+// on the way, rounded constants, the capture's runs, --require), every other output unknown (timed
+// out). A refutation is among the others: it is reported only once it reproduces on the code
+// (applyCodeRuns), which runs at the end. Written by the engine's thread, read by the watchdog's.
+class DecidedSoFar {
+public:
+  void publish(CheckResult r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    latest_ = std::move(r);
+  }
+  std::optional<CheckResult> latest() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return latest_;
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::optional<CheckResult> latest_;
+};
 
 // The engine's options, one struct: the CLI fills it (cli::EngineOptions holds
 // one), and the prover's limits are derived from it (proverLimitsOf in
@@ -57,6 +83,8 @@ struct CheckOptions {
   // request's JSON text, returns the reply's (Note [A refutation reproduces on the code] in
   // src/verify/code_runs.h). Empty: graph files, there is no code to run.
   std::function<std::string(const std::string &request)> runCode;
+  // Note [Outputs decided before the time limit]; null: nothing is published.
+  DecidedSoFar *decidedSoFar = nullptr;
 };
 
 // Compares reference and production output by output. Throws InputError when

@@ -46,6 +46,7 @@ const char *const kCiVerifyUnavailable =
 const char *const kProvenBitwise = "proven bit for bit by Z3 (IEEE semantics)";
 const char *const kRealNormalForm = "equal over the reals (normal form)";
 const char *const kRealZ3 = "equal over the reals (Z3)";
+const char *const kNotDecidedInTime = "not decided before the global time limit (Note [Outputs decided before the time limit])";
 const char *const kRealElementByElement = "equal over the reals at every element (normal forms element by element)";
 const char *const kNotProven = "not proven";
 const char *const kFromProofCache = "from the proof cache";

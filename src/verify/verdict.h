@@ -227,6 +227,7 @@ extern const char *const kProvenBitwise;
 extern const char *const kRealNormalForm;
 extern const char *const kRealZ3;
 extern const char *const kRealElementByElement;
+extern const char *const kNotDecidedInTime;
 extern const char *const kNotProven;
 // Appended to the reason of a region answered by the persistent proof cache
 // (the values a reason quotes are those of the run that stored it).
