@@ -44,7 +44,7 @@ void FusionLibrary::addModule(const Module &m, FusionOrigin origin, const std::s
                        "definition of unknown op '" + t.name + "' (declare it with an `op` line)");
     bool exact = !lookupOp(t.name) || (!text.empty() && markedFaithful(text, t.line));
     auto &list = defs_[t.name];
-    FusionDefinition d{t, exact, nullptr, nullptr};
+    FusionDefinition d{t, exact, nullptr, nullptr, origin == FusionOrigin::User};
     try {
       d.pattern = std::make_shared<const GraphPattern>(parseGraphPattern(t));
     } catch (const InputError &e) {
@@ -121,9 +121,17 @@ std::vector<TensorType> FusionLibrary::resultTypes(const std::string &op, const 
                    ") and these arguments, so its result types are unknown");
 }
 
+// Note [Definitions that do not fit]
+// A call that no definition of its op covers stays an uninterpreted op, and the outputs through it
+// are unknown. The user who wrote a definition for it needs to know why it was passed over: a
+// result type the body does not give (a misfit), or a header that does not match the call (an
+// attribute its guard rejects, an operand that is none, a dim that differs). The first misfit, else
+// every user definition's mismatch with its file and line, becomes the op's `whyNot`, which -v
+// logs and the unknown outputs' reasons carry.
 FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<FusionDefinition> &defs,
                                                          const TemplateCall &call, const Node &n) const {
   Cached out;
+  std::string mismatches;
   for (const FusionDefinition &d : defs) {
     try {
       if (d.malformed) throw *d.malformed;
@@ -140,10 +148,14 @@ FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<Fusio
       if (out.whyNot.empty()) out.whyNot = misfit;
     } catch (const TemplateMisfit &e) {
       if (out.whyNot.empty()) out.whyNot = e.what();
-    } catch (const TemplateMismatch &) {
+    } catch (const TemplateMismatch &e) {
+      if (d.user)
+        mismatches += std::string(mismatches.empty() ? "" : "; ") + "the definition at " + d.tmpl.path + ":" +
+                      std::to_string(d.tmpl.line) + " does not match the call: " + e.what();
       continue;
     }
   }
+  if (out.whyNot.empty()) out.whyNot = mismatches;
   return out;
 }
 

@@ -35,6 +35,9 @@ struct FusionDefinition {
   // definitions of ops a check never meets).
   std::shared_ptr<const GraphPattern> pattern;
   std::shared_ptr<const InputError> malformed;
+  // The user's (--fusions, a pair's file): a header that does not fit a call says why (Note
+  // [Definitions that do not fit]); a bundled one is silent, others cover the call.
+  bool user = false;
 };
 
 class FusionLibrary {

@@ -27,27 +27,28 @@ void matchAttr(PatternBuilder &b, const AttrPattern &a, const Attribute &actual)
     return;
   case AttrPattern::Kind::List: {
     std::vector<int64_t> got = actual.isInts() ? actual.asInts() : std::vector<int64_t>{};
-    if (!actual.isInts() && !(actual.isFloats() && actual.asFloats().empty())) b.mismatch("not a list");
+    if (!actual.isInts() && !(actual.isFloats() && actual.asFloats().empty()))
+      b.mismatch("the call's " + a.key.text + "=" + actual.str() + " is not a list");
     size_t i = 0;
     for (const ValueExpr &item : a.items) {
-      if (i >= got.size()) b.mismatch("list length differs");
+      if (i >= got.size()) b.mismatch("the call's " + a.key.text + "=" + actual.str() + " is shorter than the list it requires");
       if (item.kind == ValueExpr::Kind::Param) {
         b.bindAttr(item.at.text, got[i]);
       } else {
         Attribute lit = b.value(item);
         int64_t v = lit.isBool() ? lit.asBool() : lit.isInt() ? lit.asInt() : INT64_MIN;
-        if (v != got[i]) b.mismatch("list element differs");
+        if (v != got[i]) b.mismatch("the call's " + a.key.text + "=" + actual.str() + " differs in element " + std::to_string(i));
       }
       ++i;
     }
-    if (i != got.size()) b.mismatch("list length differs");
+    if (i != got.size()) b.mismatch("the call's " + a.key.text + "=" + actual.str() + " is longer than the list it requires");
     return;
   }
   case AttrPattern::Kind::Literal: {
     Attribute lit = b.value(a.literal);
     // A literal guard compares as the call's argument kind would store it.
     if (actual.isFloat() && lit.isInt()) lit = static_cast<double>(lit.asInt());
-    if (lit != actual) b.mismatch("attribute differs");
+    if (lit != actual) b.mismatch("the call's " + a.key.text + "=" + actual.str() + " is not the " + lit.str() + " it requires");
     return;
   }
   }

@@ -48,8 +48,9 @@ namespace torchtv::sem {
 //     k * x^3))) with PyTorch's doubles b and k), so the real semantics of
 //     each is its formula with PyTorch's constants.
 // Integer terms are polynomials only through +, -, * of one dtype (equal
-// integer polynomials are equal modulo 2^n); anything else integral is an
-// opaque atom identified by its term. Two terms with the same normal form key
+// integer polynomials are equal modulo 2^n); comparisons of integer constants
+// the dtype holds are decided; anything else integral is an opaque atom
+// identified by its term. Two terms with the same normal form key
 // are equal over the reals at every index, for any sizes of the dims, under the
 // recorded assumptions.
 // Note [Masked -inf]
