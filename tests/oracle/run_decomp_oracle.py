@@ -130,6 +130,10 @@ def cases():
             c.setdefault("_softmax_backward_data", []).append(case([f([3, 5], d), f([3, 5], d)], ["t", "t", dim, getattr(__import__("torch"), d)]))
             c.setdefault("_log_softmax_backward_data", []).append(case([f([3, 5], d), f([3, 5], d)], ["t", "t", dim, getattr(__import__("torch"), d)]))
         c.setdefault("addmm", []).append(case([f([3, 4], d), f([3, 5], d), f([5, 4], d)], ["t", "t", "t"]))
+        c.setdefault("mv", []).append(case([f([3, 4], d), f([4], d)], ["t", "t"]))
+        c.setdefault("linalg_vector_norm", []).extend([case([f([3, 4], d)], ["t", 2, [1], False]),
+                                                       case([f([2, 3], d)], ["t", 2, None, True]),
+                                                       case([f([2, 3, 2], d)], ["t", 1, [0, 2], False])])
         # f64 at one shape: the second shape adds no case the f32 ones do not; at the second
         # shape (an odd class count) only the mean reduction, whose weights divide (CI time).
         for n, cl in ((4, 5), (3, 7)) if d == "float32" else ((4, 5),):
