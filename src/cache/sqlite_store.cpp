@@ -37,19 +37,26 @@ public:
     // the rollback journal is as correct, only slower.)
     sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
     sqlite3_exec(db_, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
-    // A file that is a database but not ours (foreign) is left alone.
+    // A file that is a database but not ours (foreign) is left alone. Whether a file not yet ours
+    // is foreign or empty is decided under the write lock: processes that open a new file at once
+    // (ci -j) would otherwise see another's half-made tables and call the file foreign.
+    // A file already ours is read without the lock (a cache on a read-only disk stays usable).
     std::optional<std::string> format;
     if (count("SELECT count(*) FROM sqlite_master WHERE name='torchtv_meta'") == 1)
       format = scalar("SELECT v FROM torchtv_meta WHERE k='format'");
-    else if (count("SELECT count(*) FROM sqlite_master") != 0)
-      throw CacheError(path_ + " is a SQLite database of something else");
-    if (!format) {
+    else {
       exec("BEGIN IMMEDIATE");
-      exec("CREATE TABLE IF NOT EXISTS torchtv_meta(k TEXT PRIMARY KEY, v TEXT)");
-      exec("CREATE TABLE IF NOT EXISTS proofs(key TEXT PRIMARY KEY, value BLOB NOT NULL)");
-      exec(std::string("INSERT OR IGNORE INTO torchtv_meta VALUES('format','") + kFormat + "')");
+      if (count("SELECT count(*) FROM sqlite_master WHERE name='torchtv_meta'") == 1) {
+        format = scalar("SELECT v FROM torchtv_meta WHERE k='format'");
+      } else if (count("SELECT count(*) FROM sqlite_master") != 0) {
+        throw CacheError(path_ + " is a SQLite database of something else");
+      } else {
+        exec("CREATE TABLE torchtv_meta(k TEXT PRIMARY KEY, v TEXT)");
+        exec("CREATE TABLE proofs(key TEXT PRIMARY KEY, value BLOB NOT NULL)");
+        exec(std::string("INSERT INTO torchtv_meta VALUES('format','") + kFormat + "')");
+        format = kFormat;
+      }
       exec("COMMIT");
-      format = scalar("SELECT v FROM torchtv_meta WHERE k='format'");
     }
     if (format != kFormat) throw CacheError(path_ + " is a cache of another format (" + format.value_or("?") + ")");
   }

@@ -53,8 +53,8 @@ private:
       for (int i : {0, 1}) {
         TermPtr c = args[i], x = args[1 - i];
         if (c->op != TOp::Const || x->op == TOp::Const) continue;
-        if (op == TOp::And) return c->inum ? x : c;
-        if (op == TOp::Or) return c->inum ? c : x;
+        if (op == TOp::And && c->dtype == DType::Bool) return c->inum ? x : c;
+        if (op == TOp::Or && c->dtype == DType::Bool) return c->inum ? c : x;
         if ((op == TOp::Add || (op == TOp::Sub && i == 1)) && c->inum == 0) return x;
         if (op == TOp::Mul && c->inum == 1) return x;
       }
@@ -78,7 +78,8 @@ private:
       auto r = floating ? compare(args[0]->num, args[1]->num) : compare(integer(0), integer(1));
       if (r) return to_.boolConstant(*r);
     }
-    if (floating) return nullptr;
+    if (floating || ((op == TOp::And || op == TOp::Or || op == TOp::Xor || op == TOp::Not) && args[0]->dtype != DType::Bool))
+      return nullptr;  // logic on bools only (integer bit operations have no term)
     switch (op) {
     case TOp::And: return to_.intConstant(integer(0) && integer(1), dtype);
     case TOp::Or: return to_.intConstant(integer(0) || integer(1), dtype);
