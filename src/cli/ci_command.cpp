@@ -289,7 +289,7 @@ std::string summaryTable(const std::vector<Outcome> &outcomes, const std::string
       out += "expectation names no output: " + o.result.name + ": \"" + s + "\" is not an output of the pair\n";
   }
   out += "worst: " + std::string(verdictName(worst)) + " (exit " + std::to_string(exitCode(worst)) + "); reports in " +
-         outDir + "/ (junit.xml, results.sarif, one .json per pair, .html as the report policy says)\n";
+         outDir + "/ (junit.xml, results.sarif, annotations.txt, one .json per pair, .html as the report policy says)\n";
   return out;
 }
 
@@ -468,6 +468,25 @@ int runCi(const CiArgs &args) {
   return writeCiReports(outcomes, args.outDir, args.sourceRoot);
 }
 
+// Note [Annotations from ci]
+// annotations.txt in the report folder holds the GitHub workflow commands of every pair the gate
+// fails on, as `verify --format github` writes them (one per cause, at production's line), with
+// the outputs the manifest accepts left out: a workflow step that prints it (`cat
+// $OUT/annotations.txt`) annotates the pull request without code scanning. Empty when the gate
+// passes.
+std::string ciAnnotations(const std::vector<Outcome> &outcomes) {
+  std::string text;
+  for (const Outcome &o : outcomes) {
+    if (gateVerdict(o.result) == Verdict::Equivalent) continue;
+    CheckResult shown = o.result.result;
+    shown.outputs.erase(std::remove_if(shown.outputs.begin(), shown.outputs.end(),
+                                       [&](const OutputResult &out) { return o.result.acceptedWhy(out.name) != nullptr; }),
+                        shown.outputs.end());
+    text += renderGithub(shown, o.result.ctx);
+  }
+  return text;
+}
+
 int writeCiReports(const std::vector<Outcome> &outcomes, const std::string &outDir, const std::string &sourceRoot) {
   Verdict worst = Verdict::Equivalent;
   std::vector<NamedResult> all;
@@ -479,6 +498,7 @@ int writeCiReports(const std::vector<Outcome> &outcomes, const std::string &outD
   try {
     writeFileAtomic((fs::path(outDir) / "junit.xml").string(), renderJunit(all));
     writeFileAtomic((fs::path(outDir) / "results.sarif").string(), renderSarif(all, versionString(), sourceRoot));
+    writeFileAtomic((fs::path(outDir) / "annotations.txt").string(), ciAnnotations(outcomes));
   } catch (const InputError &e) {
     std::fprintf(stderr, "torchtv: error: %s\n", e.what());
     worst = Verdict::Error;

@@ -63,6 +63,16 @@ with tempfile.TemporaryDirectory() as out:
         grouped = sum(1 for r in results.values() for o in r["outputs"] if o["verdict"] != "equivalent")
         c.check(failing - sum(1 for r in results.values() if r["verdict"] == "error") <= grouped,
                 "more causes than failing outputs")
+    # Note [Annotations from ci]: one ::error per cause or pair in error, the same count as SARIF's
+    # results, each pair the gate fails on named; none for an equivalent pair.
+    notes = os.path.join(out, "annotations.txt")
+    if c.check(os.path.exists(notes), "no annotations.txt"):
+        with open(notes) as f:
+            lines = [l for l in f.read().splitlines() if l.startswith("::error ")]
+        failing = sum(len(r["causes"]) for r in results.values() if r["verdict"] != "error")
+        failing += sum(1 for r in results.values() if r["verdict"] == "error")
+        c.check(len(lines) == failing, f"{len(lines)} annotations for {failing} causes/pairs in error:\n" + "\n".join(lines[:6]))
+        c.check(all("file=" in l and "title=torchtv" in l for l in lines), "an annotation without file= or title=")
     junit = os.path.join(out, "junit.xml")
     if c.check(os.path.exists(junit), "no junit.xml"):
         cases = junit_cases(junit)

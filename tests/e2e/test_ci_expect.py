@@ -58,6 +58,10 @@ with tempfile.TemporaryDirectory() as d:
     c.check("stale expectation: now-proven: every output is now equivalent" in p.stdout,
             "an expectation met by equivalent is not named stale\n" + p.stdout)
     c.check("worst: equivalent (exit 0)" in p.stdout, "summary's worst is not the gate's\n" + p.stdout)
+    # Note [Annotations from ci]: nothing the manifest accepts is annotated.
+    with open(os.path.join(out, "annotations.txt")) as f:
+        notes = f.read()
+    c.check("::error" not in notes, "an accepted failure is annotated:\n" + notes[:600])
     # The pair's own JSON is the checker's: its verdict is kept as decided.
     with open(os.path.join(out, "known-bug.json")) as f:
         c.check(json.load(f)["verdict"] == "not_equivalent", "known-bug.json lost its verdict")
