@@ -217,8 +217,8 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
     };
     std::unique_ptr<cache::ProofCache> proofCache = openProofCache(engine.cache, engine.noCache);
     checkOptions.proofCache = proofCache->usable() ? proofCache.get() : nullptr;
-    DecidedSoFar decidedSoFar;
-    checkOptions.decidedSoFar = &decidedSoFar;
+    DecidedSoFar decidedSoFar;  // only a time limit has a watchdog to print it
+    if (timeout > 0) checkOptions.decidedSoFar = &decidedSoFar;
     {
       Watchdog watchdog(left, [&] {
         // Only the loaded graphs and the published result are read here: the engine works on
