@@ -29,8 +29,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Seconds a child gets past its --timeout: its start, the watchdog's grace and
-// the HTML report (whose drawings have their own budget, Note [Drawing budget]).
+// Seconds a child gets past its --timeout: its start, a margin over the watchdog's grace
+// (Watchdog::kGraceSeconds, now 1 s) and the HTML report (whose drawings have their own budget,
+// Note [Drawing budget]).
 const double kAfterVerdictSeconds = 15 + 5 + HtmlOptions{}.dotTimeoutSeconds;
 
 struct CiArgs {

@@ -276,12 +276,8 @@ private:
       if (d == DType::F32) return std::nextafterf(static_cast<float>(a), static_cast<float>(b));
       if (d == DType::F64) return std::nextafter(static_cast<double>(a), static_cast<double>(b));
       throw EvalError("nextafter in " + std::string(dtypeName(d)));
-    case TOp::Lt: return a < b;
-    case TOp::Le: return a <= b;
-    case TOp::Gt: return a > b;
-    case TOp::Ge: return a >= b;
-    case TOp::Eq: return a == b;
-    case TOp::Ne: return a != b;
+    case TOp::Lt: case TOp::Le: case TOp::Gt: case TOp::Ge: case TOp::Eq: case TOp::Ne:
+      return *sem::compareWith(t->op, a, b);
     case TOp::And: return (a != 0) && (b != 0);
     case TOp::Or: return (a != 0) || (b != 0);
     case TOp::Xor: return (a != 0) != (b != 0);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -63,21 +62,9 @@ private:
     if (floating && !std::all_of(args.begin(), args.end(), [](TermPtr a) { return std::isfinite(a->num); }))
       return nullptr;
     auto integer = [&](int i) { return args[i]->inum; };
-    if (hasBoolResult(op) && args.size() == 2) {
-      auto compare = [&](auto x, auto y) -> std::optional<bool> {
-        switch (op) {
-        case TOp::Lt: return x < y;
-        case TOp::Le: return x <= y;
-        case TOp::Gt: return x > y;
-        case TOp::Ge: return x >= y;
-        case TOp::Eq: return x == y;
-        case TOp::Ne: return x != y;
-        default: return std::nullopt;
-        }
-      };
-      auto r = floating ? compare(args[0]->num, args[1]->num) : compare(integer(0), integer(1));
-      if (r) return to_.boolConstant(*r);
-    }
+    if (args.size() == 2)
+      if (auto r = floating ? compareWith(op, args[0]->num, args[1]->num) : compareWith(op, integer(0), integer(1)))
+        return to_.boolConstant(*r);
     if (floating || ((op == TOp::And || op == TOp::Or || op == TOp::Xor || op == TOp::Not) && args[0]->dtype != DType::Bool))
       return nullptr;  // logic on bools only (integer bit operations have no term)
     switch (op) {

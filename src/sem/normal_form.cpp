@@ -186,15 +186,7 @@ struct NormalForm::Impl {
     Rat hi = isSigned ? Rat((BigInt(1) << (bits - 1)) - 1) : Rat((BigInt(1) << bits) - 1);
     for (const Rat &v : {*x, *y})
       if (v < lo || v > hi) return std::nullopt;
-    switch (op) {
-    case TOp::Lt: return *x < *y;
-    case TOp::Le: return *x <= *y;
-    case TOp::Gt: return *x > *y;
-    case TOp::Ge: return *x >= *y;
-    case TOp::Eq: return *x == *y;
-    case TOp::Ne: return *x != *y;
-    default: return std::nullopt;
-    }
+    return compareWith(op, *x, *y);
   }
 
   // The value of a polynomial without atoms (0 for the zero polynomial); nullopt otherwise.

@@ -71,6 +71,21 @@ inline bool hasBoolResult(TOp op) { return hasProp(op, tprop::Bool); }
 // Exact in IEEE, an uninterpreted function over the reals (sqrt, floor, ...).
 inline bool isRealFunction(TOp op) { return hasProp(op, tprop::RealFn); }
 
+// a op b for the comparison ops (Lt, Le, Gt, Ge, Eq, Ne) over any ordered type (the evaluator's
+// long doubles, folded constants, the normal form's rationals); nullopt for any other op.
+template <typename T>
+std::optional<bool> compareWith(TOp op, const T &a, const T &b) {
+  switch (op) {
+  case TOp::Lt: return a < b;
+  case TOp::Le: return a <= b;
+  case TOp::Gt: return a > b;
+  case TOp::Ge: return a >= b;
+  case TOp::Eq: return a == b;
+  case TOp::Ne: return a != b;
+  default: return std::nullopt;
+  }
+}
+
 // IndexCmp kinds (in Term::inum).
 enum class IndexCmpKind { Lt = 0, Le = 1, Eq = 2 };
 

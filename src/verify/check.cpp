@@ -609,10 +609,16 @@ std::map<std::string, int> numbersByName(const Graph &g, const ValueNumbering &v
   return out;
 }
 
+// The real-level assumptions of the cut points and of the prover's proofs, with their counts.
+AssumptionCounts realAssumptionsOf(const Matching &m, const Proved &proved) {
+  AssumptionCounts out = m.cuts.assumptions;
+  for (const auto &[a, count] : proved.assumptions) out[a] += count;
+  return out;
+}
+
 Decision decisionOf(const Compared &g, const Matching &m, CheckResult result, const Proved &proved) {
   Decision decision;
-  decision.realAssumptions = m.cuts.assumptions;
-  for (const auto &[a, count] : proved.assumptions) decision.realAssumptions[a] += count;
+  decision.realAssumptions = realAssumptionsOf(m, proved);
   result.match.reference = numbersByName(g.ref, m.vn);
   result.match.production = numbersByName(g.prod, m.vn);
   result.stats.distinctProofs = proved.distinctProofs + m.cuts.distinctProofs;
@@ -652,7 +658,11 @@ Decision decideOutputs(const Compared &g, const Normalized &norm, const CheckOpt
       undecided.reason = reasons::kNotDecidedInTime;
       out = std::move(undecided);
     }
-    Decision d = decisionOf(g, m, std::move(r), proved);
+    // Not decisionOf: the value numbers and statistics it adds are the final result's, and
+    // computing them after every proof would cost a walk of both graphs each time.
+    Decision d;
+    d.realAssumptions = realAssumptionsOf(m, proved);
+    d.result = std::move(r);
     options.decidedSoFar->publish(concludeStage(g, std::move(d), options, progress, Conclusion::Provisional));
   };
   publish(c.result, Proved{}, {});
