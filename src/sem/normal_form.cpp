@@ -23,6 +23,11 @@ constexpr size_t kMaxMonomials = 4000;
 // products of sums is exponential in the worst case (an unfused attention
 // backward reached 14 GB before this cap): past it the term is undecided.
 constexpr size_t kMaxWork = 1000000;
+// The bytes of atom keys one normal form may build in all. A key spells out its arguments' normal
+// forms, so each level of nesting (a LayerNorm's rsqrt of a sum over the previous layer's output)
+// multiplies its length: widened to the inputs of a three-layer network, the keys alone passed
+// 20 GB before this cap. Past it the term is undecided.
+constexpr size_t kMaxKeyBytes = size_t(64) << 20;
 // The largest integer exponent a constant power is expanded to (Note [Powers and logarithms of
 // other bases]).
 const Rat kMaxIntegerPower = 64;
@@ -134,6 +139,7 @@ struct NormalForm::Impl {
   TermContext &tc;
   std::unordered_map<int, Poly> memo;
   size_t work = 0;  // see kMaxWork
+  size_t keyBytes = 0;  // see kMaxKeyBytes
   std::set<std::string> assumptions;
   // Sum atoms' bodies shifted by their extent, by the atom's key (Note [Merging split sums cheaply]).
   std::unordered_map<std::string, Monomial> shiftedSumBodies;
@@ -170,6 +176,7 @@ struct NormalForm::Impl {
     for (const Poly &p : a.args) k += polyKey(p) + ",";
     k += ")";
     if (a.kind == AtomKind::Sum) k += "S" + std::to_string(a.binder) + "<" + a.extent.str() + ">" + a.body.key;
+    spendKeyBytes(k.size());
     a.key = k;
     if (a.text.empty()) a.text = k.size() > 120 ? k.substr(0, 117) + "..." : k;
     return std::make_shared<const Atom>(std::move(a));
@@ -263,7 +270,15 @@ struct NormalForm::Impl {
     m.factors.erase(std::remove_if(m.factors.begin(), m.factors.end(), [](const Factor &f) { return f.exp == 0; }),
                     m.factors.end());
     for (const Factor &f : m.factors) m.key += f.atom->key + "^" + ratStr(f.exp) + "*";
+    spendKeyBytes(m.key.size());
     return m;
+  }
+
+  void spendKeyBytes(size_t bytes) {
+    keyBytes += bytes;
+    if (keyBytes > kMaxKeyBytes)
+      throw Unsupported("the real normal form's terms nest too deeply (their keys passed " +
+                        std::to_string(kMaxKeyBytes >> 20) + " MB)");
   }
 
   // Note [Exclusive indicators]

@@ -436,11 +436,14 @@ struct Proved {
 // recordRefutation (counterexample.h) records each refutation.
 // Whether a difference the evaluator confirmed is small enough to be the rounding of constants or
 // of a narrowing cast, so that the rounding prover is asked before refuting. A difference past 100
-// roundings of the output's dtype, relative to its magnitude, is refuted without that proof, and the
-// proof is tried on the matched region only (ProverLimits::widen): widened to the graph inputs, the
-// normal form of a real bug's output (a wrong eps, tests/browser/layers3_eps.tvir) ran out of
-// memory. Known limits: a rounded constant amplified more than 100 times by an ill-conditioned
-// formula, or one whose difference only a widened region shows, is then refuted.
+// roundings of the output's dtype, relative to its magnitude, is refuted without that proof. The
+// proof widens the frontier as the prover's does (without Z3): a hand-written backward recomputes
+// what autograd's reads from the forward, so only the widened region shows its rounded constant
+// (Megatron's bias-GELU, tests/golden/prover/rounding/megatron_bias_gelu_back_f32.tvir). The normal
+// form's caps bound what a real bug's widened output costs (kMaxKeyBytes in
+// src/sem/normal_form.cpp: tests/browser/layers3_eps.tvir, a wrong eps, is refuted in about a
+// second and 340 MB). Known limit: a rounded constant amplified more than 100 times by an
+// ill-conditioned formula is refuted.
 // The threshold is Note [When values differ]'s sixth comparison (src/verify/value_difference.h).
 bool couldBeRounding(const ConfirmedDifference &d, DType dtype) {
   return !d.productionRaises && differ::mayBeRounding(d.referenceValue, d.productionValue, dtype);
@@ -480,7 +483,6 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
   auto confirmer = makeEvaluatorConfirmer();
   ProverLimits normalFormOnly = limits;
   normalFormOnly.solver = false;
-  normalFormOnly.widen = false;     // the matched region only: see couldBeRounding
   normalFormOnly.cache = nullptr;   // its "not proven" answers are not the cut search's
   Prover roundingProver(regionInputs, normalFormOnly);
   // One evaluation of both graphs per input distribution serves every output

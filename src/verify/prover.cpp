@@ -396,7 +396,6 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
               {Frontier::MatmulOutputs, kWideningBound},
               {Frontier::ThroughProducts, kWideningBound},
               {Frontier::ThroughViews, kWideningBound}};
-  if (!limits_.widen) ladder.resize(1);
   for (auto [f, expansions] : ladder) {
     sem::TermContext local;
     sem::TermContext &ctx = f == Frontier::Matched ? tc : local;

@@ -38,10 +38,6 @@ struct ProverLimits {
   // false: the caller never reads ProofOutcome::realModel (the cut search), so
   // a stored "not proven" whose Z3 model was dropped may answer it.
   bool needsModels = true;
-  // false: the matched frontier only, never widened (the check before refuting whether a difference
-  // is only rounding: Note [Equivalence up to rounding]; a widened region of a real bug's output can
-  // grow a normal form past memory).
-  bool widen = true;
 };
 
 // What a proof attempt concluded for one output.

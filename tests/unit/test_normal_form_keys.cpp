@@ -164,3 +164,18 @@ TEST_CASE("index substitution: one pass gives the sum of the terms' images (Note
   // Terms cancel: i + j with j := -i is 0.
   CHECK((vi + vj).substitute(j, vi * -1, tc.vars).key() == IndexExpr::constant(0).key());
 }
+
+TEST_CASE("keys of deeply nested atoms: the normal form gives up instead of exhausting memory") {
+  // tanh(t*t + t) nested: each level's key spells its argument's monomials, each holding the
+  // previous level's key, so the keys grow threefold per level (3^30 bytes at 30 levels). A
+  // widened region of a deep network nests the same way (tests/browser/layers3_eps.tvir).
+  sem::TermContext tc;
+  int i = tc.vars.fresh(4, "i");
+  TermPtr t = tc.read(0, {IndexExpr::var(i)}, DType::F32);
+  for (int level = 0; level < 30; ++level) {
+    TermPtr square = tc.make(TOp::Mul, {t, t}, DType::F32);
+    t = tc.make(TOp::Tanh, {tc.make(TOp::Add, {square, t}, DType::F32)}, DType::F32);
+  }
+  sem::NormalForm nf(tc);
+  CHECK_THROWS_WITH_AS(nf.key(t), doctest::Contains("nest too deeply"), sem::Unsupported);
+}
