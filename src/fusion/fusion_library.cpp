@@ -142,7 +142,7 @@ FusionLibrary::Cached FusionLibrary::instantiateUncached(const std::vector<Fusio
           misfit = "the definition returns " + g->outputs()[i]->type.str() + " where the call has " +
                    (i < n.outputs.size() ? n.outputs[i]->type.str() : "nothing");
       if (misfit.empty()) {
-        out.instance = Instance{g, d.exact};
+        out.instance = Instance{g, d.exact, d.tmpl.path + ":" + std::to_string(d.tmpl.line)};
         return out;
       }
       if (out.whyNot.empty()) out.whyNot = misfit;

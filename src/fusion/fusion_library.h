@@ -61,6 +61,7 @@ public:
   struct Instance {
     std::shared_ptr<const Graph> graph;
     bool exact = false;
+    std::string where;  // the definition's file:line
   };
   std::optional<Instance> instantiate(const Node &n, std::string *whyNot = nullptr) const;
 

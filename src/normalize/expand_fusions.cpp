@@ -15,7 +15,7 @@ namespace torchtv {
 // logged and kept in `misfits` (op -> why, the first call's). `exactOnly`:
 // a call whose expansion is not exact stays as written (FusionExpansion::ExactOnly).
 bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits,
-                   bool exactOnly) {
+                   bool exactOnly, std::map<std::string, std::string> &expanded) {
   return rw.rewriteEach([&](Node *n) {
     if (!lib.find(n->op)) return false;
     std::string whyNot;
@@ -27,6 +27,7 @@ bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string,
       return false;
     }
     if (exactOnly && !inst->exact) return false;
+    expanded.emplace(n->op, inst->where);
     const Graph &def = *inst->graph;
     // Definition inputs are the call's present operands, in order.
     std::unordered_map<const Value *, Value *> env;

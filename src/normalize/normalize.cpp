@@ -1,10 +1,29 @@
 #include "src/normalize/normalize.h"
 
+#include <map>
+#include <string>
+
 #include "ir/diagnostic.h"
 #include "ir/rewrite.h"
 #include "src/normalize/passes.h"
 
 namespace torchtv {
+
+namespace {
+// Note [Expansion depth]: what still expands after that many rounds, with its definition: a
+// definition whose body calls its own op, directly or through another definition. Definitions of
+// one op are tried in order, so one for the value the body calls with, a literal guard
+// ({alpha=1.0}), placed before the general one ({alpha=$alpha}), ends the expansion: the
+// definition language's "alpha != 1".
+std::string endlessExpansion(const std::map<std::string, std::string> &stillExpanding, int rounds) {
+  std::string ops;
+  for (const auto &[op, where] : stillExpanding) ops += (ops.empty() ? "" : ", ") + op + " (defined at " + where + ")";
+  return "fusion definitions expand without end: after " + std::to_string(rounds) + " rounds, still expanding: " +
+         ops + ". A definition whose body calls its own op (directly or through another definition) matches its "
+         "own call again when its header binds the attribute ($name or _); put a definition with a literal guard "
+         "for the value the body calls with (such as {alpha=1.0}) before it, or call another op";
+}
+}  // namespace
 
 NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const NormalizeOptions &opts) {
   NormalizeResult result;
@@ -28,13 +47,13 @@ NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const Nor
     };
     bool expanded = false;
     if (opts.fusions != FusionExpansion::Off) {
+      std::map<std::string, std::string> expandedOps;  // this round's, with their definitions
       run("expand-fusions", [&] {
         return expanded = expandFusions(rw, fusions, result.misfitDefinitions,
-                                        opts.fusions == FusionExpansion::ExactOnly);
+                                        opts.fusions == FusionExpansion::ExactOnly, expandedOps);
       });
       expansionRounds = expanded ? expansionRounds + 1 : 0;
-      if (expansionRounds > kMaxExpansionDepth)
-        throw InputError("fusion definitions expand without end (does a definition call its own op?)");
+      if (expansionRounds > kMaxExpansionDepth) throw InputError(endlessExpansion(expandedOps, kMaxExpansionDepth));
     }
     run("drop-no-ops", [&] { return dropNoOps(rw); });
     run("fold-constants", [&] { return foldConstants(rw); });

@@ -26,9 +26,10 @@ bool unifyScalarOverloads(Rewriter &rw);                   // unify_overloads.cp
 bool canonicalizeLayout(Rewriter &rw);                     // canonical_layout.cpp
 // Mixed-dtype operands of promoting ops get an explicit _to_copy.
 bool makePromotionExplicit(Rewriter &rw);                  // explicit_promotion.cpp
-// Inlines the definition of every op the library defines.
+// Inlines the definition of every op the library defines; `expanded` gets each op it inlined,
+// with its definition's file:line.
 bool expandFusions(Rewriter &rw, const FusionLibrary &lib, std::map<std::string, std::string> &misfits,
-                   bool exactOnly);  // expand_fusions.cpp
+                   bool exactOnly, std::map<std::string, std::string> &expanded);  // expand_fusions.cpp
 bool applyRules(Rewriter &rw, const RuleSet &rules);       // apply_rules.cpp
 bool eliminateCommonSubexpressions(Rewriter &rw);          // eliminate_common_subexpressions.cpp
 bool eliminateDeadCode(Graph &g);                          // eliminate_dead_code.cpp

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/sem/index_ranges.h"
 #include "src/sem/normal_form.h"
 
 namespace torchtv::sem {
@@ -131,7 +132,7 @@ std::string coordinates(const std::vector<int64_t> &c) {
 }  // namespace
 
 ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b, const ElementLimits &limits,
-                                          const KeysMatch &alsoMatch, const ClosedTermRewrite &rewrite) {
+                                          const KeysMatch &alsoMatch, const IndexRanges *inRange) {
   std::vector<int> coords = a->freeVars;
   coords.insert(coords.end(), b->freeVars.begin(), b->freeVars.end());
   std::sort(coords.begin(), coords.end());
@@ -153,15 +154,16 @@ ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b,
   }
   TermContext closed;  // the closed terms, apart from the region's own budget
   closed.vars = tc.vars;
+  closed.slotName = tc.slotName;
   Instantiator inst(closed, limits.maxUnroll);
   std::vector<int64_t> at(coords.size(), 0);
   for (int64_t n = 0; n < elements; ++n) {
     if (std::chrono::steady_clock::now() > limits.deadline) throw Unsupported("the time limit passed");
     std::map<int, int64_t> env;
     for (size_t i = 0; i < coords.size(); ++i) env[coords[i]] = at[i];
-    NormalForm nf(closed);
+    NormalForm nf(closed, inRange);
     TermPtr ia = inst.at(a, env), ib = inst.at(b, env);
-    if (rewrite) ia = rewrite(closed, ia), ib = rewrite(closed, ib);
+    if (inRange) ia = assumeIndexRanges(closed, ia, *inRange, true), ib = assumeIndexRanges(closed, ib, *inRange, true);
     std::string keyA = nf.key(ia), keyB = nf.key(ib);
     if (keyA != keyB && !(alsoMatch && alsoMatch(keyA, keyB))) {
       out.differingElement = coordinates(at);

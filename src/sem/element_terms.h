@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "src/sem/index_range.h"
 #include "src/sem/term.h"
 
 namespace torchtv::sem {
@@ -54,12 +55,12 @@ using KeysMatch = std::function<bool(const std::string &a, const std::string &b)
 // Compares a and b element by element over the concrete extents of their free
 // variables (the output's coordinates). Throws Unsupported when an extent is
 // symbolic, the limits are passed, or a normal form cannot be built.
-// A rewrite of each element's closed terms before their normal forms (the index ranges the
-// region assumes: Note [Normal form with indices in range] in src/verify/prover.cpp).
-using ClosedTermRewrite = std::function<TermPtr(TermContext &closed, TermPtr t)>;
-
+// `inRange`: the index ranges the region assumes (Note [Normal form with indices in range] in
+// src/verify/prover.cpp), or null; each element's closed terms are rewritten with them (Note
+// [Terms with indices in range] in src/sem/index_ranges.h) and their normal forms use them (Note
+// [Indicators that cover a range] in src/sem/normal_form.h).
 ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b, const ElementLimits &limits,
                                           const KeysMatch &alsoMatch = nullptr,
-                                          const ClosedTermRewrite &rewrite = nullptr);
+                                          const IndexRanges *inRange = nullptr);
 
 }  // namespace torchtv::sem

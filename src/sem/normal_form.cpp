@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -112,6 +113,7 @@ enum class AtomKind { Read, IndexCond, Indicator, Fn, Base, Sum };
 struct Atom {
   AtomKind kind = AtomKind::Read;
   std::string name;  // Fn/Indicator op, Read slot
+  int slot = -1;     // Read of a tensor
   std::vector<IndexExpr> index;
   std::vector<Poly> args;
   Monomial body;  // Sum
@@ -143,7 +145,8 @@ struct NormalForm::Impl {
   std::set<std::string> assumptions;
   // Sum atoms' bodies shifted by their extent, by the atom's key (Note [Merging split sums cheaply]).
   std::unordered_map<std::string, Monomial> shiftedSumBodies;
-  explicit Impl(TermContext &t) : tc(t) {}
+  const IndexRanges *inRange = nullptr;  // Note [Indicators that cover a range]
+  Impl(TermContext &t, const IndexRanges *r) : tc(t), inRange(r) {}
 
   // ---- construction ----
   AtomPtr finish(Atom a) {
@@ -309,6 +312,72 @@ struct NormalForm::Impl {
     return false;
   }
 
+  // [v == k] for v a read of a tensor in `inRange` and k a point of its range: (v's key, k, the
+  // range); nullopt for any other atom (Note [Indicators that cover a range]).
+  struct RangeTest {
+    std::string read;
+    int64_t point;
+    const IndexRange *range;
+  };
+  std::optional<RangeTest> rangeTest(const Atom &a) const {
+    if (a.kind != AtomKind::Fn || a.name.rfind("cmp_eq_", 0) != 0 || a.args.size() != 2) return std::nullopt;
+    for (int i : {0, 1}) {
+      const Poly &v = a.args[i];
+      auto k = integerConstant(a.args[1 - i]);
+      if (!k || v.terms.size() != 1) continue;
+      const auto &[m, c] = v.terms.begin()->second;
+      if (c != 1 || m.factors.size() != 1 || m.factors[0].exp != 1) continue;
+      const Atom &read = *m.factors[0].atom;
+      auto r = read.kind == AtomKind::Read ? inRange->find(read.slot) : inRange->end();
+      if (r == inRange->end() || abs(numerator(*k)) > BigInt(std::numeric_limits<int64_t>::max())) continue;
+      auto point = static_cast<int64_t>(numerator(*k));
+      if (r->second.contains(point)) return RangeTest{read.key, point, &r->second};
+    }
+    return std::nullopt;
+  }
+
+  // Note [Indicators that cover a range]
+  Poly coverRanges(Poly p) const {
+    if (!inRange || inRange->empty()) return p;
+    struct Group {
+      Monomial rest;
+      Rat coefficient;
+      const IndexRange *range = nullptr;
+      std::map<int64_t, std::string> members;  // point -> monomial key
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::map<std::string, Group> groups;  // by read, rest and coefficient
+      for (auto &[key, mc] : p.terms) {
+        const auto &[m, c] = mc;
+        for (size_t i = 0; i < m.factors.size(); ++i) {
+          if (m.factors[i].exp != 1) continue;
+          auto test = rangeTest(*m.factors[i].atom);
+          if (!test) continue;
+          Monomial rest;
+          for (size_t j = 0; j < m.factors.size(); ++j)
+            if (j != i) rest.factors.push_back(m.factors[j]);
+          for (const Factor &f : rest.factors) rest.key += f.atom->key + "^" + ratStr(f.exp) + "*";
+          Group &g = groups[test->read + "|" + rest.key + "|" + ratStr(c)];
+          g.rest = std::move(rest);
+          g.coefficient = c;
+          g.range = test->range;
+          g.members.emplace(test->point, key);
+        }
+      }
+      for (auto &[gk, g] : groups) {
+        if (g.members.size() != static_cast<size_t>(g.range->bound) + g.range->alsoDefined.size()) continue;
+        // a monomial of two complete groups is taken by the first; the second is looked at again
+        if (std::any_of(g.members.begin(), g.members.end(), [&](const auto &m) { return !p.terms.count(m.second); }))
+          continue;
+        for (const auto &[point, key] : g.members) p.terms.erase(key);
+        addTerm(p, g.rest, g.coefficient);
+        changed = true;
+      }
+    }
+    return p;
+  }
+
   void spend(size_t units) {
     work += units;
     if (work > kMaxWork)
@@ -326,6 +395,31 @@ struct NormalForm::Impl {
     return r;
   }
 
+  // p = a * q for a the product of the positive atoms common to every monomial of a sum p, each
+  // to its least exponent: (a, q); nullopt when p is no sum or has no such atom.
+  std::optional<std::pair<Monomial, Poly>> splitCommonPositive(const Poly &p) {
+    if (p.terms.size() < 2) return std::nullopt;
+    Monomial common, inverse;
+    for (const Factor &f : p.terms.begin()->second.first.factors) {
+      if (!f.atom->positive) continue;
+      Rat least = f.exp;
+      bool everywhere = true;
+      for (auto &[k, mc] : p.terms) {
+        auto it = std::find_if(mc.first.factors.begin(), mc.first.factors.end(),
+                               [&](const Factor &g) { return g.atom->key == f.atom->key; });
+        if (it == mc.first.factors.end()) everywhere = false;
+        else least = std::min(least, it->exp);
+      }
+      if (!everywhere) continue;
+      common = mulMono(common, monoOf(f.atom, least));
+      inverse = mulMono(inverse, monoOf(f.atom, -least));
+    }
+    if (common.factors.empty()) return std::nullopt;
+    Poly rest;
+    for (auto &[k, mc] : p.terms) addTerm(rest, mulMono(mc.first, inverse), mc.second);
+    return std::make_pair(std::move(common), std::move(rest));
+  }
+
   // p^e for a rational e.
   Poly power(const Poly &p, const Rat &e, const std::string &text) {
     if (e == 0) return constant(1);
@@ -335,31 +429,14 @@ struct NormalForm::Impl {
       return r;
     }
     if (p.terms.empty()) throw Unsupported("a power of zero");
-    if (p.terms.size() > 1) {
-      // (a^x * q)^e = a^(x*e) * q^e for a positive atom a common to every
-      // monomial (x its least exponent): softmax's exp(-max) leaves its sums.
-      Monomial common, inverse;
-      for (const Factor &f : p.terms.begin()->second.first.factors) {
-        if (!f.atom->positive) continue;
-        Rat least = f.exp;
-        bool everywhere = true;
-        for (auto &[k, mc] : p.terms) {
-          auto it = std::find_if(mc.first.factors.begin(), mc.first.factors.end(),
-                                 [&](const Factor &g) { return g.atom->key == f.atom->key; });
-          if (it == mc.first.factors.end()) everywhere = false;
-          else least = std::min(least, it->exp);
-        }
-        if (!everywhere) continue;
-        common = mulMono(common, monoOf(f.atom, least * e));
-        inverse = mulMono(inverse, monoOf(f.atom, -least));
-      }
-      if (!common.factors.empty()) {
-        Poly rest;
-        for (auto &[k, mc] : p.terms) addTerm(rest, mulMono(mc.first, inverse), mc.second);
-        Poly out;
-        addTerm(out, common, Rat(1));
-        return mul(out, power(rest, e, text));
-      }
+    // (a^x * q)^e = a^(x*e) * q^e for a positive atom a common to every monomial: softmax's
+    // exp(-max) leaves its sums.
+    if (auto split = splitCommonPositive(p)) {
+      Monomial common;
+      for (const Factor &f : split->first.factors) common = mulMono(common, monoOf(f.atom, f.exp * e));
+      Poly out;
+      addTerm(out, common, Rat(1));
+      return mul(out, power(split->second, e, text));
     }
     if (p.terms.size() == 1) {
       const auto &[m, c] = p.terms.begin()->second;
@@ -493,6 +570,14 @@ struct NormalForm::Impl {
     return r;
   }
 
+  // log(x * y) = log(x) + log(y) for factors known positive; log(exp(a)) = a; the log of a power
+  // atom of a sum P is the log of P (Note [Real normal form]).
+  Poly logOfPositiveAtom(const Factor &f) {
+    if (f.atom->kind == AtomKind::Fn && f.atom->name == "exp") return scale(f.atom->args[0], f.exp);
+    if (f.atom->kind == AtomKind::Base) return scale(logOf(f.atom->args[0], f.atom->text), f.exp);
+    return scale(fn("log", {ofAtom(f.atom)}, false, "log(" + f.atom->text + ")"), f.exp);
+  }
+
   Poly logOf(const Poly &p, const std::string &text) {
     if (p.terms.size() == 1) {
       const auto &[m, c] = p.terms.begin()->second;
@@ -500,12 +585,16 @@ struct NormalForm::Impl {
       for (const Factor &f : m.factors) allPositive = allPositive && f.atom->positive;
       if (allPositive) {
         Poly r = c == 1 ? Poly{} : fn("log", {constant(c)}, c > 1, "log(" + ratStr(c) + ")");
-        for (const Factor &f : m.factors) {
-          if (f.atom->kind == AtomKind::Fn && f.atom->name == "exp") r = add(r, f.atom->args[0], f.exp);
-          else r = add(r, fn("log", {ofAtom(f.atom)}, false, "log(" + f.atom->text + ")"), f.exp);
-        }
+        for (const Factor &f : m.factors) r = add(r, logOfPositiveAtom(f));
         return r;
       }
+    }
+    // log(a * Q) = log(a) + log(Q) for a positive factor a common to the monomials of a sum:
+    // both sides are defined exactly where Q > 0 (log-softmax of x - max(x)).
+    if (auto split = splitCommonPositive(p)) {
+      Poly r = logOf(split->second, text);
+      for (const Factor &f : split->first.factors) r = add(r, logOfPositiveAtom(f));
+      return r;
     }
     return fn("log", {p}, false, "log(" + text + ")");
   }
@@ -817,7 +906,7 @@ struct NormalForm::Impl {
   Poly norm(TermPtr t) {
     auto it = memo.find(t->id);
     if (it != memo.end()) return it->second;
-    Poly p = compute(t);
+    Poly p = coverRanges(compute(t));
     spend(p.terms.size());
     memo.emplace(t->id, p);
     return p;
@@ -866,6 +955,7 @@ struct NormalForm::Impl {
       Atom a;
       a.kind = AtomKind::Read;
       a.name = "t" + std::to_string(t->slot) + ":" + std::string(dtypeName(d));
+      a.slot = t->slot;
       a.index = t->index;
       a.indicator = d == DType::Bool;
       a.text = text;
@@ -1004,7 +1094,7 @@ std::string exactRational(double v) {
   return numerator(r).str() + "/" + denominator(r).str();
 }
 
-NormalForm::NormalForm(TermContext &tc) : impl_(std::make_unique<Impl>(tc)) {}
+NormalForm::NormalForm(TermContext &tc, const IndexRanges *inRange) : impl_(std::make_unique<Impl>(tc, inRange)) {}
 NormalForm::~NormalForm() = default;
 
 std::string NormalForm::key(TermPtr t) { return polyKey(impl_->norm(t)); }

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "src/sem/index_range.h"
 #include "src/sem/term.h"
 
 namespace torchtv::sem {
@@ -67,9 +68,23 @@ namespace torchtv::sem {
 // row's test for an element that is not -inf, any(x != -inf), is 1 under the
 // same assumption (Note [Rows with some element kept] in normal_form.cpp).
 // Everywhere else -inf stays Unsupported, so x - x = 0 never hides -inf - -inf.
+// Note [Indicators that cover a range]
+// Where index tensors are assumed in range (`inRange`, by slot: Note [Terms
+// with indices in range] in src/sem/index_ranges.h), a value v of such a
+// tensor equals exactly one point of its range, so the indicators [v == k]
+// for every k of the range sum to 1: monomials c * M * [v == k] with the same
+// c and M, one for each point k, are the one monomial c * M. An identity for
+// every in-range v (the range's other accepted points, alsoDefined, count as
+// points of it: at such a point no [v == k] of [0, bound) holds). Written out
+// element by element, autograd's log-softmax backward multiplies the softmax by
+// the sum of the one-hot row of a label-smoothed nll_loss's gradient, K
+// monomials of [t == k]; Megatron's hand-written gradient has that sum's value
+// once. Applied to every term's form, so sums under a power or a log are
+// covered too.
 class NormalForm {
 public:
-  explicit NormalForm(TermContext &tc);
+  // `inRange` (kept by the caller, null for none): Note [Indicators that cover a range].
+  explicit NormalForm(TermContext &tc, const IndexRanges *inRange = nullptr);
   ~NormalForm();
 
   // Canonical key of t's normal form; throws Unsupported when the form grows

@@ -380,7 +380,7 @@ void TermContext::appendStr(TermPtr t, std::string &out, size_t limit) const {
     out += isFloating(t->dtype) ? formatFloat(t->num) : std::to_string(t->inum);
     return;
   case TOp::Read: {
-    out += "t" + std::to_string(t->slot) + "[";
+    out += (slotName ? slotName(t->slot) : "t" + std::to_string(t->slot)) + "[";
     for (size_t i = 0; i < t->index.size() && out.size() < limit; ++i) out += (i ? "," : "") + t->index[i].str(vars);
     out += "]";
     return;

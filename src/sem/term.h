@@ -130,6 +130,10 @@ public:
 class TermContext {
 public:
   VarTable vars;
+  // How str() names a read's slot: the graph value's name ("%x") where the prover knows it, so
+  // that assumptions and reasons speak of the user's values; "t<slot>" when unset. Display only:
+  // no key is made from str().
+  std::function<std::string(int slot)> slotName;
 
   TermPtr constant(double v, DType dtype);  // rounded to dtype
   TermPtr intConstant(int64_t v, DType dtype);  // wrapped to dtype's width

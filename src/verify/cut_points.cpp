@@ -8,6 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include <spdlog/spdlog.h>
+
 #include "src/eval/concrete.h"
 #include "src/match/divergence.h"
 #include "src/match/graph_structure.h"
@@ -336,6 +338,8 @@ private:
         proof = solverProver_->prove(r, p, Widening::AroundProducts);
         solverFailures_ += !proof.proven;
       }
+      spdlog::debug("cut search: production's %{} against the reference's %{}: {}", p->name, r->name,
+                    proof.proven ? "proven, merged" : "not proven (" + proof.reason.substr(0, 300) + ")");
       if (!proof.proven) continue;
       merge(r, p, proof);
       d.reference = record_ ? record_->indexOf(r) : -1;

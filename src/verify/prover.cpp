@@ -1,6 +1,7 @@
 #include "src/verify/prover.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 
@@ -55,6 +56,16 @@ double secondsLeft(const ProverLimits &l) {
   return std::chrono::duration<double>(l.deadline - std::chrono::steady_clock::now()).count();
 }
 
+const char *answerText(smt::Answer a) {
+  switch (a) {
+  case smt::Answer::Equal: return "equal";
+  case smt::Answer::Differ: return "a model";
+  case smt::Answer::Unknown: return "unknown";
+  case smt::Answer::Crash: return "crashed";
+  }
+  return "?";
+}
+
 }  // namespace
 
 // The graph value a frontier slot (a value number) reads, production's first; null when none.
@@ -72,8 +83,12 @@ const Value *Prover::slotValue(int slot) const {
 // "%name" of a frontier slot's value; "value#N" when no graph value has the number.
 std::function<std::string(int)> Prover::slotNamer() const {
   return [this](int slot) {
-    const Value *v = slotValue(slot);
-    return v ? "%" + v->name : "value#" + std::to_string(slot);
+    auto it = slotNames_.find(slot);
+    if (it == slotNames_.end()) {
+      const Value *v = slotValue(slot);
+      it = slotNames_.emplace(slot, v ? "%" + v->name : "value#" + std::to_string(slot)).first;
+    }
+    return it->second;
   };
 }
 
@@ -134,8 +149,12 @@ smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::A
       if (q.answer == smt::Answer::Equal) return q;
     }
   ++queries_;
+  auto start = std::chrono::steady_clock::now();
   smt::QueryResult q = smt::proveEqual(tc, reference, production, arith, o);
   if (q.answer == smt::Answer::Crash) budgetCut_ = true;
+  spdlog::debug("Z3 query {} ({}{}): {} in {:.2f} s", queries_, arith == smt::Arith::Real ? "reals" : "IEEE",
+                inRange ? ", indices in range" : "", answerText(q.answer),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return q;
 }
 
@@ -144,6 +163,7 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
                                                   bool &overAbstracted) {
   overAbstracted = false;
   sem::TermContext tc;
+  nameSlots(tc);
   Region r;
   try {
     r = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Bitwise, limits_.maxRegionTerms);
@@ -222,6 +242,7 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
     ++persistentMisses_;
   }
   sem::TermContext tc;
+  nameSlots(tc);
   Region real;
   try {
     real = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Real, limits_.maxRegionTerms);
@@ -270,6 +291,7 @@ bool Prover::provenBitwiseWidened(const Value *a, const Value *b, ProofOutcome &
           regionGraphKey(in_, a, b, Frontier::Matched, RegionMode::Bitwise))
     return false;
   sem::TermContext wide;
+  nameSlots(wide);
   try {
     Region r = buildRegion(wide, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms,
                            kWideningBound);
@@ -294,6 +316,7 @@ bool Prover::provenBitwiseWidened(const Value *a, const Value *b, ProofOutcome &
 // proof there holds for the graphs as they are, whatever values the numbering merged.
 bool Prover::bitwiseOverInputs(const Value *a, const Value *b) const {
   sem::TermContext tc;
+  nameSlots(tc);
   Region r;
   try {
     r = buildRegion(tc, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms, kWideningBound);
@@ -332,13 +355,10 @@ bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const
   std::string failure;
   for (size_t i = 0; i < 2; ++i) {
     if (i == 1 && bounds.empty()) break;
-    sem::ClosedTermRewrite inRange = nullptr;
-    if (i == 1)
-      inRange = [&](sem::TermContext &closed, sem::TermPtr t) { return sem::assumeIndexRanges(closed, t, bounds, true); };
     roundedPairs.clear();
     try {
       sem::ElementComparison cmp =
-          sem::compareElementByElement(ctx, r.reference, r.production, el, withinRounding, inRange);
+          sem::compareElementByElement(ctx, r.reference, r.production, el, withinRounding, i == 1 ? &bounds : nullptr);
       if (!cmp.equal) {  // Z3 next, for a model
         spdlog::debug("element by element{}: the forms differ at {}:\n  {}\n  {}", i ? " (indices in range)" : "",
                       cmp.differingElement, cmp.formA.substr(0, 3000), cmp.formB.substr(0, 3000));
@@ -398,6 +418,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
               {Frontier::ThroughViews, kWideningBound}};
   for (auto [f, expansions] : ladder) {
     sem::TermContext local;
+    nameSlots(local);
     sem::TermContext &ctx = f == Frontier::Matched ? tc : local;
     Region r = real;
     if (f != Frontier::Matched) {
@@ -433,7 +454,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       if (keyRef != keyProd && !r.indexDomains.empty()) {
         sem::IndexRanges bounds;
         for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.range;
-        sem::NormalForm inRange(ctx);  // its own assumptions: only those of the ranged terms
+        sem::NormalForm inRange(ctx, &bounds);  // its own assumptions: only those of the ranged terms
         std::string ranged = inRange.key(sem::assumeIndexRanges(ctx, r.reference, bounds, true));
         if (ranged == inRange.key(sem::assumeIndexRanges(ctx, r.production, bounds, true))) {
           keyRef = keyProd = ranged;

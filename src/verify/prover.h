@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/smt/query.h"
@@ -110,9 +111,12 @@ private:
 
   const Value *slotValue(int slot) const;
   std::function<std::string(int)> slotNamer() const;
+  // Names tc's reads by their values (TermContext::slotName).
+  void nameSlots(sem::TermContext &tc) const { tc.slotName = slotNamer(); }
   const RegionInputs &in_;
   ProverLimits limits_;
   std::map<std::string, ProofOutcome> cache_;
+  mutable std::unordered_map<int, std::string> slotNames_;  // slotNamer's, as they are asked for
   size_t proofs_ = 0, hits_ = 0, queries_ = 0, persistentHits_ = 0, persistentMisses_ = 0;
   bool budgetCut_ = false;  // the deadline shortened the current proof attempt
 };

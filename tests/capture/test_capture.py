@@ -21,7 +21,7 @@ PAIRS = os.path.join(HERE, "pairs")
 
 GOOD = ["layernorm_train", "layernorm_train__bias_grad", "mlp_fused_train", "train_multiline",
         "forward_ops", "inplace_alias", "output_shape_differs", "inplace_input_update"]
-BAD = ["bad_missing_function", "bad_syntax", "bad_wrong_outputs", "bad_data_dependent"]
+BAD = ["bad_missing_function", "bad_syntax", "bad_wrong_outputs", "bad_data_dependent", "bad_nothing_returned"]
 BAD_CLI = ["bad_syntax", "bad_data_dependent"]   # also run through the CLI (the rest in-process)
 
 DTYPES = {"bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"}
@@ -449,6 +449,13 @@ class ErrorTest(unittest.TestCase):
         self.assertIn("4 outputs", err["error"])
         self.assertEqual(err["file"], pair_path("bad_wrong_outputs"))
         self.assertEqual(err["line"], line_of(pair_path("bad_wrong_outputs"), "return loss,"))
+
+    def test_nothing_to_compare(self):
+        # returning nothing is fine for a function that updates its inputs (capture/optim/sgd_in_place.py);
+        # one that neither returns nor updates anything is told so, at its line
+        err = self.error_of("bad_nothing_returned")
+        self.assertIn("returns no tensors and modifies none of its inputs", err["error"])
+        self.assertEqual(err["line"], line_of(pair_path("bad_nothing_returned"), "def reference(p, g)"))
 
     def test_data_dependent_control_flow(self):
         err = self.error_of("bad_data_dependent")

@@ -4,7 +4,9 @@
 // exp(log P) for a positive sum P.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "src/sem/element_terms.h"
 #include "src/sem/normal_form.h"
@@ -144,4 +146,64 @@ TEST_CASE("normal form: exp(log(sum of exps)) is the sum; a sum that may be 0 is
   // y0 + y1 may be 0 or negative: exp(log(y0 + y1)) stays as written.
   TermPtr y = add(tc, tc.read(1, {IndexExpr::constant(0)}, F), tc.read(1, {IndexExpr::constant(1)}, F));
   CHECK(key(tc.make(TOp::Exp, {tc.make(TOp::Log, {y}, F)}, F)) != key(y));
+}
+
+TEST_CASE("normal form: indicators of every point of an assumed range sum to 1, and only then") {
+  sem::TermContext tc;
+  TermPtr t = tc.read(0, {IndexExpr::constant(2)}, DType::I64);
+  TermPtr w = tc.read(1, {IndexExpr::constant(0)}, F);
+  auto is = [&](int64_t k) { return tc.cast(tc.make(TOp::Eq, {t, tc.intConstant(k, DType::I64)}, DType::I64), F); };
+  // 0.25 * w * sum_k [t == k] over the points given, written out as an autograd backward does.
+  auto spread = [&](std::vector<int64_t> points) {
+    TermPtr acc = tc.constant(0, F);
+    for (int64_t k : points) acc = add(tc, acc, mul(tc, tc.constant(0.25, F), mul(tc, w, is(k))));
+    return acc;
+  };
+  TermPtr quarterW = mul(tc, tc.constant(0.25, F), w);
+  auto key = [&](TermPtr x, const sem::IndexRanges *ranges) {
+    sem::NormalForm nf(tc, ranges);
+    return nf.key(x);
+  };
+  sem::IndexRanges classes{{0, sem::IndexRange{3, {}}}};
+  CHECK(key(spread({0, 1, 2}), &classes) == key(quarterW, &classes));
+  CHECK(key(spread({2, 0, 1}), &classes) == key(quarterW, &classes));
+  // Without the range assumed, or with a point missing, or the range of another tensor: no rule.
+  CHECK(key(spread({0, 1, 2}), nullptr) != key(quarterW, nullptr));
+  CHECK(key(spread({0, 1}), &classes) != key(quarterW, &classes));
+  sem::IndexRanges otherSlot{{1, sem::IndexRange{3, {}}}};
+  CHECK(key(spread({0, 1, 2}), &otherSlot) != key(quarterW, &otherSlot));
+  // Different coefficients: 0.25 w [t == 0] + 0.5 w [t == 1] + 0.25 w [t == 2] is not 0.25 w.
+  TermPtr uneven = add(tc, spread({0, 2}), mul(tc, tc.constant(0.5, F), mul(tc, w, is(1))));
+  CHECK(key(uneven, &classes) != key(quarterW, &classes));
+  // A point the reference also accepts (ignore_index -100) belongs to the range: without its
+  // indicator the others do not cover it; with it they do.
+  sem::IndexRanges withIgnore{{0, sem::IndexRange{3, {-100}}}};
+  CHECK(key(spread({0, 1, 2}), &withIgnore) != key(quarterW, &withIgnore));
+  CHECK(key(spread({0, 1, 2, -100}), &withIgnore) == key(quarterW, &withIgnore));
+  // Element by element, the range given is the range used.
+  sem::ElementComparison covered = sem::compareElementByElement(tc, spread({0, 1, 2}), quarterW, {}, nullptr, &classes);
+  CHECK(covered.equal);
+  CHECK_FALSE(sem::compareElementByElement(tc, spread({0, 1, 2}), quarterW, {}).equal);
+}
+
+TEST_CASE("normal form: log of a sum with a positive common factor splits it off") {
+  sem::TermContext tc;
+  auto key = [&](TermPtr t) {
+    sem::NormalForm nf(tc);
+    return nf.key(t);
+  };
+  auto x = [&](int64_t i) { return tc.read(0, {IndexExpr::constant(i)}, F); };
+  TermPtr m = tc.read(1, {}, F);
+  auto shiftedExp = [&](int64_t i) { return tc.make(TOp::Exp, {tc.make(TOp::Sub, {x(i), m}, F)}, F); };
+  TermPtr sumExp = add(tc, tc.make(TOp::Exp, {x(0)}, F), tc.make(TOp::Exp, {x(1)}, F));
+  // log(sum_j exp(x_j - m)) = log(sum_j exp(x_j)) - m: a log-softmax of x - max against one of x.
+  TermPtr shifted = tc.make(TOp::Log, {add(tc, shiftedExp(0), shiftedExp(1))}, F);
+  CHECK(key(shifted) == key(tc.make(TOp::Sub, {tc.make(TOp::Log, {sumExp}, F), m}, F)));
+  // log(1 / P) = -log(P) for a positive sum P, whichever way P is written.
+  TermPtr inverse = tc.make(TOp::Log, {tc.make(TOp::Div, {tc.constant(1, F), sumExp}, F)}, F);
+  CHECK(key(inverse) == key(tc.make(TOp::Neg, {tc.make(TOp::Log, {sumExp}, F)}, F)));
+  // A factor not known positive stays inside: log(y * (e0 + e1)) is not log(y) + log(e0 + e1).
+  TermPtr y = tc.read(2, {}, F);
+  TermPtr scaled = tc.make(TOp::Log, {mul(tc, y, sumExp)}, F);
+  CHECK(key(scaled) != key(add(tc, tc.make(TOp::Log, {y}, F), tc.make(TOp::Log, {sumExp}, F))));
 }

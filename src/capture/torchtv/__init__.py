@@ -6,6 +6,10 @@
     assert result.equivalent, result.summary()
     torchtv.assert_equivalent(reference, production, example_inputs)
 
+`assert_equivalent` raises AssertionError when the functions are not proven equivalent (a test
+that fails), and TorchtvError when torchtv could not decide them at all: the functions cannot be
+captured, or the binary is missing or fails (a test that errors, with the file and line).
+
 The two functions are captured in this process (with the torch you import), written as a
 capture directory (docs/capture-format.md) and decided by the `torchtv` binary, found at
 $TORCHTV_BIN, else at build/torchtv of the source tree this package sits in, else on PATH
@@ -19,13 +23,22 @@ import tempfile
 
 __version__ = "0.1.0"  # the CMake project's VERSION; e2e/package checks that they agree
 
-__all__ = ["verify", "assert_equivalent", "check_dir", "Result", "TorchtvError"]
+__all__ = ["verify", "assert_equivalent", "check_dir", "Result", "TorchtvError", "CaptureFailed"]
 
 EXIT_CODES = {"equivalent": 0, "not_equivalent": 1, "unknown": 2, "error": 3}
 
 
 class TorchtvError(RuntimeError):
     """torchtv could not run (binary missing, crashed) - never a verdict."""
+
+
+class CaptureFailed(TorchtvError):
+    """The functions could not be captured or checked (verdict "error"): `result` says why and
+    where (`result.data["error"]["location"]`, FILE:LINE when known)."""
+
+    def __init__(self, result):
+        super().__init__(result.summary())
+        self.result = result
 
 
 def _output_lines(o, indent):
@@ -156,14 +169,19 @@ def _find_binary():
 
 
 def verify(reference, production, example_inputs, mode="forward", fusions=None,
-           require="rounded", timeout=600, keep_capture=None, report=None):
+           require="rounded", timeout=600, keep_capture=None, report=None, fusion_dir=None,
+           assume=(), cache=None):
     """Captures `reference` and `production` at `example_inputs` (a tuple of tensors, or a
     function returning one) and decides them. `mode` and `fusions` mean what MODE and FUSIONS
     mean in a pair file. Returns a Result; a capture problem comes back as verdict "error"
     with the reason, as from the CLI. `keep_capture`, a directory path, keeps the captured
     graphs there; `report`, a file path, gets the HTML diff report (as `--report`). `require`:
-    the weakest level that counts as equivalent, "rounded" (the default), "real" or "bitwise"
-    (as `--require`)."""
+    the weakest level that counts as equivalent, "rounded" (the default; constants within one
+    rounding are proven equal there, naming them), "real" or "bitwise" (as `--require`).
+    `fusion_dir`: a folder of .tvir definitions of fused or custom ops (as `--fusions`);
+    `assume`: input domains you declare, e.g. ["target in [0, 5) or -100"] (as `--assume`, named
+    in the verdict as your assumption); `cache`: the proof cache, a SQLite path or
+    redis://HOST:PORT/DB (as `--cache`), False for none (`--no-cache`), None for torchtv's default."""
     from torchtv_capture.capture import capture_loaded_pair
     from torchtv_capture.cli import write_dir
     from torchtv_capture.errors import CaptureError
@@ -182,24 +200,37 @@ def verify(reference, production, example_inputs, mode="forward", fusions=None,
                            "outputs": [], "counterexample": None,
                            "error": {"message": e.message, "location": where or None}})
         return check_dir(binary, capture_dir, require, timeout,
-                         report_path=os.path.abspath(report) if report else None, pair=pair)
+                         report_path=os.path.abspath(report) if report else None, fusions=fusion_dir,
+                         pair=pair, assume=assume, cache=cache)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def check_dir(binary, capture_dir, require="rounded", timeout=600, report_path=None, fusions=None, pair=None):
-    """Runs `torchtv check` on a capture directory (with `--fusions DIR` when given); returns its
-    Result (never a verdict made up here: a crash or a mismatch between exit code and verdict
-    raises TorchtvError). With `pair` (torchtv_capture's Pair of the captured functions), a
-    refutation of the graphs is run through those functions here (_CodeRunner)."""
+def check_dir(binary, capture_dir, require="rounded", timeout=600, report_path=None, fusions=None, pair=None,
+              assume=(), cache=None):
+    """Runs `torchtv check` on a capture directory (with `--fusions DIR`, `--assume`, `--cache`
+    as verify() passes them); returns its Result (never a verdict made up here: a crash or a
+    mismatch between exit code and verdict raises TorchtvError). With `pair` (torchtv_capture's
+    Pair of the captured functions), a refutation of the graphs is run through those functions
+    here (_CodeRunner)."""
     if require not in ("rounded", "real", "bitwise"):
         raise ValueError("require must be 'rounded', 'real' or 'bitwise', not %r" % (require,))
+    if isinstance(assume, str):
+        raise ValueError("assume is a list of domains, e.g. [%r], not one string" % (assume,))
+    if fusions is not None and not os.path.isdir(fusions):
+        raise ValueError("fusion_dir %r is not a folder of .tvir definitions" % (fusions,))
     cmd = [binary, "check", capture_dir, "--format", "json", "--require", require,
            "--timeout", str(timeout)]
     if report_path:
         cmd += ["--report", report_path]
     if fusions:
         cmd += ["--fusions", fusions]
+    for domain in assume:
+        cmd += ["--assume", domain]
+    if cache is False:
+        cmd.append("--no-cache")
+    elif cache is not None:
+        cmd += ["--cache", str(cache)]
     runner = _CodeRunner(pair) if pair is not None else None
     try:
         if runner is not None:
@@ -279,8 +310,12 @@ class _CodeRunner:
 
 def assert_equivalent(reference, production, example_inputs, **kwargs):
     """torchtv.verify, raising AssertionError with the diff summary (Result.summary) unless
-    equivalent. `report="x.html"` writes the HTML report, and the message names it."""
+    equivalent, CaptureFailed (a TorchtvError) when they could not be decided at all (verdict
+    "error": a capture problem, at its file and line). `report="x.html"` writes the HTML report,
+    and the message names it."""
     result = verify(reference, production, example_inputs, **kwargs)
+    if result.verdict == "error":
+        raise CaptureFailed(result)
     if not result.equivalent:
         raise AssertionError(result.summary())
     return result

@@ -49,6 +49,16 @@ def _fmt_meta(m):
     return repr(m)
 
 
+def _nothing_returned_as_no_outputs(gm):
+    """A function that returns nothing (None) returns no tensors: its graph's outputs are () and
+    what it computes is the inputs it updates in place (an optimizer step; Note [Input
+    mutations])."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    if out.args[0] is None:
+        out.args = ((),)
+        gm.recompile()
+
+
 def _check_outputs_are_tensors(gm, what, fn, pair):
     nodes, _ = _output_nodes(gm)
     for i, r in enumerate(nodes):
@@ -239,16 +249,20 @@ def _capture(pair):
                             "gradient is captured as zeros_like" % nm)
     else:
         ref_gm = trace_forward(pair, pair.reference, inputs, "reference", rec)
+        _nothing_returned_as_no_outputs(ref_gm)
         _check_outputs_are_tensors(ref_gm, "reference()", pair.reference, pair)
         nodes, single = _output_nodes(ref_gm)
         out_names = ["out"] if single else ["out%d" % i for i in range(len(nodes))]
-        if not nodes:
-            raise CaptureError("reference() returns no tensors", pair.path, return_line(pair.reference))
+        if not nodes and not set(input_updates(ref_gm, pair.input_names)) - set(pair.allow_input_mutation):
+            raise CaptureError("reference() returns no tensors and modifies none of its inputs in place: there "
+                               "is nothing to compare", pair.path, return_line(pair.reference))
     if pair.world is not None:  # Note [Every rank's copy of a replicated output]
         nodes, out_names = with_rank_copies(pair, _output_nodes(ref_gm)[0], out_names)
         next(n for n in ref_gm.graph.nodes if n.op == "output").args = (tuple(nodes),)
         ref_gm.recompile()
     prod_gm = trace_production(pair, rec)
+    if mode != "train_step":
+        _nothing_returned_as_no_outputs(prod_gm)
     _check_outputs_are_tensors(prod_gm, "production()", pair.production, pair)
     prod_nodes, _ = _output_nodes(prod_gm)
     if len(prod_nodes) != len(out_names):
@@ -330,8 +344,11 @@ def _capture(pair):
         "input_mutations": mutated,
         "assume": list(pair.assume),  # Note [Declared input domains]
     }
+    # the names of every output the graphs have, the updated inputs' included (the eager check
+    # compares them all)
     return ({"capture": capture,
-             "graphs": {"reference": ref_json, "production": prod_json, "fusions": fusion_graphs}}, out_names)
+             "graphs": {"reference": ref_json, "production": prod_json, "fusions": fusion_graphs}},
+            out_names + [nm + UPDATED_SUFFIX for nm in updated])
 
 
 def _call_signature(args, kwargs):

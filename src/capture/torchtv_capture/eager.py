@@ -36,6 +36,7 @@ import math
 
 import torch
 
+from .export import UPDATED_SUFFIX
 from .precision import BelowFloat64, describe
 from .world import reference_output_names, with_rank_copies
 
@@ -77,6 +78,8 @@ def _fresh(inputs, dtype=None):
 
 
 def _as_tuple(r):
+    if r is None:  # returns nothing: it computes only the inputs it updates in place
+        return ()
     if isinstance(r, torch.Tensor):
         return (r,)
     return tuple(r)
@@ -95,6 +98,19 @@ def _run_reference(pair, inputs):
         grads = torch.autograd.grad(loss, diff, allow_unused=True)
         r = out = _detached((loss,) + tuple(torch.zeros_like(t) if g is None else g for t, g in zip(diff, grads)))
     return with_rank_copies(pair, out, reference_output_names(pair, r))[0]
+
+
+def _updated_positions(pair, out_names):
+    """The positions of the inputs whose updates are outputs NAME__updated (Note [Input mutations]
+    in export.py), in the order of out_names (they come after the returned outputs)."""
+    return [pair.input_names.index(n[:-len(UPDATED_SUFFIX)]) for n in out_names
+            if n.endswith(UPDATED_SUFFIX) and n[:-len(UPDATED_SUFFIX)] in pair.input_names]
+
+
+def _run(pair, run, fresh, updated):
+    """``run``'s outputs on ``fresh`` (copies of the inputs), then the copies at ``updated`` as the
+    function left them: the outputs the capture names, in its order."""
+    return tuple(run(pair, fresh)) + tuple(fresh[i].detach() for i in updated)
 
 
 def _run_production(pair, inputs):
@@ -243,8 +259,9 @@ def _eager_check(pair, out_names):
     # The reference runs twice on the given inputs: the second run is the first draw's, so the
     # determinism check costs no run of its own (at 126 layers a run is about a second).
     try:
-        first = _run_reference(pair, _fresh(inputs))
-        again = _run_reference(pair, _fresh(inputs))
+        updated = _updated_positions(pair, out_names)
+        first = _run(pair, _run_reference, _fresh(inputs), updated)
+        again = _run(pair, _run_reference, _fresh(inputs), updated)
     except Exception as e:  # the trace succeeded, so this is unexpected; say so, decide nothing
         return {"ran": False, "why": "running reference() eagerly on %s failed: %s: %s"
                 % (given, type(e).__name__, str(e)[:200])}
@@ -254,7 +271,7 @@ def _eager_check(pair, out_names):
         return {"ran": False, "why": "reference() gives different results on the same inputs (random ops?)"}
     comps = [_Comparison(n) for n in out_names]
     for label, draw in _draws(inputs, given):
-        stopped = _compare_draw(pair, comps, label, draw, again if label == given else None, given)
+        stopped = _compare_draw(pair, comps, label, draw, again if label == given else None, given, updated)
         again = draw = None  # Note [The eager check's memory]
         if stopped is not None:
             return stopped
@@ -267,14 +284,14 @@ def _eager_check(pair, out_names):
     return record
 
 
-def _compare_draw(pair, comps, label, draw, ref, given):
+def _compare_draw(pair, comps, label, draw, ref, given, updated):
     """Runs the functions on one draw (the reference only when ``ref``, its outputs, is None) and
     adds what their outputs show to ``comps``. Returns a record that stops the check ("ran": false)
     or None to go on."""
     try:
         if ref is None:
-            ref = _run_reference(pair, _fresh(draw))
-        prod = _run_production(pair, _fresh(draw))
+            ref = _run(pair, _run_reference, _fresh(draw), updated)
+        prod = _run(pair, _run_production, _fresh(draw), updated)
     except Exception as e:
         if label == given:
             return {"ran": False, "why": "running the functions eagerly on %s failed: %s: %s"
@@ -304,7 +321,7 @@ def _compare_draw(pair, comps, label, draw, ref, given):
                 c.beyond = "%s: element %s is %s in reference, %s in production" % (label, index, rv, pv)
             continue
         if wide is None:
-            wide = _wide(pair, draw)
+            wide = _wide(pair, draw, updated)
         if isinstance(wide, str):
             c.inconclusive = wide
             continue
@@ -341,20 +358,20 @@ def _shapes_told(pair, most=3):
     return ", ".join(told[:most]) + (", ..." if len(told) > most else "")
 
 
-def _in_float64(pair, run, draw):
+def _in_float64(pair, run, draw, updated):
     """``run`` on float64 copies of the draw, made outside the recording mode (only the function's
     own ops are recorded) and dropped when it returns (Note [The eager check's memory])."""
     fresh = _fresh(draw, torch.float64)
     with BelowFloat64(pair.user_files) as mode:
-        return run(pair, fresh), mode
+        return _run(pair, run, fresh, updated), mode
 
 
-def _wide(pair, draw):
+def _wide(pair, draw, updated):
     """Both functions in float64 on the draw, or why their runs are not float64 evidence: they
     raise, or an op ran below float64 (Note [Float64 evidence only from float64 runs])."""
     try:
-        ref, ref_mode = _in_float64(pair, _run_reference, draw)
-        prod, prod_mode = _in_float64(pair, _run_production, draw)
+        ref, ref_mode = _in_float64(pair, _run_reference, draw, updated)
+        prod, prod_mode = _in_float64(pair, _run_production, draw, updated)
     except Exception as e:
         return "the functions do not run in float64 (%s: %s)" % (type(e).__name__, str(e)[:120])
     for side, mode in (("reference", ref_mode), ("production", prod_mode)):

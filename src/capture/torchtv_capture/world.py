@@ -427,6 +427,8 @@ def reference_output_names(pair, result):
     in a train step the loss and the gradients of the inputs requiring grad), before rank copies."""
     if pair.mode == "train_step":
         return ["loss"] + ["grad_" + nm for nm, t in zip(pair.input_names, pair.example_inputs) if t.requires_grad]
+    if result is None:  # returns nothing: what it computes is the inputs it updates in place
+        return []
     return ["out"] if isinstance(result, torch.Tensor) else ["out%d" % i for i in range(len(result))]
 
 
