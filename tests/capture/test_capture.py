@@ -21,7 +21,8 @@ PAIRS = os.path.join(HERE, "pairs")
 
 GOOD = ["layernorm_train", "layernorm_train__bias_grad", "mlp_fused_train", "train_multiline",
         "forward_ops", "inplace_alias", "output_shape_differs", "inplace_input_update"]
-BAD = ["bad_missing_function", "bad_syntax", "bad_wrong_outputs", "bad_data_dependent", "bad_nothing_returned"]
+BAD = ["bad_missing_function", "bad_syntax", "bad_wrong_outputs", "bad_data_dependent", "bad_nothing_returned",
+       "bad_fusion_disagrees"]
 BAD_CLI = ["bad_syntax", "bad_data_dependent"]   # also run through the CLI (the rest in-process)
 
 DTYPES = {"bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"}
@@ -456,6 +457,13 @@ class ErrorTest(unittest.TestCase):
         err = self.error_of("bad_nothing_returned")
         self.assertIn("returns no tensors and modifies none of its inputs", err["error"])
         self.assertEqual(err["line"], line_of(pair_path("bad_nothing_returned"), "def reference(p, g)"))
+
+    def test_definition_that_disagrees_with_its_kernel(self):
+        # the capture runs the FUSIONS definition at the recorded call and holds it against the kernel
+        err = self.error_of("bad_fusion_disagrees")
+        self.assertIn("does not compute what the kernel", err["error"])
+        self.assertIn("element [", err["error"])
+        self.assertEqual(err["line"], line_of(pair_path("bad_fusion_disagrees"), "def bias_relu_definition"))
 
     def test_data_dependent_control_flow(self):
         err = self.error_of("bad_data_dependent")

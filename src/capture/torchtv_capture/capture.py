@@ -435,6 +435,11 @@ def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
         if got != w:
             raise CaptureError("%s output %d is %s but %s itself returned %s for the same arguments"
                                % (what, i, _fmt_meta(got), cname, _fmt_meta(w)), fl[0], fl[1])
+    differs = _definition_differs(call_fusion, tensors, want)
+    if differs is not None:
+        raise CaptureError("%s does not compute what the kernel of %s computes at its call: %s. torchtv decides the "
+                           "pair through this definition, so it must be the kernel's math (up to rounding)"
+                           % (what, cname, differs), fl[0], fl[1])
     ids = {id(v): names[k] for k, v in enumerate(v for _, v in bound if isinstance(v, torch.Tensor))}
 
     def ref(x):
@@ -448,6 +453,45 @@ def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
     gj["fusion"] = {"op": cname, "graph": src, "node_index": src_info["index"].get(node),
                     "args": call_args}
     return gj
+
+
+# Note [A definition agrees with its kernel]
+# A FUSIONS definition stands for its op in the graphs, so a definition that computes something
+# else than the kernel the code runs makes the verdict about other code. At the first call the
+# capture recorded, the definition runs eagerly on the call's arguments and is held against what
+# the kernel returned there: beyond the square root of the dtype's epsilon times the output's
+# scale (a definition may round apart from a fused kernel, not more), or a non-finite value on one
+# side only, the capture stops at the definition's line. A shape-only capture has no values to
+# compare (its recorded results are fake).
+def _definition_differs(call_fusion, tensors, kernel_results):
+    """Where the definition's outputs on the recorded call differ from the kernel's, or None."""
+    if any(type(t).__name__ == "FakeTensor" or not isinstance(t, torch.Tensor) for t in kernel_results):
+        return None
+    with torch.no_grad():
+        got = call_fusion(*(t.detach().clone() for t in tensors))
+    got = got if isinstance(got, (tuple, list)) else [got]
+    for i, (d, k) in enumerate(zip(got, kernel_results)):
+        d, k = d.detach(), k.detach()
+        if d.shape != k.shape or d.numel() == 0:
+            continue
+        if not k.dtype.is_floating_point:
+            bad = d != k
+        else:
+            dd, kd = d.double(), k.double()
+            finite = torch.isfinite(dd) & torch.isfinite(kd)
+            scale = float(torch.maximum(dd.abs(), kd.abs()).masked_fill(~finite, 0.0).max())
+            tol = torch.finfo(k.dtype).eps ** 0.5 * max(scale, 1e-30)
+            bad = ((dd - kd).abs().masked_fill(~finite, 0.0) > tol) | (~finite & ~(dd == kd) &
+                                                                      ~(torch.isnan(dd) & torch.isnan(kd)))
+        if bool(bad.any()):
+            flat = int(bad.reshape(-1).to(torch.uint8).argmax())
+            index, rest = [], flat
+            for n in reversed(k.shape):
+                index.insert(0, rest % n)
+                rest //= n
+            return "output %d, element %s, is %r by the definition and %r by the kernel" % (
+                i, index, float(d.reshape(-1)[flat]), float(k.reshape(-1)[flat]))
+    return None
 
 
 def _fn_def_line(fn):
