@@ -172,7 +172,11 @@ int decideAndEmit(const ModuleLoader &load, ReportContext ctx, const EngineOptio
   auto outOfTime = [&](const std::string &when, CheckResult late) {
     std::string ranOut = "the global time limit of " + fmt::format("{:g}", timeout) + " s ran out " + when;
     for (OutputResult &out : late.outputs)
-      if (out.code == ReasonCode::TimedOut) out.reason = ranOut + " before it was decided";
+      if (out.code == ReasonCode::TimedOut) {
+        out.reason = ranOut + " before it was decided";
+        out.toDecide = whatWouldDecide({{Obstacle::CheckTimeLimit, ""}},
+                                       {engine.check.rlimit, engine.check.solverMemoryMB, timeout});
+      }
     if (late.outputs.empty() || late.verdict != Verdict::Equivalent) {
       applyEvidence(late, Evidence::TimedOut);
       late.reason = ranOut + " (Note [Watchdog])";

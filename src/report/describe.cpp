@@ -83,7 +83,18 @@ std::string shortened(const std::string &text, size_t maxChars) {
   return text.substr(0, cut) + "...";
 }
 
-std::string runsText(const OutputResult &o) { return o.runs.empty() ? "" : "runs of the code: " + o.runs; }
+std::vector<std::string> undecidedLines(const OutputResult &o) {
+  std::vector<std::string> lines;
+  if (!o.runs.empty()) lines.push_back("runs of the code: " + o.runs);
+  if (!o.toDecide.empty()) lines.push_back("to decide it, try: " + o.toDecide);
+  return lines;
+}
+
+std::string undecidedText(const OutputResult &o, const std::string &separator) {
+  std::string text;
+  for (const std::string &line : undecidedLines(o)) text += separator + line;
+  return text;
+}
 
 std::string groupedOutputsText(const CauseGroup &g, size_t maxNamed) {
   std::string out = std::to_string(g.outputs.size()) + (g.outputs.size() == 1 ? " output: " : " outputs: ");

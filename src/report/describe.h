@@ -58,9 +58,13 @@ std::string inputValuesText(const TensorValues &t, size_t maxValues);
 // character (reasons quote users' names and files).
 std::string shortened(const std::string &text, size_t maxChars);
 
-// "runs of the code: ..." for an output that carries what the runs showed (Note [Evidence of
-// undecided outputs] in src/verify/cross_check.h), "" for one that does not: every format's line.
-std::string runsText(const OutputResult &o);
+// An undecided output's evidence, every format's lines: "runs of the code: ..." where it carries
+// what the runs showed (Note [Evidence of undecided outputs] in src/verify/cross_check.h), and "to
+// decide it: ..." where something the user sets would decide it (Note [What would decide it] in
+// src/verify/obstacle.h); none for an output with neither.
+std::vector<std::string> undecidedLines(const OutputResult &o);
+// Those lines, each after `separator`.
+std::string undecidedText(const OutputResult &o, const std::string &separator);
 
 // What a single check is called where a name is needed (a JUnit suite): a pair file's or one-file
 // pair's stem ("layernorm_train"), "ref vs prod" for two graph files, "check" without paths.

@@ -75,7 +75,7 @@ std::string renderGithub(const CheckResult &r, const ReportContext &ctx) {
     if (g.production && !g.production->loc.empty()) where = parseFileLine(g.production->loc);
     else where.file = ctx.productionPath;
     std::string msg = g.outputs.size() == 1 ? first.reason : groupedOutputsText(g) + "\n" + first.name + ": " + first.reason;
-    if (!first.runs.empty()) msg += "\n" + runsText(first);
+    msg += undecidedText(first, "\n");
     if (g.reference) msg += "\nreference diverges at " + siteText(*g.reference);
     if (g.production) msg += "\nproduction diverges at " + siteText(*g.production);
     for (const OutputResult *o : g.outputs)

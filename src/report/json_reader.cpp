@@ -77,6 +77,7 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
       out.referenceSite = siteOf(o.at("reference_site"));
       out.productionSite = siteOf(o.at("production_site"));
       if (auto it = o.find("runs"); it != o.end() && it->is_string()) out.runs = it->get<std::string>();
+      if (auto it = o.find("to_decide"); it != o.end() && it->is_string()) out.toDecide = it->get<std::string>();
       r.outputs.push_back(out);
     }
     if (const json &c = j.at("counterexample"); !c.is_null()) {

@@ -72,6 +72,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
                        {"reference_site", siteJson(o.referenceSite)},
                        {"production_site", siteJson(o.productionSite)}});
     if (!o.runs.empty()) outputs.back()["runs"] = o.runs;  // Note [Evidence of undecided outputs]
+    if (!o.toDecide.empty()) outputs.back()["to_decide"] = o.toDecide;  // Note [What would decide it]
   }
   // Note [One alert per cause] in src/report/describe.h.
   json causes = json::array();

@@ -71,8 +71,8 @@ std::string renderJunit(const std::vector<NamedResult> &pairs) {
     for (const CauseGroup &g : groups)
       for (const OutputResult *o : g.outputs) causeOf[o] = &g;
     for (const OutputResult &o : r.outputs) {
-      std::string details = "output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n" +
-                            (o.runs.empty() ? "" : runsText(o) + "\n");
+      std::string details = "output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
+      for (const std::string &line : undecidedLines(o)) details += line + "\n";
       std::string message = o.reason;
       if (auto it = causeOf.find(&o); it != causeOf.end()) {
         const CauseGroup &g = *it->second;

@@ -130,7 +130,7 @@ void addPair(const NamedResult &nr, json &results) {
                                                              verdictWithLevel(first.verdict, first.level) + ": " +
                                                              first.reason);
     json names = json::array();
-    if (!first.runs.empty()) text += "\n" + runsText(first);
+    text += undecidedText(first, "\n");
     for (const OutputResult *o : g.outputs) {
       names.push_back(o->name);
       if (r.counterexample && r.counterexample->output == o->name) text += "\n" + counterexampleText(*r.counterexample);

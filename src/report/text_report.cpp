@@ -14,8 +14,9 @@ namespace torchtv {
 namespace {
 
 std::string outputLine(const OutputResult &o) {
-  return "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n" +
-         (o.runs.empty() ? "" : "      " + runsText(o) + "\n");
+  std::string text = "  output " + o.name + ": " + verdictWithLevel(o.verdict, o.level) + " - " + o.reason + "\n";
+  for (const std::string &line : undecidedLines(o)) text += "      " + line + "\n";
+  return text;
 }
 
 std::string sitesText(const std::optional<Site> &reference, const std::optional<Site> &production) {

@@ -145,7 +145,7 @@ ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b,
     extents.push_back(d.size());
     elements *= d.size();
     if (elements > limits.maxElements)
-      throw Unsupported("more than " + std::to_string(limits.maxElements) + " elements to compare one by one");
+      throw Unsupported("more than " + std::to_string(limits.maxElements) + " elements to compare one by one", Gap::TooLarge);
   }
   ElementComparison out;
   if (elements == 0) {
@@ -158,7 +158,7 @@ ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b,
   Instantiator inst(closed, limits.maxUnroll);
   std::vector<int64_t> at(coords.size(), 0);
   for (int64_t n = 0; n < elements; ++n) {
-    if (std::chrono::steady_clock::now() > limits.deadline) throw Unsupported("the time limit passed");
+    if (std::chrono::steady_clock::now() > limits.deadline) throw Unsupported("the time limit passed", Gap::TimeLimit);
     std::map<int, int64_t> env;
     for (size_t i = 0; i < coords.size(); ++i) env[coords[i]] = at[i];
     NormalForm nf(closed, inRange);

@@ -232,7 +232,7 @@ struct NormalForm::Impl {
       it->second.second += c;
       if (it->second.second == 0) p.terms.erase(it);
     }
-    if (p.terms.size() > kMaxMonomials) throw Unsupported("the real normal form grew past " + std::to_string(kMaxMonomials) + " monomials");
+    if (p.terms.size() > kMaxMonomials) throw Unsupported("the real normal form grew past " + std::to_string(kMaxMonomials) + " monomials", Gap::TooLarge);
   }
   static Poly add(const Poly &a, const Poly &b, const Rat &scaleB = 1) {
     Poly r = a;
@@ -381,7 +381,8 @@ struct NormalForm::Impl {
   void spend(size_t units) {
     work += units;
     if (work > kMaxWork)
-      throw Unsupported("the real normal form needed more than " + std::to_string(kMaxWork) + " monomial operations");
+      throw Unsupported("the real normal form needed more than " + std::to_string(kMaxWork) + " monomial operations",
+                        Gap::TooLarge);
   }
 
   Poly mul(const Poly &a, const Poly &b) {

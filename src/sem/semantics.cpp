@@ -32,7 +32,7 @@ bool hasSemantics(const std::string &op) { return handlers().count(op) != 0; }
 TermPtr opTerm(TermContext &tc, const Node &node, int output, const std::vector<IndexExpr> &index,
                const InputFn &input) {
   auto it = handlers().find(node.op);
-  if (it == handlers().end()) throw Unsupported("no semantics for " + node.op);
+  if (it == handlers().end()) throw Unsupported("no semantics for " + node.op, Gap::NoSemantics, node.op);
   auto storageOnly = [](const Value *v) { return v && v->type.dtype == DType::U64; };
   if (std::any_of(node.inputs.begin(), node.inputs.end(), storageOnly) ||
       std::any_of(node.outputs.begin(), node.outputs.end(), storageOnly))

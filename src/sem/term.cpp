@@ -143,7 +143,7 @@ TermPtr TermContext::intern(Term t) {
   // binders, so a deep region (an unfused attention backward) can create
   // terms without end; past the budget the region is undecided, not an OOM.
   if (terms_.size() >= kMaxTerms)
-    throw Unsupported("the region needs more than " + std::to_string(kMaxTerms) + " terms");
+    throw Unsupported("the region needs more than " + std::to_string(kMaxTerms) + " terms", Gap::TooLarge);
   t.id = static_cast<int>(terms_.size());
   std::vector<int> fv;
   for (TermPtr a : t.args) {

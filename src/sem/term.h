@@ -121,10 +121,23 @@ bool dependsOnBound(TermPtr t, const BoundMap &bound) {
 // true; whether it did.
 bool anySubterm(TermPtr a, TermPtr b, const std::function<bool(TermPtr)> &visit);
 
-// Thrown when an op (or an op/attribute combination) has no semantics yet.
+// What stopped a term from being built or compared, for the hint of what would decide an undecided
+// output (Note [What would decide it] in src/verify/obstacle.h): the text says why, the kind is
+// what a user could change.
+enum class Gap {
+  Other,         // not supported yet: nothing the user sets changes it
+  NoSemantics,   // `subject`, an op, has no semantics
+  TooLarge,      // a size limit of the terms, the normal form or the element comparison
+  TimeLimit,     // the check's time ran out
+};
+
+// Thrown when an op (or an op/attribute combination) has no semantics yet, or a term passes a limit.
 class Unsupported : public std::runtime_error {
 public:
-  using std::runtime_error::runtime_error;
+  explicit Unsupported(const std::string &what, Gap gap = Gap::Other, std::string subject = {})
+      : std::runtime_error(what), gap(gap), subject(std::move(subject)) {}
+  Gap gap;
+  std::string subject;
 };
 
 class TermContext {

@@ -60,11 +60,17 @@ struct ModelRead {
   double value = 0;
 };
 
+// Which of the query's limits ended an Unknown (or a Crash under a memory cap): what a user can
+// raise (--rlimit, --solver-memory, --timeout); None when the solver gave up for another reason (an
+// incomplete theory, an unsupported term).
+enum class Limit { None, Resources, Memory, Time };
+
 struct QueryResult {
   Answer answer = Answer::Unknown;
   std::string detail;
   std::vector<ModelRead> reads;  // Differ: the read elements' values
   double lhs = 0, rhs = 0;       // Differ: both sides' values (as doubles)
+  Limit limit = Limit::None;     // Unknown, Crash: the limit that ended it
 };
 
 // Does a query on `a` and `b` read floats as extended reals at level real (Note [Extended reals at

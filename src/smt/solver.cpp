@@ -56,6 +56,15 @@ bool mentionsMemory(const std::string &s) {
   return s.find("memory") != std::string::npos || s.find("memout") != std::string::npos;
 }
 
+// The limit an Unknown's reason names: Z3's reason_unknown() ("max. resource limit exceeded",
+// "canceled" on a timeout, "out of memory", ...) or our memory cap's text.
+Limit limitNamed(const std::string &why) {
+  if (mentionsMemory(why)) return Limit::Memory;
+  if (why.find("resource limit") != std::string::npos || why.find("rlimit") != std::string::npos) return Limit::Resources;
+  if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos) return Limit::Time;
+  return Limit::None;
+}
+
 std::string formatDouble(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -258,18 +267,21 @@ QueryResult proveEqual(const sem::TermContext &tc, sem::TermPtr a, sem::TermPtr 
         writeAll(fd, solve(tc, a, b, arith, options));
       },
       options.deadlineSeconds);
-  if (!child.started) return {Answer::Unknown, "cannot fork the solver process", {}, 0, 0};
-  if (child.timedOut) return {Answer::Unknown, "the solver ran past the time limit", {}, 0, 0};
+  if (!child.started) return {Answer::Unknown, "cannot fork the solver process", {}, 0, 0, Limit::None};
+  if (child.timedOut) return {Answer::Unknown, "the solver ran past the time limit", {}, 0, 0, Limit::Time};
   // A child that dies under a memory cap may have died of it (an allocation
   // that failed outside Z3's own accounting): say so.
   std::string capNote = options.memoryMB ? " (under its memory cap of " + std::to_string(options.memoryMB) + " MiB)" : "";
+  Limit underCap = capNote.empty() ? Limit::None : Limit::Memory;
   if (child.signal)
     return {Answer::Crash,
             std::string("the solver process died with signal ") + strsignal(child.signal) +
                 (child.signal == SIGFPE ? "" : capNote),
-            {}, 0, 0};
-  if (child.exitCode != 0) return {Answer::Crash, "the solver process exited abnormally" + capNote, {}, 0, 0};
-  return parse(child.out);
+            {}, 0, 0, child.signal == SIGFPE ? Limit::None : underCap};
+  if (child.exitCode != 0) return {Answer::Crash, "the solver process exited abnormally" + capNote, {}, 0, 0, underCap};
+  QueryResult r = parse(child.out);
+  if (r.answer == Answer::Unknown) r.limit = limitNamed(r.detail);
+  return r;
 }
 
 }  // namespace torchtv::smt

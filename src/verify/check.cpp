@@ -318,7 +318,15 @@ const char *opaqueOp(const FusionLibrary &lib, const Node &n, const CheckOptions
 // Why ops in the cones of `outs` stayed uninterpreted although they have a
 // definition: it does not fit their call (FusionLibrary::instantiate). One
 // " (op...: why)" per op, in name order.
-std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map<std::string, std::string> &misfits) {
+// What an opaque op's `why` (opaqueOp) means for the hint (Note [What would decide it]).
+void addBlocker(std::vector<Blocker> &blockers, const Node &n, const char *why) {
+  if (why == reasons::kNoSemanticsOp) addBlocker(blockers, {Obstacle::NoSemantics, n.op});
+  if (why == reasons::kUninterpretedOp) addBlocker(blockers, {Obstacle::NoDefinition, n.op});
+  if (why == reasons::kDefinitionNotMatched) addBlocker(blockers, {Obstacle::DefinitionMisfit, n.op});
+}
+
+std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map<std::string, std::string> &misfits,
+                          std::vector<Blocker> &blockers) {
   if (misfits.empty()) return "";
   std::set<std::string> found;
   std::set<const Node *> seen;
@@ -333,7 +341,10 @@ std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map
       if (in) work.push_back(in->producer);
   }
   std::string text;
-  for (const std::string &op : found) text += " (" + op + reasons::kDefinitionMisfit + misfits.at(op) + ")";
+  for (const std::string &op : found) {
+    text += " (" + op + reasons::kDefinitionMisfit + misfits.at(op) + ")";
+    addBlocker(blockers, {Obstacle::DefinitionMisfit, op});
+  }
   return text;
 }
 
@@ -396,8 +407,11 @@ Classified classifyStage(const Compared &g, const Normalized &norm, const Matchi
       if (p) out.reason += " from production's %" + p->outputs[0]->name + " = " + p->op +
                           (p->loc.known() ? " at " + p->loc.str() : "");
       if (p && !misfits.count(p->op))
-        if (const char *why = opaqueOp(lib, *p, options)) out.reason += " (" + p->op + why + ")";
-      out.reason += misfitsInCone({a, b}, misfits);
+        if (const char *why = opaqueOp(lib, *p, options)) {
+          out.reason += " (" + p->op + why + ")";
+          addBlocker(out.blockers, *p, why);
+        }
+      out.reason += misfitsInCone({a, b}, misfits, out.blockers);
       c.pending.push_back(i);
     }
     result.outputs.push_back(std::move(out));
@@ -528,6 +542,7 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
     }
     applyEvidence(out, Evidence::NotProven);
     out.reason = p.reason + "; " + out.reason;
+    for (const Blocker &b : p.blockers) addBlocker(out.blockers, b);
     if (!p.realModel.empty() && p.realModelOverInputs) {
       auto byModel = refuteByModel(g.ref, g.prod, {i}, p.realModel, *confirmer, &refDomains);
       if (byModel) {
@@ -734,6 +749,10 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
   }
   applyRequirement(result, options.require);
   if (options.capture && options.capture->eager) describeRunsOfUndecided(result, *options.capture->eager);
+  // Note [What would decide it]
+  for (OutputResult &o : result.outputs)
+    if (o.verdict == Verdict::Unknown)
+      o.toDecide = whatWouldDecide(o.blockers, {options.rlimit, options.solverMemoryMB, options.timeoutSeconds});
   return result;
 }
 

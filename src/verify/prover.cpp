@@ -135,6 +135,7 @@ smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::A
   o.deadlineSeconds = std::min(limits_.querySeconds, secondsLeft(limits_));
   if (o.deadlineSeconds <= 0) {
     budgetCut_ = true;
+    addBlocker(blockers_, {Obstacle::CheckTimeLimit, ""});
     return {smt::Answer::Unknown, reasons::kTimeLimit, {}, 0, 0};
   }
   if (!limits_.solver) return {smt::Answer::Unknown, "no solver query in this search", {}, 0, 0};
@@ -152,6 +153,9 @@ smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::A
   auto start = std::chrono::steady_clock::now();
   smt::QueryResult q = smt::proveEqual(tc, reference, production, arith, o);
   if (q.answer == smt::Answer::Crash) budgetCut_ = true;
+  // Note [What would decide it]: a query that the check's deadline shortened ran out of the check's time.
+  if (q.limit == smt::Limit::Time && o.deadlineSeconds < limits_.querySeconds) addBlocker(blockers_, {Obstacle::CheckTimeLimit, ""});
+  else if (q.answer == smt::Answer::Unknown || q.answer == smt::Answer::Crash) addBlocker(blockers_, q.limit);
   spdlog::debug("Z3 query {} ({}{}): {} in {:.2f} s", queries_, arith == smt::Arith::Real ? "reals" : "IEEE",
                 inRange ? ", indices in range" : "", answerText(q.answer),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -168,6 +172,7 @@ std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b
   try {
     r = buildRegion(tc, in_, a, b, Frontier::Matched, RegionMode::Bitwise, limits_.maxRegionTerms);
   } catch (const sem::Unsupported &e) {
+    addBlocker(blockers_, e);
     return std::string("bitwise: ") + e.what();
   }
   if (r.reference == r.production) return std::nullopt;
@@ -249,6 +254,7 @@ ProofOutcome Prover::prove(const Value *a, const Value *b, Widening widening) {
   } catch (const sem::Unsupported &e) {
     ProofOutcome o;
     o.reason = std::string(reasons::kNotProven) + ": " + e.what();
+    addBlocker(o.blockers, e);
     cache_.insert_or_assign(std::move(memoKey), o);
     return o;
   }
@@ -378,6 +384,7 @@ bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const
       return true;
     } catch (const sem::Unsupported &e) {
       failure = e.what();
+      addBlocker(blockers_, e);
     }
   }
   if (!failure.empty()) notes.push_back(std::string("normal forms element by element: ") + failure);
@@ -387,6 +394,7 @@ bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const
 ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                                    Widening widening) {
   ProofOutcome out;
+  blockers_.clear();
   bool bitwiseOverAbstracted = false;  // the bitwise model read a frontier value that is no graph input
   auto bitwise = bitwiseFailure(a, b, out.assumptions, bitwiseOverAbstracted);
   if (!bitwise) {
@@ -426,6 +434,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         r = buildRegion(ctx, in_, a, b, f, RegionMode::Real, limits_.maxRegionTerms, expansions);
       } catch (const sem::Unsupported &e) {
         notes.push_back(e.what());
+        addBlocker(blockers_, e);
         continue;
       }
       if (r.key == lastKey) continue;
@@ -434,6 +443,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     if (secondsLeft(limits_) <= 0) {
       budgetCut_ = true;
       notes.push_back(reasons::kTimeLimit);
+      addBlocker(blockers_, {Obstacle::CheckTimeLimit, ""});
       break;
     }
     try {
@@ -488,6 +498,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       }
     } catch (const sem::Unsupported &e) {
       notes.push_back(std::string("normal form: ") + e.what());
+      addBlocker(blockers_, e);
     }
     // Note [Normal forms element by element]: sums of different shapes, compared at each element.
     if (proveElementByElement(ctx, r, a, b, out, notes)) {
@@ -548,6 +559,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
   if (provenBitwiseWidened(a, b, out)) return out;
   out.reason = reasons::kNotProven;
   for (const std::string &n : notes) out.reason += "; " + n;
+  out.blockers = blockers_;
   return out;
 }
 

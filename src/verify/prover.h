@@ -57,6 +57,8 @@ struct ProofOutcome {
   Frontier provenAt = Frontier::Matched;
   size_t provenExpansions = 0;  // the bound of that widening (0: none)
   std::string widenedKey;  // Note [Region keys from the graph]
+  // Not proven: what stood in the way, for the hint (Note [What would decide it]).
+  std::vector<Blocker> blockers;
 };
 
 // Note [Memo of widened proofs]
@@ -118,6 +120,7 @@ private:
   std::map<std::string, ProofOutcome> cache_;
   mutable std::unordered_map<int, std::string> slotNames_;  // slotNamer's, as they are asked for
   size_t proofs_ = 0, hits_ = 0, queries_ = 0, persistentHits_ = 0, persistentMisses_ = 0;
+  std::vector<Blocker> blockers_;  // the current proof attempt's (Note [What would decide it])
   bool budgetCut_ = false;  // the deadline shortened the current proof attempt
 };
 

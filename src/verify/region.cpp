@@ -101,7 +101,7 @@ public:
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     if (in_.oversized && in_.oversized->keys.count(oversizedKeyOf(v)))
-      throw sem::Unsupported(std::string(reasons::kOversizedDefinition) + " (%" + v->name + ")");
+      throw sem::Unsupported(std::string(reasons::kOversizedDefinition) + " (%" + v->name + ")", sem::Gap::TooLarge);
     size_t termsBefore = tc_.size();
     try {
       sem::TermPtr t = definitionOf(v, idx, number);
@@ -137,7 +137,7 @@ private:
     // memory bear (Note [Widening the frontier]): give up on it, saying so.
     if (maxTerms_ && tc_.size() > maxTerms_)
       throw sem::Unsupported(std::string(f_ == Frontier::Matched ? "the region" : "the widened region") +
-                             " grew past " + std::to_string(maxTerms_) + " terms");
+                             " grew past " + std::to_string(maxTerms_) + " terms", sem::Gap::TooLarge);
     return t;
   }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/sem/index_range.h"
+#include "src/verify/obstacle.h"
 #include "src/verify/reason_code.h"
 
 namespace torchtv {
@@ -89,6 +90,10 @@ struct OutputResult {
   // An undecided output: what running the code showed of it (Note [Evidence of undecided
   // outputs] in src/verify/cross_check.h); "" when nothing ran.
   std::string runs;
+  // An undecided output: what stood in the way, and the hint rendered from it (Note [What would
+  // decide it] in src/verify/obstacle.h); "" when nothing the user sets would help.
+  std::vector<Blocker> blockers;
+  std::string toDecide;
 };
 
 struct TensorValues {

@@ -256,3 +256,17 @@ def test_assume_declares_an_input_domain():
     assert any("as you declared" in a for a in result.data["assumptions"]), result.data["assumptions"]
     with pytest.raises(ValueError):
         torchtv.verify(gather_rows, gather_rows_clamped, inputs, assume="i in [0, 4)")
+
+
+def test_unknown_says_what_would_decide_it():
+    # Note [What would decide it]: an op torchtv has no semantics for is named, with the definition to write.
+    def first_four(x, w):
+        return torch.as_strided(x * w, (4,), (1,))
+
+    def first_four_flat(x, w):
+        return (x * w).reshape(-1)[:4]
+    result = torchtv.verify(first_four, first_four_flat, example())
+    assert result.verdict == "unknown", result.summary()
+    hint = result.outputs[0]["to_decide"]
+    assert hint.startswith("a definition of aten::as_strided in terms of ops torchtv knows"), result.outputs[0]
+    assert "to decide it, try: a definition of aten::as_strided" in result.summary()

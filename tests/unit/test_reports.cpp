@@ -60,17 +60,25 @@ Checked checkText(const char *text) {
   return c;
 }
 
-CheckResult withCounterexample() {
+// A result of one output `name`, its verdict the result's, diverging at production's `site`.
+CheckResult withOneOutput(Verdict verdict, const std::string &reason, const std::string &name,
+                          const std::string &outputReason, const Site &site) {
   CheckResult r;
-  r.verdict = Verdict::NotEquivalent;
-  r.reason = "some outputs differ";
+  r.verdict = verdict;
+  r.reason = reason;
   OutputResult o;
-  o.name = "grad";
-  o.verdict = Verdict::NotEquivalent;
-  o.reason = "values differ <&\"'>";
-  o.productionSite = Site{"t2", "aten::add.Scalar", "fast path.py:11"};
-  o.referenceSite = Site{"e", "aten::add.Scalar", "ref.py:6"};
+  o.name = name;
+  o.verdict = verdict;
+  o.reason = outputReason;
+  o.productionSite = site;
   r.outputs.push_back(o);
+  return r;
+}
+
+CheckResult withCounterexample() {
+  CheckResult r = withOneOutput(Verdict::NotEquivalent, "some outputs differ", "grad", "values differ <&\"'>",
+                                Site{"t2", "aten::add.Scalar", "fast path.py:11"});
+  r.outputs[0].referenceSite = Site{"e", "aten::add.Scalar", "ref.py:6"};
   Counterexample c;
   c.output = "grad";
   c.index = {1, 2};
@@ -153,6 +161,27 @@ TEST_CASE("JUnit: one testcase per output, escaped, failures carry the counterex
   CHECK(xml.find("at index [1,2]: reference nan, production -0.0") != std::string::npos);
   std::string err = renderJunit({{"q", errorResult("boom"), ReportContext{}}});
   CHECK(err.find("<error type=\"error\" message=\"boom\">") != std::string::npos);
+}
+
+TEST_CASE("an unknown output's runs and what would decide it reach every format, and JSON reads them back") {
+  // Note [Evidence of undecided outputs], Note [What would decide it]
+  CheckResult r = withOneOutput(Verdict::Unknown, "some outputs could not be decided", "y",
+                                "not proven: no semantics for aten::as_strided", Site{"y", "aten::as_strided", "p.py:3"});
+  OutputResult &o = r.outputs[0];
+  o.runs = "the two functions agree bit for bit on 4 inputs";
+  o.toDecide = "a definition of aten::as_strided";
+  ReportContext ctx{"a", "b", "v"};
+  const std::string runs = "runs of the code: " + o.runs, hint = "to decide it, try: " + o.toDecide;
+  for (const std::string &text : {renderText(r, ctx), renderJunit({{"p", r, ctx}}), renderSarif({{"p", r, ctx}}, "v"),
+                                  renderGithub(r, ctx)}) {
+    CHECK(text.find(runs) != std::string::npos);
+    CHECK(text.find(hint) != std::string::npos);
+  }
+  ReportContext back;
+  CheckResult again = parseJsonResult(renderJson(r, ctx), back);
+  REQUIRE(again.outputs.size() == 1);
+  CHECK(again.outputs[0].runs == o.runs);
+  CHECK(again.outputs[0].toDecide == o.toDecide);
 }
 
 TEST_CASE("GitHub annotations escape properties and data") {

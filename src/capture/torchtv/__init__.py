@@ -42,11 +42,14 @@ class CaptureFailed(TorchtvError):
 
 
 def _output_lines(o, indent):
-    """An output that is not proven, and what running the code showed of it (`runs`, Note
-    [Evidence of undecided outputs] in src/verify/cross_check.h)."""
+    """An output that is not proven, what running the code showed of it (`runs`, Note [Evidence of
+    undecided outputs] in src/verify/cross_check.h) and what would decide it (`to_decide`, Note
+    [What would decide it] in src/verify/obstacle.h)."""
     lines = ["%soutput %s: %s - %s" % (indent, o["name"], o["verdict"], o["reason"])]
     if o.get("runs"):
         lines.append("%s    runs of the code: %s" % (indent, o["runs"]))
+    if o.get("to_decide"):
+        lines.append("%s    to decide it, try: %s" % (indent, o["to_decide"]))
     return lines
 
 
