@@ -58,6 +58,10 @@ struct CaptureEvidence {
   // The pair file's ASSUME, as "NAME in [0, N)" texts over the graphs' input
   // names (Note [Declared input domains] in src/verify/input_domains.h).
   std::vector<std::string> declaredDomains;
+  // What the capture warned of (its "warnings": a custom op without a FUSIONS entry, a FUSIONS
+  // entry production never calls, an input the loss does not depend on, ...): shown with the
+  // verdict, since each one can mean the pair does not check what its author meant.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace torchtv

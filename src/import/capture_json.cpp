@@ -388,6 +388,14 @@ CaptureEvidence readCaptureEvidence(const json &capture, const std::string &path
       ev.declaredDomains.push_back(d.get<std::string>());
     }
   }
+  if (capture.is_object() && capture.contains("warnings")) {
+    Where w{path, "warnings"};
+    if (!capture["warnings"].is_array()) w.fail("expected a list of texts");
+    for (const json &t : capture["warnings"]) {
+      if (!t.is_string()) w.fail("expected a list of texts");
+      ev.warnings.push_back(t.get<std::string>());
+    }
+  }
   return ev;
 }
 

@@ -111,6 +111,7 @@ CheckResult parseJsonResult(const std::string &text, ReportContext &ctx) {
       r.counterexample = cex;
     }
     r.assumptions = j.at("assumptions").get<std::vector<std::string>>();
+    if (auto it = j.find("warnings"); it != j.end() && it->is_array()) r.warnings = it->get<std::vector<std::string>>();
     if (const json &e = j.at("error"); !e.is_null() && !e.at("location").is_null())
       r.errorLocation = e.at("location").get<std::string>();
     ctx.version = j.at("torchtv_version").get<std::string>();

@@ -95,6 +95,7 @@ std::string renderJson(const CheckResult &r, const ReportContext &ctx) {
       {"causes", causes},
       {"counterexample", counterexampleJson(r.counterexample)},
       {"assumptions", r.assumptions},
+      {"warnings", r.warnings},
       {"roundings", roundingsJson(r.roundings)},
       {"error", r.verdict == Verdict::Error
                     ? json{{"message", r.reason},

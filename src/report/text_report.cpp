@@ -90,6 +90,7 @@ std::string renderText(const CheckResult &r, const ReportContext &ctx, const Tex
   out += provenOutputs(r, options.verbose);
   if (r.counterexample) out += "  " + counterexampleText(*r.counterexample);
   for (const std::string &a : r.assumptions) out += "  assumes: " + a + "\n";
+  for (const std::string &w : r.warnings) out += "  warning: " + w + "\n";
   // Note [Equivalence up to rounding]: each site, its line and the perturbation it introduces there.
   for (const Rounding &x : r.roundings) out += "  rounded: " + describeRounding(x) + "\n";
   if (!r.roundings.empty()) out += "  (each bound is of the perturbation at its site, not of the outputs)\n";

@@ -724,6 +724,7 @@ CheckResult concludeStage(const Compared &g, Decision decision, const CheckOptio
   CheckResult result = std::move(decision.result);
   const bool final = conclusion == Conclusion::Final;
   if (options.capture) {
+    result.warnings = options.capture->warnings;
     applyCaptureEvidence(result, *options.capture);
     const std::optional<EagerEvidence> &runs = options.capture->eager;
     const FusionLibrary &fusions = options.fusions ? *options.fusions : defaultFusions();

@@ -173,6 +173,7 @@ struct CheckResult {
   std::vector<OutputResult> outputs;
   std::optional<Counterexample> counterexample;
   std::vector<std::string> assumptions;
+  std::vector<std::string> warnings;  // the capture's (CaptureEvidence::warnings)
   std::vector<Rounding> roundings;  // of the equivalent outputs, each site once (summarize)
   CheckStats stats;
   // Where an error came from (file:line:col), for Error verdicts.

@@ -6,7 +6,7 @@ A golden file is a .tvir file with @reference and @production graphs (run with
 captures it). Its expectations are comment lines:
   # EXPECT: equivalent bitwise     verdict, optionally the level
   # EXPECT-REASON: some text       the reason (or error message, an assumption, the counterexample:
-                                   where it is localized) contains this text
+                                   where it is localized, a capture warning) contains this text
   # EXPECT-OUTPUT: name verdict    one output's verdict
   # ARGS: --require bitwise        extra arguments for `torchtv check`
   # NEVER: equivalent              a verdict that must never come out, checked even
@@ -83,7 +83,8 @@ def judge(path, d, result, exit_code, raw):
     if verdict == "equivalent" and check and check.get("ran") and not check.get("agreed"):
         problems.append(f"self-check disagrees with the proof: {check.get('detail')}")
     text = (result["reason"] + " " + json.dumps(result.get("error")) + " " + json.dumps(result["outputs"]) + " " +
-            json.dumps(result.get("assumptions"), ensure_ascii=False) + " " + json.dumps(result.get("counterexample")))
+            json.dumps(result.get("assumptions"), ensure_ascii=False) + " " + json.dumps(result.get("counterexample")) +
+            " " + " ".join(result.get("warnings") or []))
     for want in d["EXPECT-REASON"]:
         if want not in text:
             problems.append(f"reason lacks {want!r}")

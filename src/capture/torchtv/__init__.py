@@ -120,6 +120,8 @@ class Result:
             lines.append("  proven equivalent: " + ", ".join(proven))
         for site in self.roundings:
             lines.append("  rounded: " + site["description"])
+        for warning in self.data.get("warnings", []):  # the capture's (docs/json-output.md)
+            lines.append("  warning: " + warning)
         cex = self.counterexample
         if cex:
             index = "[%s]" % ", ".join(str(i) for i in cex.get("index") or [])
