@@ -162,7 +162,9 @@ Attribute PatternBuilder::value(const ValueExpr &e) {
 // ATen computes it: `rsqrt($E)` is 1.0 / std::sqrt(E), the default attention
 // scale of sdp::calculate_scale; `div(2.0, numel(%x))` the mean factor of
 // mse_loss_backward; `sqrt(a)` and `mul(a, b)` likewise (`mul($alpha, $scale)`:
-// elu's negative coefficient, as torch._decomp computes it). The value is a constant of the
+// elu's negative coefficient, as torch._decomp computes it), and `add`, `sub`, `neg`, `pow`, `exp`,
+// `log` (`sub(1.0, $p)`: a keep probability), each one C++ double operation or <cmath> call, as a
+// Python float expression in a decomposition rounds. The value is a constant of the
 // instantiated graph, so a proof sees exactly the double PyTorch uses (not,
 // say, E^(-1/2) over the reals). numel of a symbolic shape does not match.
 Attribute PatternBuilder::computed(const ValueExpr &e) {
@@ -188,9 +190,15 @@ Attribute PatternBuilder::computed(const ValueExpr &e) {
       {"sqrt", {1, [](const std::vector<double> &a) { return std::sqrt(a[0]); }}},
       {"div", {2, [](const std::vector<double> &a) { return a[0] / a[1]; }}},
       {"mul", {2, [](const std::vector<double> &a) { return a[0] * a[1]; }}},
+      {"add", {2, [](const std::vector<double> &a) { return a[0] + a[1]; }}},
+      {"sub", {2, [](const std::vector<double> &a) { return a[0] - a[1]; }}},
+      {"neg", {1, [](const std::vector<double> &a) { return -a[0]; }}},
+      {"pow", {2, [](const std::vector<double> &a) { return std::pow(a[0], a[1]); }}},
+      {"exp", {1, [](const std::vector<double> &a) { return std::exp(a[0]); }}},
+      {"log", {1, [](const std::vector<double> &a) { return std::log(a[0]); }}},
   };
   auto f = kFunctions.find(fn.text);
-  if (f == kFunctions.end()) fail(fn, "unknown function '" + fn.text + "' (known: rsqrt, sqrt, div, mul, numel)");
+  if (f == kFunctions.end()) fail(fn, "unknown function '" + fn.text + "' (known: rsqrt, sqrt, div, mul, add, sub, neg, pow, exp, log, numel)");
   if (args.size() != f->second.first)
     fail(fn, fn.text + " takes " + std::to_string(f->second.first) + " argument(s), got " + std::to_string(args.size()));
   return f->second.second(args);

@@ -140,6 +140,22 @@ graph @my::f(%x: _) -> (_) {
   TemplateCall call{{&t}, &noAttrs, {t}};
   CHECK(errorOf([&] { instantiateTemplate(bad.templates[0], call, ops); }).find("unknown function 'cbrt'") !=
         std::string::npos);
+  // The other arithmetic, one double operation each (issue 36 item 8: a keep probability 1 - p).
+  Module more = parseModule(R"(op my::g(Tensor x, float p) -> Tensor
+graph @my::g(%x: _) {p=$p} -> (_) {
+  %a: _ = aten::mul.Scalar(%x) {other=sub(1.0, $p)}
+  %b: _ = aten::mul.Scalar(%a) {other=add($p, neg(pow(2.0, $p)))}
+  %c: _ = aten::mul.Scalar(%b) {other=exp(log($p))}
+  return %c
+}
+)", "d.tvir");
+  for (const auto &[n, s] : more.customOps) ops.declare(s);
+  AttributeMap p{{"p", 0.1}};
+  TemplateCall withP{{&t}, &p, {t}};
+  auto g = instantiateTemplate(more.templates[0], withP, ops);
+  CHECK(g->nodes()[0]->attr("other").asDouble() == 1.0 - 0.1);
+  CHECK(g->nodes()[1]->attr("other").asDouble() == 0.1 + -std::pow(2.0, 0.1));
+  CHECK(g->nodes()[2]->attr("other").asDouble() == std::exp(std::log(0.1)));
 }
 
 TEST_CASE("result types of a call whose own are unknown come from the definition's body") {
