@@ -198,7 +198,11 @@ Attribute PatternBuilder::computed(const ValueExpr &e) {
       {"log", {1, [](const std::vector<double> &a) { return std::log(a[0]); }}},
   };
   auto f = kFunctions.find(fn.text);
-  if (f == kFunctions.end()) fail(fn, "unknown function '" + fn.text + "' (known: rsqrt, sqrt, div, mul, add, sub, neg, pow, exp, log, numel)");
+  if (f == kFunctions.end()) {
+    std::string known;
+    for (const auto &[name, _] : kFunctions) known += name + ", ";
+    fail(fn, "unknown function '" + fn.text + "' (known: " + known + "numel)");
+  }
   if (args.size() != f->second.first)
     fail(fn, fn.text + " takes " + std::to_string(f->second.first) + " argument(s), got " + std::to_string(args.size()));
   return f->second.second(args);

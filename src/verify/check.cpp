@@ -315,9 +315,6 @@ const char *opaqueOp(const FusionLibrary &lib, const Node &n, const CheckOptions
                                                     : reasons::kDefinitionNotExpanded;
 }
 
-// Why ops in the cones of `outs` stayed uninterpreted although they have a
-// definition: it does not fit their call (FusionLibrary::instantiate). One
-// " (op...: why)" per op, in name order.
 // What an opaque op's `why` (opaqueOp) means for the hint (Note [What would decide it]).
 void addBlocker(std::vector<Blocker> &blockers, const Node &n, const char *why) {
   if (why == reasons::kNoSemanticsOp) addBlocker(blockers, {Obstacle::NoSemantics, n.op});
@@ -325,6 +322,9 @@ void addBlocker(std::vector<Blocker> &blockers, const Node &n, const char *why) 
   if (why == reasons::kDefinitionNotMatched) addBlocker(blockers, {Obstacle::DefinitionMisfit, n.op});
 }
 
+// Why ops in the cones of `outs` stayed uninterpreted although they have a
+// definition: it does not fit their call (FusionLibrary::instantiate). One
+// " (op...: why)" per op, in name order, each a blocker of the hint too.
 std::string misfitsInCone(const std::vector<const Value *> &outs, const std::map<std::string, std::string> &misfits,
                           std::vector<Blocker> &blockers) {
   if (misfits.empty()) return "";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "ir/op_registry.h"
 #include "src/sem/term.h"
 #include "src/smt/query.h"
@@ -42,13 +44,6 @@ bool isMeaning(Obstacle o) {
 
 void replaceAll(std::string &s, const std::string &from, const std::string &to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-}
-
-std::string seconds(double s) {
-  std::string text = std::to_string(s);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return text;
 }
 
 }  // namespace
@@ -100,7 +95,7 @@ std::string whatWouldDecide(const std::vector<Blocker> &blockers, const HintSett
     replaceAll(line, "{why}", why);
     replaceAll(line, "{rlimit}", std::to_string(settings.rlimit));
     replaceAll(line, "{memory}", std::to_string(settings.solverMemoryMB));
-    replaceAll(line, "{timeout}", seconds(settings.timeoutSeconds));
+    replaceAll(line, "{timeout}", fmt::format("{:g}", settings.timeoutSeconds));  // as the watchdog's reason
     text += (text.empty() ? "" : lacksMeaning ? "; and " : "; or ") + line;
   }
   return text;

@@ -154,7 +154,8 @@ smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::A
   smt::QueryResult q = smt::proveEqual(tc, reference, production, arith, o);
   if (q.answer == smt::Answer::Crash) budgetCut_ = true;
   // Note [What would decide it]: a query that the check's deadline shortened ran out of the check's time.
-  if (q.limit == smt::Limit::Time && o.deadlineSeconds < limits_.querySeconds) addBlocker(blockers_, {Obstacle::CheckTimeLimit, ""});
+  if (q.limit == smt::Limit::Time && o.deadlineSeconds < limits_.querySeconds)
+    addBlocker(blockers_, {Obstacle::CheckTimeLimit, ""});
   else if (q.answer == smt::Answer::Unknown || q.answer == smt::Answer::Crash) addBlocker(blockers_, q.limit);
   spdlog::debug("Z3 query {} ({}{}): {} in {:.2f} s", queries_, arith == smt::Arith::Real ? "reals" : "IEEE",
                 inRange ? ", indices in range" : "", answerText(q.answer),

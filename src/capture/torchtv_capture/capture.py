@@ -5,7 +5,8 @@ import re
 
 import torch
 
-from .eager import eager_check
+from .code_runs import precision_gap
+from .eager import _index, eager_check
 from .errors import CaptureError
 from .export import UPDATED_SUFFIX, graph_to_json, input_updates
 from .fake import fake_capture
@@ -461,7 +462,8 @@ def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
 # capture recorded, the definition runs eagerly on the call's arguments and is held against what
 # the kernel returned there: beyond the square root of the dtype's epsilon times the output's
 # scale (a definition may round apart from a fused kernel, not more), or a non-finite value on one
-# side only, the capture stops at the definition's line. A shape-only capture has no values to
+# side only (code_runs.precision_gap, the rule a refutation is held to on the code), the capture
+# stops at the definition's line. A shape-only capture has no values to
 # compare (its recorded results are fake).
 def _definition_differs(call_fusion, tensors, kernel_results):
     """Where the definition's outputs on the recorded call differ from the kernel's, or None."""
@@ -471,26 +473,14 @@ def _definition_differs(call_fusion, tensors, kernel_results):
         got = call_fusion(*(t.detach().clone() for t in tensors))
     got = got if isinstance(got, (tuple, list)) else [got]
     for i, (d, k) in enumerate(zip(got, kernel_results)):
-        d, k = d.detach(), k.detach()
         if d.shape != k.shape or d.numel() == 0:
             continue
-        if not k.dtype.is_floating_point:
-            bad = d != k
-        else:
-            dd, kd = d.double(), k.double()
-            finite = torch.isfinite(dd) & torch.isfinite(kd)
-            scale = float(torch.maximum(dd.abs(), kd.abs()).masked_fill(~finite, 0.0).max())
-            tol = torch.finfo(k.dtype).eps ** 0.5 * max(scale, 1e-30)
-            bad = ((dd - kd).abs().masked_fill(~finite, 0.0) > tol) | (~finite & ~(dd == kd) &
-                                                                      ~(torch.isnan(dd) & torch.isnan(kd)))
+        kd, dd, diff, tol, nonfinite = precision_gap(k, d)
+        bad = (diff > tol) | nonfinite
         if bool(bad.any()):
-            flat = int(bad.reshape(-1).to(torch.uint8).argmax())
-            index, rest = [], flat
-            for n in reversed(k.shape):
-                index.insert(0, rest % n)
-                rest //= n
+            flat = int(bad.to(torch.uint8).argmax())
             return "output %d, element %s, is %r by the definition and %r by the kernel" % (
-                i, index, float(d.reshape(-1)[flat]), float(k.reshape(-1)[flat]))
+                i, _index(flat, list(k.shape)), float(dd[flat]), float(kd[flat]))
     return None
 
 

@@ -105,6 +105,22 @@ def _shown_at(r, p, flat):
     return None
 
 
+def precision_gap(r, p):
+    """How r and p (same shape) differ, by the capture's one rule for values apart beyond their
+    dtype's precision (here, and for FUSIONS definitions against their kernels: Note [A definition
+    agrees with its kernel] in capture.py): (rd, pd) flat float64 copies, diff = |rd - pd| at the
+    elements finite on both sides (0 elsewhere), tol = sqrt(eps of r's dtype) times the largest
+    finite magnitude (0 for integers: any difference), and nonfinite, the elements where a
+    non-finite value stands against another value (NaN against NaN is no difference)."""
+    rd, pd = r.detach().double().reshape(-1), p.detach().double().reshape(-1)
+    finite = torch.isfinite(rd) & torch.isfinite(pd)
+    scale = float(torch.maximum(rd.abs(), pd.abs()).masked_fill(~finite, 0.0).max()) if finite.any() else 0.0
+    tol = math.sqrt(torch.finfo(r.dtype).eps) * scale if r.dtype.is_floating_point else 0.0
+    diff = (rd - pd).abs().masked_fill(~finite, 0.0)
+    nonfinite = (~finite) & ~(torch.isnan(rd) & torch.isnan(pd)) & (rd != pd)
+    return rd, pd, diff, tol, nonfinite
+
+
 def _compare(r, p, index):
     """(shows, how) for one output of the code on the counterexample (Note [A refutation
     reproduces on the code])."""
@@ -115,14 +131,9 @@ def _compare(r, p, index):
             r.dtype, list(r.shape), p.dtype, list(p.shape))
     if r.numel() == 0:
         return False, "the outputs are empty"
-    rd, pd = r.detach().double().reshape(-1), p.detach().double().reshape(-1)
-    finite = torch.isfinite(rd) & torch.isfinite(pd)
-    scale = float(torch.maximum(rd.abs(), pd.abs()).masked_fill(~finite, 0.0).max()) if finite.any() else 0.0
-    tol = math.sqrt(torch.finfo(r.dtype).eps) * scale if r.dtype.is_floating_point else 0.0
+    rd, pd, diff, tol, nonfinite = precision_gap(r, p)
     first = [_flat_index(index, r.shape)] if index is not None and len(index) == r.dim() else []
-    diff = (rd - pd).abs().masked_fill(~finite, 0.0)
     others = [int(diff.argmax())] if bool((diff > tol).any()) else []
-    nonfinite = (~finite) & ~(torch.isnan(rd) & torch.isnan(pd)) & (rd != pd)
     if bool(nonfinite.any()):
         others.append(int(nonfinite.to(torch.uint8).argmax()))
     for flat in first + others:
