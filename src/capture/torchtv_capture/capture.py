@@ -8,7 +8,7 @@ import torch
 from .code_runs import precision_gap
 from .eager import _index, eager_check
 from .errors import CaptureError
-from .export import UPDATED_SUFFIX, graph_to_json, input_updates
+from .export import UPDATED_SUFFIX, graph_to_json, input_updates, node_metas
 from .fake import fake_capture
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
@@ -307,6 +307,21 @@ def _capture(pair):
 
     # ---- fusions --------------------------------------------------------------------------
     fusion_graphs = {}
+    run_calls = {}  # graph name -> {node: its call on the example inputs}, re-executed once
+
+    def call_as_run(src, call):
+        """The call with the values it had on the example inputs, or None in a shape-only capture
+        (Note [A definition agrees with its kernel])."""
+        if not _has_fake(call[3]):
+            return call
+        if pair.fake:
+            return None
+        if src not in run_calls:
+            gm = prod_gm if src == "production" else ref_gm
+            _, by_key = node_metas(gm, inputs, src, watch)
+            run_calls[src] = {c[0]: c for cs in by_key.values() for c in cs}
+        return run_calls[src].get(call[0])
+
     for key, (op, fn) in pair.fusions.items():
         calls, src = prod_info["calls"].get(key), "production"
         if not calls:
@@ -329,7 +344,8 @@ def _capture(pair):
                 groups.append((sig, call))
         for n, (_, call) in enumerate(groups):
             gkey = key if n == 0 else "%s#%d" % (key, n + 1)
-            fusion_graphs[gkey] = _capture_fusion(pair, rec, key, fn, [call], warnings, src, src_info)
+            fusion_graphs[gkey] = _capture_fusion(pair, rec, key, fn, call, call_as_run(src, call), src,
+                                                  src_info)
 
     capture = {
         "format": CAPTURE_FORMAT,
@@ -387,8 +403,16 @@ def _fusion_argument(v):
     return v.detach().clone()
 
 
-def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
-    node, args, kwargs, result = calls[0]
+def _has_fake(v):
+    if isinstance(v, (tuple, list)):
+        return any(_has_fake(x) for x in v)
+    return type(v).__name__ == "FakeTensor"
+
+
+def _capture_fusion(pair, rec, key, fn, call, run_call, src, src_info):
+    """The definition's graph for ``call`` (node, args, kwargs, result as traced); ``run_call`` is
+    the same call with the values it had when run (None when there are none)."""
+    node, args, kwargs, result = call
     op = node.target
     cname = canonical_name(op)
     what = "FUSIONS[%r]" % key
@@ -436,7 +460,7 @@ def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
         if got != w:
             raise CaptureError("%s output %d is %s but %s itself returned %s for the same arguments"
                                % (what, i, _fmt_meta(got), cname, _fmt_meta(w)), fl[0], fl[1])
-    differs = _definition_differs(call_fusion, tensors, want)
+    differs = None if run_call is None else _definition_differs(call_fusion, op, run_call)
     if differs is not None:
         raise CaptureError("%s does not compute what the kernel of %s computes at its call: %s. torchtv decides the "
                            "pair through this definition, so it must be the kernel's math (up to rounding)"
@@ -463,14 +487,18 @@ def _capture_fusion(pair, rec, key, fn, calls, warnings, src, src_info):
 # the kernel returned there: beyond the square root of the dtype's epsilon times the output's
 # scale (a definition may round apart from a fused kernel, not more), or a non-finite value on one
 # side only (code_runs.precision_gap, the rule a refutation is held to on the code), the capture
-# stops at the definition's line. A shape-only capture has no values to
-# compare (its recorded results are fake).
-def _definition_differs(call_fusion, tensors, kernel_results):
-    """Where the definition's outputs on the recorded call differ from the kernel's, or None."""
-    if any(type(t).__name__ == "FakeTensor" or not isinstance(t, torch.Tensor) for t in kernel_results):
+# stops at the definition's line. torch 2.x's tracer records the call's values as fake tensors,
+# so there the graph is re-executed on the example inputs to get them; a shape-only capture has
+# none to compare.
+def _definition_differs(call_fusion, op, run_call):
+    """Where the definition's outputs differ from the kernel's at ``run_call``, or None."""
+    _, args, kwargs, result = run_call
+    tensors = [v.detach().clone() for _, v in bind_args(op, args, kwargs) if isinstance(v, torch.Tensor)]
+    kernel_results = result if isinstance(result, (tuple, list)) else [result]
+    if not all(isinstance(t, torch.Tensor) for t in kernel_results):
         return None
     with torch.no_grad():
-        got = call_fusion(*(t.detach().clone() for t in tensors))
+        got = call_fusion(*tensors)
     got = got if isinstance(got, (tuple, list)) else [got]
     for i, (d, k) in enumerate(zip(got, kernel_results)):
         if d.shape != k.shape or d.numel() == 0:
