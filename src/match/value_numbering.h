@@ -11,6 +11,7 @@
 // repeated computations share a number (common subexpressions).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,11 +38,28 @@ public:
   size_t distinctValues() const { return table_.size() + numInputs_; }
 
 private:
+  std::optional<int> numberView(const Node &node, std::vector<int> &operands);
+
+  struct ViewOf {
+    int number;  // of the value viewed, itself no view
+    TensorType type;
+  };
   std::unordered_map<std::string, int> table_;
+  std::unordered_map<int, ViewOf> viewOf_;  // Note [Views of merged values]
   std::unordered_map<const Value *, int> numbers_;
   size_t numInputs_ = 0;
   size_t randomCalls_ = 0;
 };
+
+// Note [Views of merged values]
+// Normalization makes a view of a view one view of the first operand, within a graph. A cut
+// (Note [Cut points]) gives a production value the number of a reference value, and when that
+// reference value is a view of X, production's view of it is a view of a view across the two
+// graphs: it is numbered as a view of X, and as X itself where its type is X's (a chunked
+// recurrence's state, merged as the [1,4,4] view a matrix product reads, is viewed back to
+// the [1,1,4,4] state the reference's next step reads). Bitwise: both views keep the row-major
+// order (Note [Canonical layout ops] in src/normalize/canonical_layout.cpp). Only a view with no
+// attribute but its size composes.
 
 // Note [Random calls]
 // Value numbering equates calls by their op, arguments and operands, which is

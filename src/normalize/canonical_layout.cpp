@@ -11,7 +11,13 @@
 //    sizes (no -1), of the first view's operand where it views a view;
 //  - permute that swaps two dims: transpose.int(i, j) with 0 <= i < j, and a
 //    transpose's dims likewise ordered and non-negative;
-//  - split.Tensor: split_with_sizes with each piece's size.
+//  - split.Tensor: split_with_sizes with each piece's size;
+//  - a permute or transpose of a permute or transpose: one permute of the inner one's operand
+//    (result dim k is operand dim inner[outer[k]]), and a permutation that keeps the dims of
+//    size other than 1 in their order: a view with the result's sizes, as it moves no element
+//    in row-major order (einsum writes `bhd,bhdm->bhm` as transpose, permute and view; the
+//    state the view reads is then the reference's own, Note [Views of merged values] in
+//    src/match/value_numbering.h).
 #include "src/normalize/passes.h"
 
 #include "ir/op_registry.h"
@@ -76,6 +82,62 @@ bool canonicalTranspose(Rewriter &rw, Node *n) {
   return replaceWith(rw, n, NodeSpec{"aten::transpose.int", {n->inputs[0]}, {{"dim0", *i}, {"dim1", *j}}, {}, {}, {}});
 }
 
+// The permutation a permute or transpose applies (result dim k is operand dim perm[k]).
+std::optional<std::vector<int64_t>> permutationOf(const Node *n) {
+  if (!n || n->inputs.empty() || !n->inputs[0]) return std::nullopt;
+  int64_t rank = n->inputs[0]->type.rank();
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  if (n->op == "aten::permute") {
+    const std::vector<int64_t> &dims = n->attr("dims").asInts();
+    if (static_cast<int64_t>(dims.size()) != rank) return std::nullopt;
+    for (int64_t k = 0; k < rank; ++k) {
+      auto d = wrapDim(dims[k], rank);
+      if (!d) return std::nullopt;
+      perm[k] = *d;
+    }
+    return perm;
+  }
+  if (n->op == "aten::transpose.int") {
+    auto i = wrapDim(n->attr("dim0").asInt(), rank), j = wrapDim(n->attr("dim1").asInt(), rank);
+    if (!i || !j) return std::nullopt;
+    for (int64_t k = 0; k < rank; ++k) perm[k] = k;
+    std::swap(perm[*i], perm[*j]);
+    return perm;
+  }
+  return std::nullopt;
+}
+
+bool canonicalPermutationChain(Rewriter &rw, Node *n) {
+  std::optional<std::vector<int64_t>> outer = permutationOf(n);
+  if (!outer) return false;
+  Value *from = n->inputs[0];
+  std::vector<int64_t> perm = *outer;
+  const Node *innerNode = from->producer;
+  std::optional<std::vector<int64_t>> inner = permutationOf(innerNode);
+  if (inner) {
+    for (size_t k = 0; k < perm.size(); ++k) perm[k] = (*inner)[(*outer)[k]];
+    from = innerNode->inputs[0];
+  }
+  // the new node bypasses the inner one (Note [Levels of rewrites])
+  const bool real = inner && rw.isReal(innerNode->outputs[0]);
+  // The dims of size other than 1, in the result's order: ascending when no element moves.
+  int64_t last = -1;
+  bool keepsOrder = true;
+  for (int64_t d : perm) {
+    const Dim &size = from->type.shape[d];
+    if (!size.isConcrete()) return false;
+    if (size.size() == 1) continue;
+    keepsOrder = keepsOrder && d > last;
+    last = d;
+  }
+  if (keepsOrder) {
+    auto sizes = concreteSizes(n->outputs[0]->type.shape);
+    return sizes && replaceWith(rw, n, NodeSpec{"aten::view", {from}, {{"size", *sizes}}, {}, {}, {}}, real);
+  }
+  if (!inner) return false;
+  return replaceWith(rw, n, NodeSpec{"aten::permute", {from}, {{"dims", perm}}, {}, {}, {}}, real);
+}
+
 bool canonicalSplit(Rewriter &rw, Node *n) {
   if (n->op != "aten::split.Tensor") return false;
   int64_t rank = n->inputs[0]->type.rank();
@@ -96,7 +158,8 @@ bool canonicalSplit(Rewriter &rw, Node *n) {
 bool canonicalizeLayout(Rewriter &rw) {
   return rw.rewriteEach([&](Node *n) {
     if (n->inputs.empty() || !n->inputs[0] || n->outputs.empty()) return false;
-    return canonicalView(rw, n) || canonicalTranspose(rw, n) || canonicalSplit(rw, n);
+    return canonicalView(rw, n) || canonicalPermutationChain(rw, n) || canonicalTranspose(rw, n) ||
+           canonicalSplit(rw, n);
   });
 }
 

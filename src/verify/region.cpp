@@ -86,6 +86,8 @@ public:
   // Whether the region reads v as a frontier tensor (by its number) rather
   // than expanding its definition.
   bool isFrontier(const Value *v, bool top) const {
+    // Note [Constants are no frontier]
+    if (v->producer && in_.constants.count(v)) return false;
     if (byRule(v, top)) return true;
     int number = in_.vn.number(v);
     if (!maxExpansions_ || top || !in_.shared.count(number)) return false;

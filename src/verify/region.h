@@ -23,6 +23,11 @@ namespace torchtv {
 // inputs and constants alone (Note [Frontier through index values]).
 enum class Frontier { Matched, MatmulOutputs, ThroughProducts, ThroughViews, Inputs, ThroughIndices };
 
+// Note [Constants are no frontier]
+// A value that reads no graph input (zeros, an identity matrix, a causal mask) is read as its
+// definition, never as a frontier tensor: read as one, `state = zeros + k v^T` would add any
+// values to the state. Its terms are closed and small.
+
 // Note [Frontier through index values]
 // A one-hot mask, a target compared against an arange, a causal mask: values
 // computed from integer inputs and constants only. Read as frontier tensors

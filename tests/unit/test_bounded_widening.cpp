@@ -70,4 +70,37 @@ TEST_CASE("a widened proof through a residual stream is found with the bound, re
   CHECK_FALSE(reads(tc2, unbounded.production, vn.number(x1)));
 }
 
+TEST_CASE("shared zeros are read as zeros, not as a frontier tensor") {
+  // Note [Constants are no frontier]: both graphs build %z, so its number is shared; production
+  // adds it to the first term, which over any values of a frontier %z would not be tanh(a*b).
+  RegionFixture f(R"(graph @reference(%a: f32[4,4], %b: f32[4,4]) -> (f32[4,4], f32[4,4]) {
+  %z: f32[4,4] = aten::full() {size=[4, 4], fill_value=0.0, dtype=f32}
+  %m: f32[4,4] = aten::mul.Tensor(%a, %b)
+  %y: f32[4,4] = aten::tanh(%m)
+  %w: f32[4,4] = aten::add.Tensor(%z, %a)
+  return %y, %w
+}
+graph @production(%a: f32[4,4], %b: f32[4,4]) -> (f32[4,4], f32[4,4]) {
+  %z: f32[4,4] = aten::full() {size=[4, 4], fill_value=0.0, dtype=f32}
+  %m: f32[4,4] = aten::mul.Tensor(%a, %b)
+  %s: f32[4,4] = aten::add.Tensor(%z, %m)
+  %y: f32[4,4] = aten::tanh(%s)
+  %w: f32[4,4] = aten::add.Tensor(%z, %a)
+  return %y, %w
+}
+)",
+                  "zeros.tvir");
+  addConstantValues(f.ref, f.constants);
+  addConstantValues(f.prod, f.constants);
+  const Value *z = f.ref.nodes().at(0)->output();
+  REQUIRE(f.shared.count(f.vn.number(z)));
+  sem::TermContext tc;
+  Region r = buildRegion(tc, f.in, f.ref.outputs().at(0), f.prod.outputs().at(0), Frontier::Matched, RegionMode::Real);
+  CHECK(tc.str(r.production).find("t" + std::to_string(f.vn.number(z)) + "[") == std::string::npos);
+  Prover prover(f.in, ProverLimits{});
+  ProofOutcome proof = prover.prove(f.ref.outputs().at(0), f.prod.outputs().at(0));
+  CHECK(proof.proven);
+  CHECK(proof.provenAt == Frontier::Matched);
+}
+
 }  // namespace torchtv

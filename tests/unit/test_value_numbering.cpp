@@ -39,6 +39,36 @@ graph @production(%p: f32[3], %q: f32[3]) -> (f32[3]) {
   CHECK(vn.number(ref.inputs()[1]) == vn.number(prod.inputs()[1]));
 }
 
+TEST_CASE("a view of a value merged with a view is numbered as a view of what that view reads") {
+  // Note [Views of merged values]: production's %s takes the number of the reference's %f (a cut);
+  // viewing it back to %x's type is %x, another view of it is the reference's view of %x.
+  Module m = parseModule(R"(graph @reference(%x: f32[1,1,4,4], %y: f32[1,4,4]) -> (f32[1,4,4]) {
+  %f: f32[1,4,4] = aten::view(%x) {size=[1, 4, 4]}
+  %g: f32[16] = aten::view(%x) {size=[16]}
+  return %f
+}
+graph @production(%x: f32[1,1,4,4], %y: f32[1,4,4]) -> (f32[1,4,4]) {
+  %s: f32[1,4,4] = aten::exp(%y)
+  %back: f32[1,1,4,4] = aten::view(%s) {size=[1, 1, 4, 4]}
+  %flat: f32[16] = aten::view(%s) {size=[16]}
+  return %s
+}
+)",
+                         "t.tvir");
+  const Graph &ref = *m.find("reference"), &prod = *m.find("production");
+  ValueNumbering vn;
+  vn.addGraph(ref);
+  vn.bindInputs(prod);
+  const auto &p = prod.nodes();
+  vn.numberNode(*p[0]);
+  CHECK(vn.number(p[0]->output()) != vn.number(ref.nodes()[0]->output()));
+  vn.renumber(p[0]->output(), vn.number(ref.nodes()[0]->output()));
+  vn.numberNode(*p[1]);
+  vn.numberNode(*p[2]);
+  CHECK(vn.number(p[1]->output()) == vn.number(ref.inputs()[0]));
+  CHECK(vn.number(p[2]->output()) == vn.number(ref.nodes()[1]->output()));
+}
+
 TEST_CASE("the divergence site is the first production node without a counterpart") {
   CheckResult r = check(R"(graph @reference(%a: f32[3]) -> (f32[3]) {
   %x: f32[3] = aten::exp(%a)
