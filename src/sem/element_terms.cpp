@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -17,7 +19,10 @@ namespace {
 // ranges written out (Note [Normal forms element by element]).
 class Instantiator {
 public:
-  Instantiator(TermContext &to, int64_t maxUnroll) : to_(to), maxUnroll_(maxUnroll) {}
+  // `readAs`: a read's replacement (its index bound), or null to keep the read.
+  using ReadHook = std::function<TermPtr(int slot, const std::vector<IndexExpr> &index)>;
+  Instantiator(TermContext &to, int64_t maxUnroll, ReadHook readAs = nullptr)
+      : to_(to), maxUnroll_(maxUnroll), readAs_(std::move(readAs)) {}
 
   TermPtr at(TermPtr t, const std::map<int, int64_t> &env) {
     std::string key = std::to_string(t->id);
@@ -88,6 +93,8 @@ private:
     case TOp::Read: {
       std::vector<IndexExpr> idx;
       for (const IndexExpr &e : t->index) idx.push_back(bind(e, env));
+      if (readAs_)
+        if (TermPtr r = readAs_(t->slot, idx)) return r;
       return to_.read(t->slot, std::move(idx), t->dtype);
     }
     case TOp::IndexCmp:
@@ -120,8 +127,54 @@ private:
 
   TermContext &to_;
   int64_t maxUnroll_;
+  ReadHook readAs_;
   std::unordered_map<std::string, TermPtr> memo_;
 };
+
+void collectReads(TermPtr t, std::set<int> &slots, std::set<int> &seen) {
+  if (!seen.insert(t->id).second) return;
+  if (t->op == TOp::Read) slots.insert(t->slot);
+  for (TermPtr a : t->args) collectReads(a, slots, seen);
+}
+
+std::set<int> readsOf(TermPtr t) {
+  std::set<int> slots, seen;
+  collectReads(t, slots, seen);
+  return slots;
+}
+
+// Rounds of Note [Frontier reads on one side]: each expansion may read further tensors.
+constexpr int kAlignRounds = 6;
+
+// Note [Frontier reads on one side]: a and b (closed terms of `closed`) with the tensors only
+// one of them reads as their definitions, index maps first, until both read the same ones.
+// Whether anything was expanded.
+bool alignReads(TermContext &closed, TermPtr &a, TermPtr &b, const ExpandRead &expand, int64_t maxUnroll) {
+  bool any = false;
+  for (int round = 0; round < kAlignRounds; ++round) {
+    std::set<int> ra = readsOf(a), rb = readsOf(b), oneSided;
+    std::set_symmetric_difference(ra.begin(), ra.end(), rb.begin(), rb.end(),
+                                  std::inserter(oneSided, oneSided.end()));
+    if (oneSided.empty()) break;
+    bool changed = false;
+    for (bool indexMapsOnly : {true, false}) {
+      std::unique_ptr<Instantiator> inst;
+      inst = std::make_unique<Instantiator>(closed, maxUnroll, [&](int slot, const std::vector<IndexExpr> &idx) -> TermPtr {
+        if (!oneSided.count(slot)) return nullptr;
+        TermPtr def = expand(closed, slot, idx, indexMapsOnly);
+        return def ? inst->at(def, {}) : nullptr;
+      });
+      TermPtr na = inst->at(a, {}), nb = inst->at(b, {});
+      changed = na != a || nb != b;
+      a = na;
+      b = nb;
+      if (changed) break;
+    }
+    if (!changed) break;
+    any = true;
+  }
+  return any;
+}
 
 std::string coordinates(const std::vector<int64_t> &c) {
   std::string s = "[";
@@ -132,7 +185,8 @@ std::string coordinates(const std::vector<int64_t> &c) {
 }  // namespace
 
 ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b, const ElementLimits &limits,
-                                          const KeysMatch &alsoMatch, const IndexRanges *inRange) {
+                                          const KeysMatch &alsoMatch, const IndexRanges *inRange,
+                                          const ExpandRead &expand) {
   std::vector<int> coords = a->freeVars;
   coords.insert(coords.end(), b->freeVars.begin(), b->freeVars.end());
   std::sort(coords.begin(), coords.end());
@@ -165,7 +219,16 @@ ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b,
     TermPtr ia = inst.at(a, env), ib = inst.at(b, env);
     if (inRange) ia = assumeIndexRanges(closed, ia, *inRange, true), ib = assumeIndexRanges(closed, ib, *inRange, true);
     std::string keyA = nf.key(ia), keyB = nf.key(ib);
-    if (keyA != keyB && !(alsoMatch && alsoMatch(keyA, keyB))) {
+    auto differ = [&] { return keyA != keyB && !(alsoMatch && alsoMatch(keyA, keyB)); };
+    bool differs = differ();
+    if (differs && expand && alignReads(closed, ia, ib, expand, limits.maxUnroll)) {
+      if (inRange) ia = assumeIndexRanges(closed, ia, *inRange, true), ib = assumeIndexRanges(closed, ib, *inRange, true);
+      keyA = nf.key(ia);
+      keyB = nf.key(ib);
+      differs = differ();
+      out.expanded = out.expanded || !differs;
+    }
+    if (differs) {
       out.differingElement = coordinates(at);
       out.formA = std::move(keyA);
       out.formB = std::move(keyB);

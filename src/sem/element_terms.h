@@ -45,12 +45,19 @@ struct ElementComparison {
   // When not equal: the first element whose forms differ, as "[i,j,...]", and the two forms
   // there (normal-form keys, for -vv).
   std::string differingElement, formA, formB;
+  bool expanded = false;  // some element was decided with frontier tensors read as their definitions
 };
 
 // Whether two different normal-form keys of one element are to be taken as
 // equal at the caller's level (constants within one rounding: Note [Rounded
 // constants] in src/verify/rounded_constants.h); the caller records why.
 using KeysMatch = std::function<bool(const std::string &a, const std::string &b)>;
+
+// The definition of frontier tensor `slot` at concrete `index`, built in the given context, or
+// null (Note [Frontier reads on one side] in src/verify/region.h); `indexMapsOnly`: only where
+// the tensor is an index map of another.
+using ExpandRead = std::function<TermPtr(TermContext &, int slot, const std::vector<IndexExpr> &index,
+                                         bool indexMapsOnly)>;
 
 // Compares a and b element by element over the concrete extents of their free
 // variables (the output's coordinates). Throws Unsupported when an extent is
@@ -59,8 +66,10 @@ using KeysMatch = std::function<bool(const std::string &a, const std::string &b)
 // src/verify/prover.cpp), or null; each element's closed terms are rewritten with them (Note
 // [Terms with indices in range] in src/sem/index_ranges.h) and their normal forms use them (Note
 // [Indicators that cover a range] in src/sem/normal_form.h).
+// `expand`: where an element's forms differ, the tensors one side reads alone are read as their
+// definitions (Note [Frontier reads on one side]); `expanded` is then set.
 ElementComparison compareElementByElement(TermContext &tc, TermPtr a, TermPtr b, const ElementLimits &limits,
                                           const KeysMatch &alsoMatch = nullptr,
-                                          const IndexRanges *inRange = nullptr);
+                                          const IndexRanges *inRange = nullptr, const ExpandRead &expand = nullptr);
 
 }  // namespace torchtv::sem

@@ -341,8 +341,9 @@ bool Prover::bitwiseOverInputs(const Value *a, const Value *b) const {
 // Note [Normal forms element by element], on the region's terms, then (when the region reads
 // index tensors) on the terms with their indices in range, as the symbolic normal form does (Note
 // [Normal form with indices in range]). Fills out's level, assumptions, roundings and reason.
-bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const Value *a, const Value *b,
-                                   ProofOutcome &out, std::vector<std::string> &notes) {
+bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, Frontier frontier, const Value *a,
+                                   const Value *b, ProofOutcome &out, std::vector<std::string> &notes,
+                                   bool alignReads, bool &expanded) {
   sem::ElementLimits el;
   el.deadline = limits_.deadline;
   DType constantsIn = constantsDType(r.reference, r.production);
@@ -359,13 +360,18 @@ bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const
   };
   sem::IndexRanges bounds;
   for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.range;
+  sem::ExpandRead expand = [&](sem::TermContext &into, int slot, const std::vector<sem::IndexExpr> &index,
+                               bool indexMapsOnly) {
+    return frontierDefinition(into, in_, frontier, slot, index, indexMapsOnly);
+  };
   std::string failure;
   for (size_t i = 0; i < 2; ++i) {
     if (i == 1 && bounds.empty()) break;
     roundedPairs.clear();
     try {
       sem::ElementComparison cmp =
-          sem::compareElementByElement(ctx, r.reference, r.production, el, withinRounding, i == 1 ? &bounds : nullptr);
+          sem::compareElementByElement(ctx, r.reference, r.production, el, withinRounding, i == 1 ? &bounds : nullptr,
+                                       alignReads ? expand : nullptr);
       if (!cmp.equal) {  // Z3 next, for a model
         spdlog::debug("element by element{}: the forms differ at {}:\n  {}\n  {}", i ? " (indices in range)" : "",
                       cmp.differingElement, cmp.formA.substr(0, 3000), cmp.formB.substr(0, 3000));
@@ -374,6 +380,7 @@ bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const
       out.proven = true;
       out.level = Level::Real;
       out.assumptions = cmp.assumptions;
+      expanded = cmp.expanded;
       if (i == 1)
         for (const auto &[slot, d] : r.indexDomains) out.assumptions.insert(d.text);
       out.reason = reasons::kRealElementByElement;
@@ -411,21 +418,42 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
   // Each widening is tried bounded first (Note [Bounded widening]); the cut
   // search, which fails most of its candidates, never goes unbounded.
   std::string lastKey = real.key;
+  // The last rung, the smallest region once more, only element by element with the frontier
+  // tensors one side reads alone read as their definitions (Note [Frontier reads on one side]):
+  // last, as its proof is memoized by the whole cone (no layer's proof answers another's).
   struct Rung {
     Frontier frontier;
     size_t expansions;
+    bool alignReads = false;
   };
   std::vector<Rung> ladder = {{Frontier::Matched, 0},
                               {Frontier::ThroughIndices, 0},  // Note [Frontier through index values]
                               {Frontier::MatmulOutputs, kWideningBound},
                               {Frontier::MatmulOutputs, 0},
-                              {Frontier::Inputs, 0}};
+                              {Frontier::Inputs, 0},
+                              {Frontier::Matched, 0, true}};
   if (widening == Widening::AroundProducts)
     ladder = {{Frontier::Matched, 0},
               {Frontier::MatmulOutputs, kWideningBound},
               {Frontier::ThroughProducts, kWideningBound},
-              {Frontier::ThroughViews, kWideningBound}};
-  for (auto [f, expansions] : ladder) {
+              {Frontier::ThroughViews, kWideningBound},
+              {Frontier::Matched, 0, true}};
+  for (auto [f, expansions, alignReads] : ladder) {
+    if (alignReads) {
+      if (secondsLeft(limits_) <= 0) break;
+      bool expanded = false;
+      if (proveElementByElement(tc, real, f, a, b, out, notes, true, expanded)) {
+        out.reason += "; " + *bitwise;
+        // a proof that read frontier tensors as their definitions holds for this cone, which the
+        // key over the inputs spells out
+        out.provenAt = expanded ? Frontier::Inputs : f;
+        out.provenExpansions = 0;
+        if (expanded) out.widenedKey = regionGraphKey(in_, a, b, Frontier::Inputs, RegionMode::Real, 0);
+        if (expanded && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
+        return out;
+      }
+      continue;
+    }
     sem::TermContext local;
     nameSlots(local);
     sem::TermContext &ctx = f == Frontier::Matched ? tc : local;
@@ -502,7 +530,8 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       addBlocker(blockers_, e);
     }
     // Note [Normal forms element by element]: sums of different shapes, compared at each element.
-    if (proveElementByElement(ctx, r, a, b, out, notes)) {
+    bool expanded = false;
+    if (proveElementByElement(ctx, r, f, a, b, out, notes, false, expanded)) {
       out.reason += "; " + *bitwise;
       out.provenAt = f;
       out.provenExpansions = expansions;

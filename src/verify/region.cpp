@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <unordered_set>
 
@@ -113,6 +114,11 @@ public:
       if (in_.oversized && tc_.size() - termsBefore >= in_.oversized->minTerms) in_.oversized->keys.insert(oversizedKeyOf(v));
       throw;
     }
+  }
+
+  // v's own definition at idx, its operands read by this region's rules.
+  sem::TermPtr definition(const Value *v, const std::vector<sem::IndexExpr> &idx) {
+    return definitionOf(v, idx, in_.vn.number(v));
   }
 
   // The frontier tensors read that hold indices (Note [Index inputs in range]).
@@ -326,6 +332,19 @@ Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a,
   r.key = std::string(mode == RegionMode::Bitwise ? "B" : "R") + std::to_string(x) + "/" + std::to_string(y) + "\n" +
           w.text() + w.domainsText(r.indexDomains);
   return r;
+}
+
+sem::TermPtr frontierDefinition(sem::TermContext &tc, const RegionInputs &in, Frontier frontier, int number,
+                                const std::vector<sem::IndexExpr> &index, bool indexMapsOnly) {
+  for (const Graph *g : {&in.reference, &in.production})
+    for (const auto &n : g->nodes())
+      for (const Value *v : n->outputs)
+        if (in.vn.has(v) && in.vn.number(v) == number) {
+          if (indexMapsOnly && !isIndexMap(n->op)) return nullptr;
+          Builder builder(tc, in, frontier, RegionMode::Real, std::numeric_limits<size_t>::max(), 0);
+          return builder.definition(v, index);
+        }
+  return nullptr;
 }
 
 std::string regionGraphKey(const RegionInputs &in, const Value *a, const Value *b, Frontier frontier, RegionMode mode,

@@ -146,6 +146,26 @@ void addConstantValues(const Graph &g, std::unordered_set<const Value *> &out);
 Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a, const Value *b, Frontier frontier,
                    RegionMode mode, size_t maxTerms = 0, size_t maxExpansions = 0);
 
+// Note [Frontier reads on one side]
+// A frontier tensor stands for any values, so a region proves something only about the values
+// both sides read: where one side reads a shared value and the other computes the same thing
+// from what lies below it, the forms differ though the graphs agree. A cut makes this common
+// (Note [Cut points]): a chunked recurrence's state, merged with the reference's, is what the
+// reference's output reads at the chunk's last step, while production computes that output
+// within the chunk from the inputs; at the next chunk's steps both read it. So it is decided per
+// element (Note [Normal forms element by element]): where the forms of an element differ, each
+// tensor that only one side's form reads is read as its definition, index maps first (a view of
+// the state is the state), and again for what that reads, until both read the same tensors.
+// Sound as any expansion (a frontier read stands for exactly what its definition computes); a
+// proof that expanded is memoized by the whole cone's graph key (Frontier::Inputs), as a
+// widened one is (Note [Memo of widened proofs] in src/verify/prover.cpp), since it rests on
+// more than the region's terms.
+// The definition of frontier tensor `number` at the concrete `index`, built in `tc` as a region
+// of kind `frontier` builds terms (its operands read where that region reads them); null when
+// no graph computes the number, or, with `indexMapsOnly`, when its op is no index map.
+sem::TermPtr frontierDefinition(sem::TermContext &tc, const RegionInputs &in, Frontier frontier, int number,
+                                const std::vector<sem::IndexExpr> &index, bool indexMapsOnly);
+
 // Note [Region keys from the graph]
 // A region's terms are a function of what it expands and what it reads: for
 // each expanded value its op, attributes, result types and operands (a

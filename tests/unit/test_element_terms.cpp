@@ -207,3 +207,35 @@ TEST_CASE("normal form: log of a sum with a positive common factor splits it off
   TermPtr scaled = tc.make(TOp::Log, {mul(tc, y, sumExp)}, F);
   CHECK(key(scaled) != key(add(tc, tc.make(TOp::Log, {y}, F), tc.make(TOp::Log, {sumExp}, F))));
 }
+
+TEST_CASE("element by element: a tensor one side reads alone is read as its definition") {
+  // Note [Frontier reads on one side]: a[t] = exp(x[t]) * s[t], where s (slot 5) is the merged
+  // state, b[t] = exp(x[t]) * (y[t] + 1); s's definition is y + 1. Without the definitions the
+  // forms differ; with them they agree, and the comparison says it expanded.
+  sem::TermContext tc;
+  int t = tc.vars.fresh(4, "t");
+  IndexExpr T = IndexExpr::var(t);
+  auto ex = [&](sem::TermContext &c, const IndexExpr &i) { return c.make(TOp::Exp, {c.read(0, {i}, F)}, F); };
+  TermPtr a = mul(tc, ex(tc, T), tc.read(5, {T}, F));
+  TermPtr b = mul(tc, ex(tc, T), add(tc, tc.read(1, {T}, F), tc.constant(1, F)));
+  sem::ElementLimits limits;
+  CHECK_FALSE(sem::compareElementByElement(tc, a, b, limits).equal);
+  int asked = 0;
+  sem::ExpandRead expand = [&](sem::TermContext &c, int slot, const std::vector<IndexExpr> &idx,
+                               bool indexMapsOnly) -> TermPtr {
+    ++asked;
+    if (slot != 5 || indexMapsOnly) return nullptr;  // s is an addition, no index map
+    return add(c, c.read(1, idx, F), c.constant(1, F));
+  };
+  sem::ElementComparison cmp = sem::compareElementByElement(tc, a, b, limits, nullptr, nullptr, expand);
+  CHECK(cmp.equal);
+  CHECK(cmp.expanded);
+  CHECK(asked > 0);
+  // A definition that computes something else still differs.
+  sem::ExpandRead wrong = [&](sem::TermContext &c, int slot, const std::vector<IndexExpr> &idx,
+                              bool indexMapsOnly) -> TermPtr {
+    if (slot != 5 || indexMapsOnly) return nullptr;
+    return add(c, c.read(1, idx, F), c.constant(2, F));
+  };
+  CHECK_FALSE(sem::compareElementByElement(tc, a, b, limits, nullptr, nullptr, wrong).equal);
+}
