@@ -341,9 +341,9 @@ bool Prover::bitwiseOverInputs(const Value *a, const Value *b) const {
 // Note [Normal forms element by element], on the region's terms, then (when the region reads
 // index tensors) on the terms with their indices in range, as the symbolic normal form does (Note
 // [Normal form with indices in range]). Fills out's level, assumptions, roundings and reason.
-bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, Frontier frontier, const Value *a,
-                                   const Value *b, ProofOutcome &out, std::vector<std::string> &notes,
-                                   bool alignReads, bool &expanded) {
+bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const Value *a, const Value *b,
+                                   ProofOutcome &out, std::vector<std::string> &notes, bool alignReads,
+                                   bool &expanded) {
   sem::ElementLimits el;
   el.deadline = limits_.deadline;
   DType constantsIn = constantsDType(r.reference, r.production);
@@ -362,7 +362,7 @@ bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, Front
   for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.range;
   sem::ExpandRead expand = [&](sem::TermContext &into, int slot, const std::vector<sem::IndexExpr> &index,
                                bool indexMapsOnly) {
-    return frontierDefinition(into, in_, frontier, slot, index, indexMapsOnly);
+    return frontierDefinition(into, in_, Frontier::Matched, slot, index, indexMapsOnly);
   };
   std::string failure;
   for (size_t i = 0; i < 2; ++i) {
@@ -442,7 +442,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     if (alignReads) {
       if (secondsLeft(limits_) <= 0) break;
       bool expanded = false;
-      if (proveElementByElement(tc, real, f, a, b, out, notes, true, expanded)) {
+      if (proveElementByElement(tc, real, a, b, out, notes, true, expanded)) {
         out.reason += "; " + *bitwise;
         // a proof that read frontier tensors as their definitions holds for this cone, which the
         // key over the inputs spells out
@@ -531,7 +531,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
     }
     // Note [Normal forms element by element]: sums of different shapes, compared at each element.
     bool expanded = false;
-    if (proveElementByElement(ctx, r, f, a, b, out, notes, false, expanded)) {
+    if (proveElementByElement(ctx, r, a, b, out, notes, false, expanded)) {
       out.reason += "; " + *bitwise;
       out.provenAt = f;
       out.provenExpansions = expansions;

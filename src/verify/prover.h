@@ -94,11 +94,10 @@ public:
   size_t persistentMisses() const { return persistentMisses_; }
 
 private:
-  // `alignReads`: read the frontier tensors one side reads alone as their definitions; `expanded`:
-  // the proof did (Note [Frontier reads on one side]).
-  bool proveElementByElement(sem::TermContext &ctx, const Region &r, Frontier frontier, const Value *a,
-                             const Value *b, ProofOutcome &out, std::vector<std::string> &notes, bool alignReads,
-                             bool &expanded);
+  // `alignReads`: read the frontier tensors one side reads alone as their definitions (on the
+  // smallest region); `expanded`: the proof did (Note [Frontier reads on one side]).
+  bool proveElementByElement(sem::TermContext &ctx, const Region &r, const Value *a, const Value *b,
+                             ProofOutcome &out, std::vector<std::string> &notes, bool alignReads, bool &expanded);
   ProofOutcome proveUncached(sem::TermContext &tc, const Region &real, const Value *a, const Value *b,
                              Widening widening);
   // Note [Widening at level bitwise]: replaces `out` by the bitwise proof, if one is found.

@@ -336,6 +336,7 @@ Region buildRegion(sem::TermContext &tc, const RegionInputs &in, const Value *a,
 
 sem::TermPtr frontierDefinition(sem::TermContext &tc, const RegionInputs &in, Frontier frontier, int number,
                                 const std::vector<sem::IndexExpr> &index, bool indexMapsOnly) {
+  // a value that computes the number, the reference's first (a graph input's number has none)
   for (const Graph *g : {&in.reference, &in.production})
     for (const auto &n : g->nodes())
       for (const Value *v : n->outputs)

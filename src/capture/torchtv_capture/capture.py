@@ -9,7 +9,7 @@ from .code_runs import precision_gap
 from .eager import _index, eager_check
 from .errors import CaptureError
 from .export import UPDATED_SUFFIX, graph_to_json, input_updates, node_metas
-from .fake import fake_capture
+from .fake import fake_capture, is_fake
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
 from .scalar_reads import describe_reads
@@ -312,7 +312,7 @@ def _capture(pair):
     def call_as_run(src, call):
         """The call with the values it had on the example inputs, or None in a shape-only capture
         (Note [A definition agrees with its kernel])."""
-        if not _has_fake(call[3]):
+        if not is_fake(call[3]):
             return call
         if pair.fake:
             return None
@@ -398,15 +398,9 @@ def _output_count_hint(mode, pair, produced, expected):
 
 
 def _fusion_argument(v):
-    if type(v).__name__ == "FakeTensor":
+    if is_fake(v):
         return torch.zeros(tuple(int(d) for d in v.shape), dtype=v.dtype, device=v.device)
     return v.detach().clone()
-
-
-def _has_fake(v):
-    if isinstance(v, (tuple, list)):
-        return any(_has_fake(x) for x in v)
-    return type(v).__name__ == "FakeTensor"
 
 
 def _capture_fusion(pair, rec, key, fn, call, run_call, src, src_info):

@@ -19,6 +19,13 @@ import torch
 from .errors import CaptureError
 
 
+def is_fake(v):
+    """Whether v is a fake tensor (a shape without data), or a tuple or list holding one."""
+    if isinstance(v, (tuple, list)):
+        return any(is_fake(x) for x in v)
+    return type(v).__name__ == "FakeTensor"
+
+
 def is_meta_inputs(inputs):
     """True when the inputs ask for fake tracing (all on the meta device); False when none is.
     Mixing meta and real tensors is an error (ValueError with the message)."""
@@ -85,7 +92,7 @@ def meta_kernel_hint(exc):
 def outside_fake_mode(t, what):
     """Reads a real tensor (a constant baked into a trace) while a FakeTensorMode may be active:
     dispatch to Python modes is off within the block. A fake constant has no data to read."""
-    if type(t).__name__ == "FakeTensor":
+    if is_fake(t):
         raise CaptureError("%s has no data in a shape-only capture (meta example inputs); build it "
                            "from the inputs or pass it as an input" % what)
     from torch.utils._mode_utils import no_dispatch
