@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "src/sem/assumption.h"
 #include "src/sem/index_range.h"
 #include "src/sem/term.h"
 
@@ -41,7 +42,7 @@ struct ElementLimits {
 
 struct ElementComparison {
   bool equal = false;
-  std::set<std::string> assumptions;  // of the normal forms, when equal
+  Assumptions assumptions;  // of the normal forms, when equal
   // When not equal: the first element whose forms differ, as "[i,j,...]", and the two forms
   // there (normal-form keys, for -vv).
   std::string differingElement, formA, formB;

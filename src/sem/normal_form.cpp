@@ -142,7 +142,7 @@ struct NormalForm::Impl {
   std::unordered_map<int, Poly> memo;
   size_t work = 0;  // see kMaxWork
   size_t keyBytes = 0;  // see kMaxKeyBytes
-  std::set<std::string> assumptions;
+  Assumptions assumptions;
   // Sum atoms' bodies shifted by their extent, by the atom's key (Note [Merging split sums cheaply]).
   std::unordered_map<std::string, Monomial> shiftedSumBodies;
   const IndexRanges *inRange = nullptr;  // Note [Indicators that cover a range]
@@ -241,7 +241,7 @@ struct NormalForm::Impl {
   }
   static Poly scale(const Poly &a, const Rat &c) { return add(Poly{}, a, c); }
 
-  void assume(const Atom &a, const std::string &what) { assumptions.insert(a.text + what); }
+  void assume(const Atom &a, Assumption::Kind kind) { assumptions.insert(Assumption::about(kind, a.text)); }
 
   static Monomial monoOf(const AtomPtr &a, const Rat &e) {
     Monomial m;
@@ -263,7 +263,7 @@ struct NormalForm::Impl {
         if (g.atom->indicator && bothNatural) continue;  // c * c = c
         if (!bothNatural && !g.atom->positive) {
           bool integral = denominator(g.exp) == 1 && denominator(f.exp) == 1;
-          assume(*g.atom, integral ? " != 0" : " > 0");
+          assume(*g.atom, integral ? Assumption::Kind::Nonzero : Assumption::Kind::Positive);
         }
         g.exp += f.exp;
       } else {
@@ -461,8 +461,8 @@ struct NormalForm::Impl {
         for (const Factor &f : m.factors) {
           Monomial one;
           one.factors.push_back({f.atom, f.exp * e});
-          if (!integral && !f.atom->positive) assume(*f.atom, " > 0");
-          if (integral && e < 0 && !f.atom->positive) assume(*f.atom, " != 0");
+          if (!integral && !f.atom->positive) assume(*f.atom, Assumption::Kind::Positive);
+          if (integral && e < 0 && !f.atom->positive) assume(*f.atom, Assumption::Kind::Nonzero);
           one.key = f.atom->key + "^" + ratStr(f.exp * e) + "*";
           r = mulMono(r, one);
         }
@@ -896,7 +896,7 @@ struct NormalForm::Impl {
     if (kept->op == TOp::Not && kept->args[0]->op == TOp::Eq) x = otherThanNegInf(kept->args[0]);
     if (!x || !isFloating(x->dtype)) return std::nullopt;
     if (maskedNegInf(x)) {
-      assumptions.insert("some element of " + text + " is not masked to -inf");
+      assumptions.insert(Assumption::about(Assumption::Kind::KeepsElement, text));
       return constant(1);
     }
     norm(x);  // throws unless x is real
@@ -1068,7 +1068,7 @@ struct NormalForm::Impl {
       if (masked) {
         body = {masked->keep, masked->value};
         name += "_masked";
-        assumptions.insert("some element of " + text + " is not masked to -inf");
+        assumptions.insert(Assumption::about(Assumption::Kind::KeepsElement, text));
       } else {
         body = {A(0)};
       }
@@ -1099,6 +1099,6 @@ NormalForm::NormalForm(TermContext &tc, const IndexRanges *inRange) : impl_(std:
 NormalForm::~NormalForm() = default;
 
 std::string NormalForm::key(TermPtr t) { return polyKey(impl_->norm(t)); }
-const std::set<std::string> &NormalForm::assumptions() const { return impl_->assumptions; }
+const Assumptions &NormalForm::assumptions() const { return impl_->assumptions; }
 
 }  // namespace torchtv::sem

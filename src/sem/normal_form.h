@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "src/sem/assumption.h"
 #include "src/sem/index_range.h"
 #include "src/sem/term.h"
 
@@ -90,8 +91,8 @@ public:
   // Canonical key of t's normal form; throws Unsupported when the form grows
   // past a size limit or meets something it cannot express.
   std::string key(TermPtr t);
-  // Human-readable assumptions the normal forms computed so far rely on.
-  const std::set<std::string> &assumptions() const;
+  // What the normal forms computed so far assume (Note [Assumptions as data]).
+  const Assumptions &assumptions() const;
 
 private:
   struct Impl;

@@ -532,7 +532,7 @@ Proved proveStage(const Compared &g, const Matching &m, const ReferenceDomains &
       applyEvidence(out, p.level == Level::Rounded ? Evidence::ProvenRounded : Evidence::Proven, p.level);
       out.reason = p.reason;
       out.roundings = p.roundings;
-      for (const std::string &a : p.assumptions) ++proved.assumptions[a];
+      for (const sem::Assumption &a : p.assumptions) ++proved.assumptions[a];
       if (p.level == Level::Bitwise && p.provenAt == Frontier::Inputs && m.realInCone[i] &&
           prover.bitwiseOverInputs(g.ref.outputs()[i], g.prod.outputs()[i]))
         proved.overInputs.insert(i);

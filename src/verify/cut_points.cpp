@@ -157,7 +157,7 @@ public:
     // Its key is the graphs: cuts proven under a range the user declared (Note [Declared input
     // domains]) must not answer a run without it, so such a search is not recorded.
     bool declared = std::any_of(referenceDomains.begin(), referenceDomains.end(),
-                                [](const auto &d) { return d.second.declared; });
+                                [](const auto &d) { return d.second.declared(); });
     if (!evaluated_ && !declared) record_.emplace(ref, prod, cutLimits);
   }
 
@@ -355,7 +355,7 @@ private:
     addRoundings(roundingsSoFar_, proof.roundings);
     out_.cuts.push_back(CutPoint{r, p, weakest_,
                                  weakest_ == Level::Rounded ? roundingsSoFar_ : std::vector<Rounding>{}});
-    for (const std::string &a : proof.assumptions) ++out_.assumptions[a];
+    for (const sem::Assumption &a : proof.assumptions) ++out_.assumptions[a];
     out_.numbering.renumber(p, out_.numbering.number(r));
   }
 

@@ -299,7 +299,7 @@ ReferenceDomains referenceKernelDomains(const Graph &refAsCaptured) {
     if (!range) return;
     std::string by = ops.front();
     for (size_t i = 1; i < ops.size(); ++i) by += (i + 1 == ops.size() ? " and " : ", ") + ops[i];
-    out.emplace(v, IndexAssumption{*range, indexAssumption(v->name, *range, by)});
+    out.emplace(v, sem::Assumption::indexInRange(v->name, *range, by));
   };
   for (const Value *v : refAsCaptured.inputs()) consider(v);
   for (const auto &n : refAsCaptured.nodes())
@@ -339,9 +339,7 @@ void applyDeclaredDomains(const Graph &ref, const std::vector<DeclaredDomain> &d
     }
     if (!isIntegral(input->type.dtype))
       throw InputError("a domain is declared for %" + d.input + ", which is not an integer input (" + input->type.str() + ")");
-    std::string text = reasons::kAsYouDeclared + d.input + reasons::kDeclaredIsIn + std::to_string(d.range.bound) + ")";
-    for (int64_t p : d.range.alsoDefined) text += " or " + std::to_string(p);
-    domains[input] = IndexAssumption{d.range, text, /*declared=*/true};
+    domains[input] = sem::Assumption::declaredRange(d.input, d.range);
   }
 }
 

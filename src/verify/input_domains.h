@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "src/sem/assumption.h"
 #include "src/sem/index_range.h"
 #include "src/match/value_numbering.h"
 
@@ -148,11 +149,9 @@ struct InputDomain {
 // ("as you declared: %x1 is in [0, 5)"), since it rests on the user's word,
 // not on the reference's kernels. A declared input the graphs do not have is
 // an error (exit 3).
-struct IndexAssumption {
-  sem::IndexRange range;
-  std::string text;  // "%y is an index in [0, 8) (...)", or "as you declared: %y is in [0, 8)"
-  bool declared = false;  // the user declared it (the text is then rendered from kAsYouDeclared)
-};
+// An index input's range: Kind::IndexInRange, or Kind::DeclaredRange for the user's
+// (Note [Assumptions as data] in src/sem/assumption.h).
+using IndexAssumption = sem::Assumption;
 // By value number (Note [Index inputs in range]).
 using IndexDomains = std::unordered_map<int, IndexAssumption>;
 // The reference's values as captured (inputs and computed integer values), with

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/cache/proof_cache.h"
+#include "src/verify/assumption_json.h"
 #include "src/verify/roundings.h"
 #include "torchtv_semantics.h"
 
@@ -54,7 +55,7 @@ std::optional<ProofOutcome> lookupPersistent(const std::string &key, const Prove
     o.proven = j.at("proven").get<bool>();
     o.level = static_cast<Level>(j.at("level").get<int>());
     o.reason = j.at("reason").get<std::string>();
-    o.assumptions = j.at("assumptions").get<std::set<std::string>>();
+    o.assumptions = j.at("assumptions").get<sem::Assumptions>();
     o.roundings = roundingsFromJson(j.at("roundings"));
     o.provenAt = static_cast<Frontier>(j.at("proven_at").get<int>());
     o.provenExpansions = j.at("expansions").get<size_t>();

@@ -102,7 +102,7 @@ std::function<std::string(int)> Prover::slotNamer() const {
 // [Positions as values in terms] in src/sem/term.h), are proven bitwise there
 // rather than over the reals by the normal form.
 smt::QueryResult Prover::query(sem::TermContext &tc, const Region &r, smt::Arith arith,
-                               std::set<std::string> &assumed) {
+                               sem::Assumptions &assumed) {
   smt::QueryResult q = queryOnce(tc, r, arith, false);
   if (r.indexDomains.empty()) return q;
   bool noSolver = !limits_.solver && q.answer == smt::Answer::Unknown;
@@ -115,7 +115,7 @@ smt::QueryResult Prover::query(sem::TermContext &tc, const Region &r, smt::Arith
   if (inRange) return q;
   smt::QueryResult inDomain = queryOnce(tc, r, arith, true);
   if (inDomain.answer == smt::Answer::Equal)
-    for (const auto &[slot, d] : r.indexDomains) assumed.insert(d.text);
+    for (const auto &[slot, d] : r.indexDomains) assumed.insert(d);
   if (inDomain.answer == smt::Answer::Equal || inDomain.answer == smt::Answer::Differ) return inDomain;
   return q;
 }
@@ -164,7 +164,7 @@ smt::QueryResult Prover::queryOnce(sem::TermContext &tc, const Region &r, smt::A
 }
 
 // nullopt: proven bitwise; else why not.
-std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed,
+std::optional<std::string> Prover::bitwiseFailure(const Value *a, const Value *b, sem::Assumptions &assumed,
                                                   bool &overAbstracted) {
   overAbstracted = false;
   sem::TermContext tc;
@@ -302,7 +302,7 @@ bool Prover::provenBitwiseWidened(const Value *a, const Value *b, ProofOutcome &
   try {
     Region r = buildRegion(wide, in_, a, b, Frontier::Inputs, RegionMode::Bitwise, limits_.maxRegionTerms,
                            kWideningBound);
-    std::set<std::string> assumed;
+    sem::Assumptions assumed;
     if (r.reference != r.production && query(wide, r, smt::Arith::Ieee, assumed).answer != smt::Answer::Equal)
       return false;
     out = ProofOutcome{};
@@ -382,7 +382,7 @@ bool Prover::proveElementByElement(sem::TermContext &ctx, const Region &r, const
       out.assumptions = cmp.assumptions;
       expanded = cmp.expanded;
       if (i == 1)
-        for (const auto &[slot, d] : r.indexDomains) out.assumptions.insert(d.text);
+        for (const auto &[slot, d] : r.indexDomains) out.assumptions.insert(d);
       out.reason = reasons::kRealElementByElement;
       if (!roundedPairs.empty()) {
         out.level = Level::Rounded;
@@ -489,7 +489,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       // with indices in range]) are compared by their normal forms first, as
       // cheap as the plain comparison; equal, the proof assumes the ranges,
       // as a Z3 proof with them does, and names them.
-      std::set<std::string> rangeAssumed;
+      sem::Assumptions rangeAssumed;
       if (keyRef != keyProd && !r.indexDomains.empty()) {
         sem::IndexRanges bounds;
         for (const auto &[slot, d] : r.indexDomains) bounds[slot] = d.range;
@@ -498,7 +498,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
         if (ranged == inRange.key(sem::assumeIndexRanges(ctx, r.production, bounds, true))) {
           keyRef = keyProd = ranged;
           rangeAssumed = inRange.assumptions();
-          for (const auto &[slot, d] : r.indexDomains) rangeAssumed.insert(d.text);
+          for (const auto &[slot, d] : r.indexDomains) rangeAssumed.insert(d);
         }
       }
       // Note [Equivalence up to rounding]: constants within one rounding of the dtype they
@@ -539,7 +539,7 @@ ProofOutcome Prover::proveUncached(sem::TermContext &tc, const Region &real, con
       if (f != Frontier::Matched && bitwiseOverAbstracted) provenBitwiseWidened(a, b, out);
       return out;
     }
-    std::set<std::string> assumed;
+    sem::Assumptions assumed;
     smt::QueryResult q = query(ctx, r, smt::Arith::Real, assumed);
     if (q.answer == smt::Answer::Equal) {
       out.assumptions = assumed;

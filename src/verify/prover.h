@@ -46,7 +46,7 @@ struct ProofOutcome {
   bool proven = false;
   Level level = Level::None;
   std::string reason;  // why real and not bitwise, or why not proven
-  std::set<std::string> assumptions;
+  sem::Assumptions assumptions;  // Note [Assumptions as data]
   // Level rounded: the sites the proof reads as exact (Note [Equivalence up to rounding]).
   std::vector<Rounding> roundings;
   // A real-level model over frontier tensors, when Z3 found the outputs differ.
@@ -103,14 +103,14 @@ private:
   // Note [Widening at level bitwise]: replaces `out` by the bitwise proof, if one is found.
   bool provenBitwiseWidened(const Value *a, const Value *b, ProofOutcome &out);
   // nullopt: proven bitwise. `overAbstracted`: the IEEE model read a frontier value computed by the graphs.
-  std::optional<std::string> bitwiseFailure(const Value *a, const Value *b, std::set<std::string> &assumed,
+  std::optional<std::string> bitwiseFailure(const Value *a, const Value *b, sem::Assumptions &assumed,
                                             bool &overAbstracted);
   bool sameWidenedRegion(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::string widenedKey(const ProofOutcome &cached, const Value *a, const Value *b) const;
   std::optional<ProofOutcome> memoized(const std::string &key, const Value *a, const Value *b);
   void remember(const std::string &key, const ProofOutcome &o);
   // Note [Index inputs in range]: adds to `assumed` the ranges an Equal answer needed.
-  smt::QueryResult query(sem::TermContext &tc, const Region &r, smt::Arith arith, std::set<std::string> &assumed);
+  smt::QueryResult query(sem::TermContext &tc, const Region &r, smt::Arith arith, sem::Assumptions &assumed);
   smt::QueryResult queryOnce(sem::TermContext &tc, const Region &r, smt::Arith arith, bool inRange);
 
   const Value *slotValue(int slot) const;

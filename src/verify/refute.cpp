@@ -200,7 +200,7 @@ bool foldIntoDeclaredDomains(const Graph &ref, const ReferenceDomains *reference
   bool folded = false;
   for (size_t slot = 0; slot < ref.inputs().size() && slot < inputs.size(); ++slot) {
     auto it = referenceDomains->find(ref.inputs()[slot]);
-    if (it == referenceDomains->end() || !it->second.declared) continue;
+    if (it == referenceDomains->end() || !it->second.declared()) continue;
     const sem::IndexRange &range = it->second.range;
     for (long double &x : inputs[slot].values) {
       auto v = static_cast<int64_t>(x);

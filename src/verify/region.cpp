@@ -22,7 +22,7 @@ namespace {
 std::string rangeKey(const IndexAssumption &d) {
   std::string s = " < " + std::to_string(d.range.bound);
   for (int64_t p : d.range.alsoDefined) s += "|" + std::to_string(p);
-  if (d.declared) s += " declared";
+  if (d.declared()) s += " declared";
   return s;
 }
 

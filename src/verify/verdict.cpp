@@ -68,9 +68,6 @@ const char *const kReplayDied = "the replay process ended abnormally";
 const char *const kMonolithicPrefix = "monolithic baseline: ";
 const char *const kTimeLimit = "the time limit (--timeout) was reached";
 const char *const kRealAssumptionPrefix = "level real assumes ";
-const char *const kIsIndexIn = " is an index in [0, ";
-const char *const kAsYouDeclared = "as you declared: %";
-const char *const kDeclaredIsIn = " is in [0, ";
 const char *const kProductionRaises = "production raises where the reference computes a value";
 const char *const kRealDifferOnInputs = "Z3 finds the outputs differ over the reals for some values of the inputs";
 const char *const kRealDifferOnAbstracted =
@@ -199,57 +196,34 @@ Level weakerLevel(Level a, Level b) {
   return static_cast<int>(a) > static_cast<int>(b) ? a : b;  // the enum runs strongest to weakest
 }
 
-std::string indexAssumption(const std::string &input, const sem::IndexRange &range, const std::string &op) {
-  std::string text = "%" + input + reasons::kIsIndexIn + std::to_string(range.bound) + ")";
-  for (int64_t p : range.alsoDefined) text += " or " + std::to_string(p);
-  return text + " (" + op + (range.alsoDefined.empty() ? " raises outside it)" : " raises elsewhere)");
-}
-
 std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assumptions) {
-  // The normal form writes "<value> > 0", "<value> != 0" and "some element of <value> is not masked to -inf";
-  // the prover "%<input> is an index in [0, <size>) (...)" (Note [Index inputs in range]), an assumption of
-  // every level.
-  struct Kind {
-    const char *prefix, *infix, *suffix, *many, *lead;
-    bool countsPlaces;  // else distinct texts: an index input is one assumption however many proofs read it
+  using Kind = sem::Assumption::Kind;
+  struct Group {
+    Kind kind;
+    const char *many;  // "<n> values are positive ..."
   };
-  static const Kind kinds[] = {
-      {"", "", " > 0", " values are positive (arguments of a square root or another fractional power)",
-       reasons::kRealAssumptionPrefix, true},
-      {"", "", " != 0", " divisors are nonzero", reasons::kRealAssumptionPrefix, true},
-      {"some element of ", "", " is not masked to -inf", " masked reductions keep some element (not masked to -inf)",
-       reasons::kRealAssumptionPrefix, true},
-      {"%", reasons::kIsIndexIn, ")", " index values (inputs, or values computed from them) lie in the range of the dim they index (the ops raise outside it)",
-       "", false},
-      // Note [Declared input domains]: the user's word, apart from what torchtv derived.
-      {reasons::kAsYouDeclared, reasons::kDeclaredIsIn, ")", " inputs lie in the ranges you declared", "", false},
+  static const Group groups[] = {
+      {Kind::Positive, " values are positive (arguments of a square root or another fractional power)"},
+      {Kind::Nonzero, " divisors are nonzero"},
+      {Kind::KeepsElement, " masked reductions keep some element (not masked to -inf)"},
+      {Kind::IndexInRange, " index values (inputs, or values computed from them) lie in the range of the dim they "
+                           "index (the ops raise outside it)"},
+      {Kind::DeclaredRange, " inputs lie in the ranges you declared"},
   };
-  constexpr int kKinds = sizeof kinds / sizeof kinds[0];
-  auto kindOf = [](const std::string &a) -> int {
-    for (int k = 0; k < kKinds; ++k) {
-      std::string_view p = kinds[k].prefix, s = kinds[k].suffix;
-      if (a.size() > p.size() + s.size() && a.compare(0, p.size(), p) == 0 &&
-          a.compare(a.size() - s.size(), s.size(), s) == 0 && a.find(kinds[k].infix) != std::string::npos)
-        return k;
-    }
-    return -1;
-  };
-  std::vector<std::vector<std::string>> byKind(kKinds);
-  std::vector<size_t> places(kKinds, 0);
   std::vector<std::string> out;
-  for (const auto &[a, count] : assumptions) {
-    int k = kindOf(a);
-    if (k < 0) {
-      out.push_back(reasons::kRealAssumptionPrefix + a);
-      continue;
+  for (const Group &g : groups) {
+    const sem::Assumption *first = nullptr;
+    size_t places = 0;
+    for (const auto &[a, count] : assumptions) {
+      if (a.kind != g.kind) continue;
+      if (!first) first = &a;
+      // A range is one assumption however many proofs read it; the normal form's count per place.
+      places += a.realOnly() ? std::max<size_t>(count, 1) : 1;
     }
-    byKind[k].push_back(a);
-    places[k] += kinds[k].countsPlaces ? std::max<size_t>(count, 1) : 1;
-  }
-  for (int k = 0; k < kKinds; ++k) {
-    if (places[k] == 1) out.push_back(kinds[k].lead + byKind[k][0]);
-    if (places[k] > 1)
-      out.push_back(kinds[k].lead + std::to_string(places[k]) + kinds[k].many + ", e.g. " + byKind[k][0]);
+    if (!first) continue;
+    std::string lead = first->realOnly() ? reasons::kRealAssumptionPrefix : "";
+    out.push_back(places == 1 ? lead + first->text()
+                              : lead + std::to_string(places) + g.many + ", e.g. " + first->text());
   }
   return out;
 }

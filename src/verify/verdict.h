@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/sem/assumption.h"
 #include "src/sem/index_range.h"
 #include "src/verify/obstacle.h"
 #include "src/verify/reason_code.h"
@@ -28,20 +29,17 @@ std::string_view levelName(Level l);      // "bitwise", "real", "rounded", "" fo
 // The weaker of two levels of equivalent outputs (None counts as no level: the other wins).
 Level weakerLevel(Level a, Level b);
 int exitCode(Verdict v);                  // 0, 1, 2, 3 as in README.md's verdict table
-// The real-level assumptions of a verdict (the normal form's, Note [Real normal form]), one line per
+// The assumptions of a verdict (Note [Assumptions as data] in src/sem/assumption.h), one line per
 // kind with the count of places and one example: a 126-layer step assumes "a variance plus eps is
-// positive" once, not once per layer. `assumptions` maps each assumption's text to the number of
-// proven places (cut points, outputs) resting on it: a region proven once and reused in every layer
-// names the first layer's values in its text, and counts once per layer it is reused in. Kinds: a value that a fractional power (sqrt, rsqrt) takes
-// is positive; a divisor is nonzero; a masked reduction keeps some element. A line of no known
-// kind is kept as it is.
-// An index input's range (Note [Index inputs in range] in src/verify/input_domains.h) is an assumption of
-// every level, reported as "assumes %y is an index in [0, 8) (...)".
-using AssumptionCounts = std::map<std::string, size_t>;
+// positive" once, not once per layer. `assumptions` maps each assumption to the number of proven
+// places (cut points, outputs) resting on it: a region proven once and reused in every layer names
+// the first layer's values, and counts once per layer it is reused in. The normal form's kinds
+// (a value a fractional power takes is positive, a divisor nonzero, a masked reduction keeps some
+// element) are led by "level real assumes"; an index input's range (Note [Index inputs in range] in
+// src/verify/input_domains.h) is an assumption of every level and counts once per input, as does a
+// range the user declared (Note [Declared input domains]).
+using AssumptionCounts = std::map<sem::Assumption, size_t>;
 std::vector<std::string> summarizeRealAssumptions(const AssumptionCounts &assumptions);
-// "%y is an index in [0, 8) (aten::gather raises outside it)", "%t is an index in [0, 5) or -100
-// (aten::nll_loss_forward raises elsewhere)" (Note [Reference kernel domains] in src/verify/input_domains.h).
-std::string indexAssumption(const std::string &input, const sem::IndexRange &range, const std::string &op);
 
 // How bad a verdict is for a gate: Equivalent < Unknown < NotEquivalent < Error.
 int severity(Verdict v);
@@ -254,10 +252,6 @@ extern const char *const kReplayDied;
 extern const char *const kMonolithicPrefix;
 extern const char *const kTimeLimit;
 extern const char *const kRealAssumptionPrefix;
-extern const char *const kIsIndexIn;
-// Note [Declared input domains]: "as you declared: %x1 is in [0, 5)".
-extern const char *const kAsYouDeclared;
-extern const char *const kDeclaredIsIn;
 // Note [Reference kernel domains]: production raised through LibTorch where the reference computes a value.
 extern const char *const kProductionRaises;
 // Note [Widening the frontier]: a real-level model over the graph inputs, and one over a frontier

@@ -189,7 +189,7 @@ graph @production(%buf: i64[1,4], %pos: i64[2,4], %w: f32[2,3]) -> (f32[2,4,3], 
   auto ids = bounds.find(vn.number(rn[1]->output()));
   REQUIRE(ids != bounds.end());
   CHECK(ids->second.range.bound == 2);
-  CHECK(ids->second.text.find("aten::embedding raises") != std::string::npos);
+  CHECK(ids->second.text().find("aten::embedding raises") != std::string::npos);
   auto flat = bounds.find(vn.number(prod.nodes()[2]->output()));  // a view of the ids
   REQUIRE(flat != bounds.end());
   CHECK(flat->second.range.bound == 2);
@@ -271,7 +271,8 @@ graph @reference(%x: f32[4,5], %t: i64[4]) -> (f32[], f32[]) {
   ReferenceDomains domains = referenceKernelDomains(ref);
   applyDeclaredDomains(ref, {parseDeclaredDomain("t in [0, 5)")}, domains);
   CHECK(domains.at(ref.inputs()[1]).range.alsoDefined.empty());
-  CHECK(domains.at(ref.inputs()[1]).text == "as you declared: %t is in [0, 5)");
+  CHECK(domains.at(ref.inputs()[1]).text() == "as you declared: %t is in [0, 5)");
+  CHECK(domains.at(ref.inputs()[1]).declared());
   CHECK_THROWS_AS(applyDeclaredDomains(ref, {parseDeclaredDomain("y in [0, 5)")}, domains), InputError);
   CHECK_THROWS_AS(applyDeclaredDomains(ref, {parseDeclaredDomain("x in [0, 5)")}, domains), InputError);
 }

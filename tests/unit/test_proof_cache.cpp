@@ -146,7 +146,8 @@ TEST_CASE("proof cache: an unknown under a smaller budget never answers a larger
   proof.proven = true;
   proof.level = Level::Real;
   proof.reason = "proven";
-  proof.assumptions = {"x != 0"};
+  proof.assumptions = {sem::Assumption::about(sem::Assumption::Kind::Nonzero, "x"),
+                      sem::Assumption::indexInRange("t", sem::IndexRange{5, {-100}}, "aten::nll_loss_forward")};
   std::string key2 = persistentKey("R0/1\n1=...", Widening::ToInputs, limits);
   storePersistent(key2, proof, limits, false);
   auto p = lookupPersistent(key2, larger);
