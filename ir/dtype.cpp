@@ -10,7 +10,7 @@ struct DTypeInfo {
   std::string_view name;
   int bits;
 };
-constexpr std::array<DTypeInfo, 11> kDTypes{{
+constexpr std::array<DTypeInfo, 13> kDTypes{{
     {DType::Bool, "bool", 8},
     {DType::U8, "u8", 8},
     {DType::I8, "i8", 8},
@@ -22,6 +22,8 @@ constexpr std::array<DTypeInfo, 11> kDTypes{{
     {DType::F32, "f32", 32},
     {DType::F64, "f64", 64},
     {DType::U64, "u64", 64},
+    {DType::C64, "c64", 64},
+    {DType::C128, "c128", 128},
 }};
 }  // namespace
 
@@ -36,17 +38,29 @@ std::optional<DType> parseDType(std::string_view name) {
 bool isFloating(DType t) {
   return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64;
 }
-bool isIntegral(DType t) { return !isFloating(t) && t != DType::Bool; }
+bool isComplex(DType t) { return t == DType::C64 || t == DType::C128; }
+bool isIntegral(DType t) { return !isFloating(t) && !isComplex(t) && t != DType::Bool; }
+DType componentOf(DType t) {
+  if (t == DType::C64) return DType::F32;
+  return t == DType::C128 ? DType::F64 : t;
+}
 int dtypeBits(DType t) { return kDTypes[static_cast<int>(t)].bits; }
 
 DTypeCategory categoryOf(DType t) {
   if (t == DType::Bool) return DTypeCategory::Bool;
+  if (isComplex(t)) return DTypeCategory::Complex;
   return isFloating(t) ? DTypeCategory::Floating : DTypeCategory::Integral;
 }
 
 DType promoteTypes(DType a, DType b) {
   if (a == b) return a;
   auto ca = categoryOf(a), cb = categoryOf(b);
+  if (ca == DTypeCategory::Complex || cb == DTypeCategory::Complex) {
+    // Complex wins, with parts as wide as the wider floating operand: c64 with f64 is c128.
+    DType parts = promoteTypes(isFloating(componentOf(a)) ? componentOf(a) : DType::F32,
+                               isFloating(componentOf(b)) ? componentOf(b) : DType::F32);
+    return parts == DType::F64 ? DType::C128 : DType::C64;
+  }
   if (ca != cb) return ca > cb ? a : b;  // the higher category wins outright
   if (ca == DTypeCategory::Floating) {
     // f16 and bf16 have no common 16-bit type.

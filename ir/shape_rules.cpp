@@ -55,12 +55,14 @@ int64_t wrap(int64_t dim, int64_t rank) {
   return *d;
 }
 
-DType floatIfIntegral(DType t) { return isFloating(t) ? t : DType::F32; }
+// Floating and complex dtypes are kept; bool and integral ones compute in the default f32.
+bool inexact(DType t) { return categoryOf(t) >= DTypeCategory::Floating; }
+DType floatIfIntegral(DType t) { return inexact(t) ? t : DType::F32; }
 
 // Note [Result type]
 // PyTorch's at::result_type: operands are ranked as dimensioned tensors, then
 // zero-dim tensors, then wrapped Python numbers. A lower rank only matters
-// when it brings a higher category (bool < integral < floating). A wrapped
+// when it brings a higher category (bool < integral < floating < complex). A wrapped
 // float is the default dtype (f32); a wrapped int is i64.
 std::optional<DType> promoteOpt(std::optional<DType> a, std::optional<DType> b) {
   if (!a) return b;
@@ -69,8 +71,8 @@ std::optional<DType> promoteOpt(std::optional<DType> a, std::optional<DType> b) 
 }
 
 std::optional<DType> combineCategories(std::optional<DType> higher, std::optional<DType> lower) {
-  if (higher && isFloating(*higher)) return higher;
-  if ((higher && *higher == DType::Bool) || (lower && isFloating(*lower)))
+  if (higher && (isComplex(*higher) || (isFloating(*higher) && !(lower && isComplex(*lower))))) return higher;
+  if ((higher && *higher == DType::Bool) || (lower && inexact(*lower)))
     return promoteOpt(higher, lower);
   return higher ? higher : lower;
 }
@@ -474,10 +476,10 @@ std::vector<TensorType> inferOutputTypes(ShapeRule rule, const ShapeQuery &q) {
     DType dtype = in.dtype;
     if (auto d = dtypeAttr(q)) dtype = *d;
     else if ((op == "aten::sum" || op == "aten::sum.dim_IntList" || op == "aten::prod" || op == "aten::prod.dim_int") &&
-             !isFloating(in.dtype))
+             !inexact(in.dtype))
       dtype = DType::I64;  // integral sums accumulate in int64
     if (op == "aten::any" || op == "aten::all") dtype = DType::Bool;
-    if ((op.rfind("aten::mean", 0) == 0 || op.rfind("aten::var", 0) == 0) && !isFloating(dtype))
+    if ((op.rfind("aten::mean", 0) == 0 || op.rfind("aten::var", 0) == 0) && !inexact(dtype))
       fail(op + " needs a floating-point input, got " + in.str());
     return {{dtype, reduceShape(in.shape, dims, keepdim)}};
   }

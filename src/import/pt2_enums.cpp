@@ -33,10 +33,10 @@ DType pt2ScalarType(int64_t code) {
   case 8: return DType::F64;    // DOUBLE
   case 12: return DType::Bool;  // BOOL
   case 13: return DType::BF16;  // BFLOAT16
+  case 10: return DType::C64;   // COMPLEXFLOAT (Note [Complex values as pairs of reals])
+  case 11: return DType::C128;  // COMPLEXDOUBLE
   case 0: refuse(what, code, "UNKNOWN", "names no dtype");
   case 9: refuse(what, code, "COMPLEXHALF", "is a dtype torchtv does not support");
-  case 10: refuse(what, code, "COMPLEXFLOAT", "is a dtype torchtv does not support");
-  case 11: refuse(what, code, "COMPLEXDOUBLE", "is a dtype torchtv does not support");
   case 28: refuse(what, code, "UINT16", "is a dtype torchtv does not support");
   case 29: refuse(what, code, "FLOAT8E4M3FN", "is a dtype torchtv does not support");
   case 30: refuse(what, code, "FLOAT8E5M2", "is a dtype torchtv does not support");

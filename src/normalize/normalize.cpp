@@ -29,6 +29,12 @@ NormalizeResult normalizeGraph(Graph &g, const FusionLibrary &fusions, const Nor
   NormalizeResult result;
   Rewriter rw(g, result.realValues, &fusions.resolver());
   eliminateDeadCode(g);
+  rw.startPass();
+  if (lowerComplex(rw)) {
+    sortTopologically(g);
+    eliminateDeadCode(g);
+    result.passChanges["lower-complex"]++;
+  }
   // Note [Expansion depth]: each round inlines one level of definitions, so a
   // definition that calls its own op (directly or not) keeps expanding.
   int expansionRounds = 0;

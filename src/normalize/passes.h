@@ -12,6 +12,8 @@ namespace torchtv {
 class FusionLibrary;
 class RuleSet;
 
+// Complex values become pairs of reals (Note [Complex values as pairs of reals]); run once, first.
+bool lowerComplex(Rewriter &rw);                           // lower_complex.cpp
 // detach, alias, clone, contiguous, lift_fresh_copy, and views, expands,
 // copies and permutations that leave type and element order unchanged.
 bool dropNoOps(Rewriter &rw);                              // drop_no_ops.cpp

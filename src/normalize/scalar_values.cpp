@@ -43,6 +43,8 @@ bool exactIn(double v, DType t) {
   case DType::I32: return integral(v) && v >= -2147483648.0 && v <= 2147483647.0;
   case DType::I64: return integral(v) && std::fabs(v) <= 9007199254740992.0;
   case DType::U64: return integral(v) && v >= 0 && v <= 9007199254740992.0;
+  case DType::C64:
+  case DType::C128: return false;  // no complex scalars (Note [Complex values as pairs of reals])
   }
   return false;
 }

@@ -31,12 +31,23 @@ bool hasSemantics(const std::string &op) { return handlers().count(op) != 0; }
 
 TermPtr opTerm(TermContext &tc, const Node &node, int output, const std::vector<IndexExpr> &index,
                const InputFn &input) {
-  auto it = handlers().find(node.op);
-  if (it == handlers().end()) throw Unsupported("no semantics for " + node.op, Gap::NoSemantics, node.op);
   auto storageOnly = [](const Value *v) { return v && v->type.dtype == DType::U64; };
   if (std::any_of(node.inputs.begin(), node.inputs.end(), storageOnly) ||
       std::any_of(node.outputs.begin(), node.outputs.end(), storageOnly))
     throw Unsupported(node.op + " on a uint64 tensor (no op has semantics over uint64: Note [Storage-only dtypes])");
+  // Note [Complex values as pairs of reals]: what the lowering left complex has no semantics; name
+  // the value it left, as the op that computed it is the one a user can change.
+  auto complex = [](const Value *v) { return v && isComplex(v->type.dtype); };
+  auto complexIn = std::find_if(node.inputs.begin(), node.inputs.end(), complex);
+  if (complexIn != node.inputs.end() || std::any_of(node.outputs.begin(), node.outputs.end(), complex)) {
+    const Value *v = complexIn != node.inputs.end() ? *complexIn : nullptr;
+    std::string what = !v ? node.op + " on complex values"
+                       : v->producer ? node.op + " on a complex value of " + v->producer->op
+                                     : node.op + " on the complex graph input %" + v->name;
+    throw Unsupported(what + " (complex values are read as pairs of reals through the ops docs/complex.md lists)");
+  }
+  auto it = handlers().find(node.op);
+  if (it == handlers().end()) throw Unsupported("no semantics for " + node.op, Gap::NoSemantics, node.op);
   OpEnv env{tc, node, output, index, input};
   return it->second(env);
 }

@@ -19,6 +19,9 @@ at::Tensor toTorch(const ConcreteTensor &c) {
     if (!d.isConcrete()) throw ReplayError("replay needs concrete shapes, got " + c.type.str());
     sizes.push_back(d.size());
   }
+  // A complex tensor's values are its pair tensor's (Note [Complex values as pairs of reals]).
+  bool complex = isComplex(c.type.dtype);
+  if (complex) sizes.push_back(2);  // (toTorch of a complex constant; complex inputs are refused)
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
   if (static_cast<int64_t>(c.values.size()) != n)
@@ -27,10 +30,12 @@ at::Tensor toTorch(const ConcreteTensor &c) {
   if (c.type.dtype == DType::U64) throw ReplayOpMissing("LibTorch 1.13 has no uint64 (Note [Storage-only dtypes])");
   at::Tensor t = at::empty({n}, at::TensorOptions().dtype(at::kDouble));
   std::copy(c.values.begin(), c.values.end(), t.data_ptr<double>());
+  if (complex) return at::view_as_complex(t.to(toTorchDType(componentOf(c.type.dtype))).reshape(sizes)).contiguous();
   return t.to(toTorchDType(c.type.dtype)).reshape(sizes).contiguous();
 }
 
 ConcreteTensor fromTorch(const at::Tensor &t, const std::string &what) {
+  if (t.is_complex()) return fromTorch(at::view_as_real(t.resolve_conj()), what);  // its pair tensor
   auto dtype = fromTorchDType(t.scalar_type());
   if (!dtype) throw ReplayError(what + " has dtype " + std::string(c10::toString(t.scalar_type())));
   ConcreteTensor c{{*dtype, {}}, {}};
@@ -189,9 +194,14 @@ std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<Concre
   // The IR's declared type is the contract: a concrete tensor must fit it, with
   // each symbol bound to one size throughout.
   auto check = [&](const Value *v, const ConcreteTensor &c, const std::string &what) {
-    bool ok = c.type.dtype == v->type.dtype && c.type.rank() == v->type.rank();
-    for (size_t i = 0; ok && i < v->type.shape.size(); ++i) {
-      const Dim &want = v->type.shape[i];
+    TensorType type = v->type;
+    if (isComplex(type.dtype)) {  // held as its pair tensor (fromTorch)
+      type.dtype = componentOf(type.dtype);
+      type.shape.push_back(2);
+    }
+    bool ok = c.type.dtype == type.dtype && c.type.rank() == type.rank();
+    for (size_t i = 0; ok && i < type.shape.size(); ++i) {
+      const Dim &want = type.shape[i];
       int64_t have = c.type.shape[i].isConcrete() ? c.type.shape[i].size() : -1;
       if (want.isConcrete()) ok = want.size() == have;
       else ok = symbols.emplace(want.symbolName(), have).first->second == have;
@@ -200,6 +210,7 @@ std::vector<ConcreteTensor> replayGraph(const Graph &g, const std::vector<Concre
   };
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value *v = g.inputs()[i];
+    if (isComplex(v->type.dtype)) throw ReplayError("input %" + v->name + " is complex: complex inputs are not replayed");
     check(v, inputs[i], "input %" + v->name);
     vals[v] = toTorch(inputs[i]);
     if (trace) (*trace)[v] = inputs[i];

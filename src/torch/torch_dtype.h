@@ -23,11 +23,13 @@ inline c10::ScalarType toTorchDType(DType t) {
   case DType::F32: return c10::ScalarType::Float;
   case DType::F64: return c10::ScalarType::Double;
   case DType::U64: break;  // LibTorch 1.13 has no uint64 (Note [Storage-only dtypes])
+  case DType::C64: return c10::ScalarType::ComplexFloat;
+  case DType::C128: return c10::ScalarType::ComplexDouble;
   }
   return c10::ScalarType::Undefined;
 }
 
-// nullopt for dtypes the IR does not have (complex, quantized, float8, ...).
+// nullopt for dtypes the IR does not have (complex32, quantized, float8, ...).
 inline std::optional<DType> fromTorchDType(c10::ScalarType t) {
   switch (t) {
   case c10::ScalarType::Bool: return DType::Bool;
@@ -40,6 +42,8 @@ inline std::optional<DType> fromTorchDType(c10::ScalarType t) {
   case c10::ScalarType::BFloat16: return DType::BF16;
   case c10::ScalarType::Float: return DType::F32;
   case c10::ScalarType::Double: return DType::F64;
+  case c10::ScalarType::ComplexFloat: return DType::C64;
+  case c10::ScalarType::ComplexDouble: return DType::C128;
   default: return std::nullopt;
   }
 }

@@ -726,10 +726,15 @@ class ValuesTest(unittest.TestCase):
         ks = sch[1]
         self.assertEqual(self.values.encode_value(ks, 3, None, "t"), {"ints": [3, 3]})
 
-    def test_complex_dtype_refused(self):
+    def test_complex_dtypes_named_but_their_data_refused(self):
         from torchtv_capture.errors import CaptureError
+        self.assertEqual(self.values.dtype_name(self.torch.complex64), "c64")
+        self.assertEqual(self.values.dtype_name(self.torch.complex128), "c128")
+        with self.assertRaises(CaptureError) as e:
+            self.values.data_dtype_name(self.torch.complex64, "this input")
+        self.assertIn("view_as_real", e.exception.message)
         with self.assertRaises(CaptureError):
-            self.values.dtype_name(self.torch.complex64)
+            self.values.dtype_name(self.torch.complex32)
 
 
 class TracingShortcutsTest(unittest.TestCase):

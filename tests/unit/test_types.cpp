@@ -27,6 +27,18 @@ TEST_CASE("promoteTypes follows torch.promote_types") {
   CHECK(promoteTypes(DType::I64, DType::F16) == DType::F16);
   CHECK(promoteTypes(DType::Bool, DType::I32) == DType::I32);
   CHECK(promoteTypes(DType::F32, DType::F64) == DType::F64);
+  // Complex wins, with parts as wide as the wider floating operand.
+  CHECK(promoteTypes(DType::C64, DType::F32) == DType::C64);
+  CHECK(promoteTypes(DType::C64, DType::F64) == DType::C128);
+  CHECK(promoteTypes(DType::I64, DType::C64) == DType::C64);
+  CHECK(promoteTypes(DType::C128, DType::C64) == DType::C128);
+  CHECK(componentOf(DType::C64) == DType::F32);
+  CHECK(componentOf(DType::C128) == DType::F64);
+  CHECK(componentOf(DType::F16) == DType::F16);
+  CHECK(!isIntegral(DType::C64));
+  CHECK(!isFloating(DType::C64));
+  CHECK(parseDType("c128") == DType::C128);
+  CHECK(dtypeName(DType::C64) == "c64");
 }
 
 TEST_CASE("result types with wrapped scalars and zero-dim tensors") {
@@ -42,6 +54,10 @@ TEST_CASE("result types with wrapped scalars and zero-dim tensors") {
   CHECK(resultOf("%x: i64[3]", "aten::sum(%x)") == "i64[]");
   CHECK(resultOf("%x: i32[3]", "aten::sum(%x)") == "i64[]");
   CHECK(resultOf("%x: f32[3], %y: f32[3]", "aten::lt.Tensor(%x, %y)") == "bool[3]");
+  // A zero-dim complex tensor brings its category to a real tensor (at::result_type).
+  CHECK(resultOf("%x: f32[3], %s: c64[]", "aten::mul.Tensor(%x, %s)") == "c64[3]");
+  CHECK(resultOf("%x: c64[3], %s: f64[]", "aten::mul.Tensor(%x, %s)") == "c64[3]");
+  CHECK(resultOf("%x: c64[3]", "aten::mul.Scalar(%x) {other=2.5}") == "c64[3]");
 }
 
 TEST_CASE("shape rules: broadcasting, reductions, matmul, views") {

@@ -8,7 +8,7 @@ import torch
 from .code_runs import precision_gap
 from .eager import _index, eager_check
 from .errors import CaptureError
-from .export import UPDATED_SUFFIX, graph_to_json, input_updates, node_metas
+from .export import UPDATED_SUFFIX, graph_to_json, input_updates, node_metas, traced_meta
 from .fake import fake_capture, is_fake
 from .locations import LocationRecorder
 from .pairfile import load_pair, return_line
@@ -66,6 +66,11 @@ def _check_outputs_are_tensors(gm, what, fn, pair):
         if not isinstance(r, torch.fx.Node):
             raise CaptureError("%s must return a tensor or a tuple of tensors, but its output %d is %r"
                                % (what, i, r), pair.path, return_line(fn))
+        m = traced_meta(r)
+        if isinstance(m, tuple) and isinstance(m[0], torch.dtype) and m[0].is_complex:
+            raise CaptureError("%s's output %d is %s: complex values inside the function are supported, "
+                               "complex outputs not yet; return torch.view_as_real(...) of it (docs/complex.md)"
+                               % (what, i, m[0]), pair.path, return_line(fn))
 
 
 def capture_pair(path):

@@ -7,7 +7,7 @@ import torch.fx
 from .errors import CaptureError
 from .fake import outside_fake_mode
 from .locations import node_loc
-from .values import (bind_args, canonical_name, dtype_name, encode_value, enc_float)
+from .values import (bind_args, canonical_name, data_dtype_name, dtype_name, encode_value, enc_float)
 
 FORMAT = "torchtv-graph"
 VERSION = 1
@@ -151,7 +151,7 @@ def node_metas(gm, input_tensors, name, watch_ops=None):
 _MISSING = object()
 
 
-def _traced_meta(n):
+def traced_meta(n):
     tm = n.meta.get("tensor_meta")
     if tm is not None and hasattr(tm, "dtype") and hasattr(tm, "shape"):
         return (tm.dtype, tuple(int(d) for d in tm.shape))
@@ -195,12 +195,12 @@ def traced_metas(gm):
     for n in gm.graph.nodes:
         if n.op == "output":
             continue
-        m = _traced_meta(n)
+        m = traced_meta(n)
         if m is _MISSING:
             if n.op == "get_attr":
                 m = _describe(_attribute(gm, n.target))
             elif n.op == "call_function" and _is_opoverload(n.target):
-                m = _by_getitems(n, _traced_meta)
+                m = _by_getitems(n, traced_meta)
         if m is _MISSING:
             return None
         metas[n] = m
@@ -509,7 +509,10 @@ def _constant_json(t, n, fresh, vname, gname):
         raise CaptureError("%s graph: a tensor constant of shape %s (%d elements) is captured; constants "
                            "with more than %d elements are not supported (pass it as an input instead)"
                            % (gname, list(t.shape), t.numel(), MAX_CONSTANT_ELEMENTS), *lt)
-    dt = dtype_name(t.dtype)
+    try:
+        dt = data_dtype_name(t.dtype, "this constant")
+    except CaptureError as e:
+        raise CaptureError("%s graph, constant %s: %s" % (gname, n.name, e.message), *_loc_tuple(n))
     flat = t.reshape(-1).cpu().tolist()
     if t.dtype == torch.bool:
         val = {"bools": [bool(x) for x in flat]}

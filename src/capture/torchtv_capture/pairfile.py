@@ -11,7 +11,7 @@ import torch
 
 from .errors import CaptureError, UserFiles, user_frame_of_exception, short_exc
 from .fake import is_meta_inputs
-from .values import dtype_name
+from .values import data_dtype_name, dtype_name
 from .world import declared_world, make_world_production
 
 MODES = ("forward", "train_step")
@@ -235,7 +235,7 @@ def fill_pair(pair, mod):
             raise CaptureError("example_inputs()[%d] is a %s, not a tensor" % (i, type(t).__name__),
                                ap, return_line(mod.example_inputs))
         try:
-            dtype_name(t.dtype)
+            data_dtype_name(t.dtype, "this input")
         except CaptureError as e:
             raise CaptureError("example_inputs()[%d]: %s" % (i, e.message), ap,
                                return_line(mod.example_inputs))

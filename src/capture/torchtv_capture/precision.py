@@ -44,7 +44,11 @@ def _base_name(func):
 
 
 def _floating_dtypes(out):
+    """The dtypes of out's floating tensors, a complex one as its component dtype (complex64
+    computes in float32)."""
     if isinstance(out, torch.Tensor):
+        if out.dtype.is_complex:
+            return [torch.float64 if out.dtype == torch.complex128 else torch.float32]
         return [out.dtype] if out.dtype.is_floating_point else []
     if isinstance(out, (tuple, list)):
         return [d for o in out for d in _floating_dtypes(o)]

@@ -11,7 +11,6 @@ interleaved pairs to halves); its output is put back in Meta's layout by the inv
 Over the reals the two are equal (design: docs/complex.md)."""
 import torch
 
-# XFAIL: complex dtypes are not supported yet (capture error "complex dtype torch.complex64 is not supported"): docs/complex.md
 # EXPECT: equivalent real
 # NEVER: not_equivalent
 

@@ -2,7 +2,6 @@
 (cat(x2, -x1)), which rotates every pair the other way."""
 from llama_rope_vs_rotate_half import example_inputs, hf_rope, reference  # noqa: F401
 
-# XFAIL: complex dtypes are not supported yet (capture error "complex dtype torch.complex64 is not supported"): docs/complex.md
 # EXPECT: not_equivalent
 # NEVER: equivalent
 
