@@ -9,15 +9,16 @@
 //  - add, sub, neg, conj and multiplication or division by a real act on the halves; a real
 //    operand of add or sub is the complex (r, 0);
 //  - a * b of two complex values is (ar*br - ai*bi, ar*bi + ai*br), a / b is a * conj(b) / |b|^2
-//    (ATen divides with Smith's scaling; equal over the reals); exp(a + bi) is e^a (cos b, sin b);
+//    (ATen divides with Smith's scaling; equal over the reals); exp(a + bi) is e^a (cos b, sin b),
+//    log(a + bi) is (log |z|, atan2(b, a));
 //    polar(r, t) is (r cos t, r sin t); complex(re, im) is the pair; abs is sqrt(re^2 + im^2),
 //    angle atan2(im, re);
 //  - layout ops (views, reshapes, transpose, permute, select, slice, expand, cat, sum over dims)
 //    keep the pair dim last: a negative dim of the complex tensor is one less on the pair tensor.
 // Arithmetic is marked real-level (Note [Levels of rewrites]): ATen's complex kernels are not
 // audited bit for bit against these formulas (a vectorized complex multiply may fuse products).
-// Layout ops and the identities stay bitwise. An op on complex values not listed here (log,
-// pow, sqrt, matmul, FFTs, ...), and a complex graph input or output, is left as it is:
+// Layout ops and the identities stay bitwise. An op on complex values not listed here (pow,
+// sqrt, matmul, FFTs, ...), and a complex graph input or output, is left as it is:
 // the semantics has no meaning for complex dtypes, so the outputs that read it are unknown, the op
 // named (Note [Storage-only dtypes] in ir/dtype.h).
 #include <set>
@@ -215,6 +216,11 @@ bool ComplexLowering::lower(Node *n) {
       Value *m = arith("aten::exp", {half(p, 0)}), *b = half(p, 1);
       return define(join(arith("aten::mul.Tensor", {m, arith("aten::cos", {b})}),
                          arith("aten::mul.Tensor", {m, arith("aten::sin", {b})})));
+    }
+    if (op == "aten::log") {  // log(a + bi) = (log |z|, atan2(b, a)), the principal branch
+      Value *a = half(p, 0), *b = half(p, 1);
+      Value *norm = arith("aten::add.Tensor", {arith("aten::mul.Tensor", {a, a}), arith("aten::mul.Tensor", {b, b})});
+      return define(join(arith("aten::log", {arith("aten::sqrt", {norm})}), arith("aten::atan2", {b, a})));
     }
     if (op == "aten::mul.Scalar" || op == "aten::div.Scalar")
       return define(arith(op, {p}, {{"other", n->attr("other")}}));
