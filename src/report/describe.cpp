@@ -199,10 +199,14 @@ std::string firstDifferenceText(const IntermediateDifference &d) {
 
 std::string counterexampleText(const Counterexample &c, size_t maxValues) {
   std::string out = "counterexample: output " + c.output;
-  if (!c.index.empty() && (!c.firstDifference || c.firstDifference->hasValues)) {
-    out += " at index " + indexText(c.index) + ": reference " + formatFloat(c.referenceValue) + ", production " + formatFloat(c.productionValue);
-  }
-  if (!c.note.empty()) out += (c.index.empty() ? ": " : "; ") + c.note;
+  // A 0-d output (a loss) has the empty index: its values are shown when they are the counterexample's
+  // (they differ; a type difference has none).
+  const bool scalarValues = c.index.empty() && !(c.referenceValue == c.productionValue);
+  const bool values = (!c.index.empty() || scalarValues) && (!c.firstDifference || c.firstDifference->hasValues);
+  if (values)
+    out += (c.index.empty() ? ": reference " : " at index " + indexText(c.index) + ": reference ") +
+           formatFloat(c.referenceValue) + ", production " + formatFloat(c.productionValue);
+  if (!c.note.empty()) out += (values ? "; " : ": ") + c.note;
   out += "\n";
   if (c.firstDifference) out += "  " + firstDifferenceText(*c.firstDifference) + "\n";
   if (!c.shrunk.empty()) out += "  input " + c.shrunk + "\n";

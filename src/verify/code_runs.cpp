@@ -13,12 +13,16 @@ namespace torchtv {
 
 namespace {
 
-// The outputs refuted on the graphs, not by running the code (Note [Verdict table]).
+// The outputs refuted on the graphs, and those the code's runs refuted (Note [Verdict table]): the
+// graphs' counterexample is run through the code for each. Only the former depend on what it shows;
+// the latter keep their verdict, and their reason says whether the counterexample reproduced too.
 std::vector<size_t> graphRefutations(const CheckResult &result) {
   std::vector<size_t> out;
-  for (size_t i = 0; i < result.outputs.size(); ++i)
-    if (result.outputs[i].verdict == Verdict::NotEquivalent && refutedOnGraphs(result.outputs[i].code))
+  for (size_t i = 0; i < result.outputs.size(); ++i) {
+    const OutputResult &o = result.outputs[i];
+    if (o.verdict == Verdict::NotEquivalent && (refutedOnGraphs(o.code) || o.code == ReasonCode::RefutedByRunning))
       out.push_back(i);
+  }
   return out;
 }
 

@@ -32,8 +32,10 @@ namespace torchtv {
 // - When the code cannot be run (the runner fails, the counterexample kept
 //   no inputs), the refutation is not confirmed: unknown, saying why.
 // Refutations that are runs of the code already (the eager cross-check's,
-// reasons::kRefutedByRunning) and outputs whose types differ are not run
-// again. One run per pair with refutations, none for a pair without: the
+// reasons::kRefutedByRunning) are run too, for their reason to say whether the
+// graphs' counterexample reproduced, but nothing the run shows changes their
+// verdict (the code's own runs showed the difference; Note [Verdict table]).
+// Outputs whose types differ are not run. One run per pair with refutations, none for a pair without: the
 // outputs are all judged on the pair's one counterexample (only it keeps its
 // inputs), so an output the graphs refuted on another input and the code
 // does not show on this one is unknown too, saying so
@@ -46,8 +48,8 @@ using CodeRunner = std::function<std::string(const std::string &request)>;
 // for its own output). `torchtv verify --repro` writes it for the user to run (src/cli/repro.h).
 std::string codeRunRequest(const CheckResult &result, const std::vector<size_t> &refuted);
 
-// Holds the graph refutations of `result` against the code (above); nothing
-// when `run` is empty or nothing was refuted on the graphs.
+// Holds the refutations of `result` against the code (above); nothing when
+// `run` is empty or nothing was refuted.
 void applyCodeRuns(CheckResult &result, const CodeRunner &run);
 
 }  // namespace torchtv

@@ -23,7 +23,8 @@
 //   types
 //   TypesDiffer              any -> N (types_differ): every input shows it
 //   refutations (confirmed by the evaluator, then replayed: Note [Replay outcomes fail closed])
-//   RefutedReplayed          U, N -> N (refuted); E -> U (internal_inconsistency)
+//   RefutedReplayed          U, N -> N (refuted); E -> U (internal_inconsistency); N by running -
+//                            (the same for the next two rows)
 //   RefutedOpMissing         U, N -> N (refuted_by_evaluator); E -> U (internal_inconsistency)
 //   ProductionRaises         U, N -> N (production_raises); E -> U (internal_inconsistency)
 //   ReferenceRaises          U -> U (reference_raises); else -: the input is outside the
@@ -33,8 +34,11 @@
 //   ReplayFailed             U -> U (replay_failed); else -
 //   DidNotReplay             U -> U (did_not_replay); else -
 //   runs (never strengthen: they only refute or lower)
-//   CodeRunsDifferBeyondRounding   U -> N (refuted_by_running); E -> N (runs_contradict_proof); N -:
-//                                  two runs of the user's code on one input disagree, a counterexample
+//   CodeRunsDifferBeyondRounding   U, N on the graphs -> N (refuted_by_running); E -> N
+//                                  (runs_contradict_proof); other N -: two runs of the user's code on
+//                                  one input disagree, a counterexample on the code itself, which a
+//                                  later refutation on the graphs (refutations row) keeps and no
+//                                  code run of the graphs' counterexample takes back
 //   ReducedRunsDifferBeyondRounding  the same: an input at other shapes on which the code differs
 //   GraphRunsDifferBeyondRounding  E -> U (internal_inconsistency); else -
 //   RunsDifferInBits               E bitwise -> E real (runs_differ_in_bits); else -
@@ -46,8 +50,8 @@
 //                            (real_but_bitwise_required, rounded_but_real_required,
 //                            rounded_but_bitwise_required); else -
 //   a pair file's graph refutations run through the user's code (Note [A refutation reproduces on
-//   the code] in src/verify/code_runs.h); only refutations found on the graphs (refuted,
-//   refuted_by_evaluator, production_raises) are run, and the code can only take them back:
+//   the code] in src/verify/code_runs.h); the code can only take back refutations found on the
+//   graphs (refuted, refuted_by_evaluator, production_raises), never refuted_by_running:
 //   RefutationNotReproducedEagerly  N on the graphs -> U (capture_is_not_the_code); else -
 //   ReferenceRaisesOnCode           N on the graphs -> U (reference_raises): the user's reference
 //                                   raises on the input, outside its domain; else -
@@ -78,7 +82,9 @@ Ruling proof(const Ruling &before, Level level, ReasonCode code) {
 
 Ruling refutation(const Ruling &before, ReasonCode code) {
   if (before.verdict == Verdict::Equivalent) return make(Verdict::Unknown, Level::None, ReasonCode::InternalInconsistency);
-  if (before.verdict == Verdict::Error) return before;
+  // The code's own runs refuted it already: that needs no reproduction, and a refutation on the
+  // graphs (at another input, perhaps) must not make it one that does.
+  if (before.verdict == Verdict::Error || before.code == ReasonCode::RefutedByRunning) return before;
   return make(Verdict::NotEquivalent, Level::None, code);
 }
 
@@ -138,7 +144,8 @@ Ruling rule(const Ruling &before, Evidence e, Level level) {
   case Evidence::DidNotReplay: return undecided(before, ReasonCode::DidNotReplay);
   case Evidence::CodeRunsDifferBeyondRounding:
   case Evidence::ReducedRunsDifferBeyondRounding:
-    if (before.verdict == Verdict::Unknown) return make(Verdict::NotEquivalent, Level::None, ReasonCode::RefutedByRunning);
+    if (before.verdict == Verdict::Unknown || (before.verdict == Verdict::NotEquivalent && refutedOnGraphs(before.code)))
+      return make(Verdict::NotEquivalent, Level::None, ReasonCode::RefutedByRunning);
     if (equivalent) return make(Verdict::NotEquivalent, Level::None, ReasonCode::RunsContradictProof);
     return before;
   case Evidence::GraphRunsDifferBeyondRounding:

@@ -35,3 +35,20 @@ TEST_CASE("shortened cuts long text with '...' and never inside a UTF-8 characte
   // "ab" then U+00E9 (two bytes): a cut at byte 3 would split it, so it comes before it.
   CHECK(shortened("ab\xC3\xA9xyz", 6) == "ab...");
 }
+
+TEST_CASE("a 0-d output's counterexample shows its values (a loss has the empty index)") {
+  Counterexample loss;
+  loss.output = "loss";
+  loss.referenceValue = 0.38;
+  loss.productionValue = 0.76;
+  loss.note = "found by seeded random inputs";
+  CHECK(counterexampleText(loss, 16) == "counterexample: output loss: reference 0.38, production 0.76; found by seeded random inputs\n");
+  Counterexample types;  // a type difference has no values to show
+  types.output = "y";
+  types.note = "types differ";
+  CHECK(counterexampleText(types, 16) == "counterexample: output y: types differ\n");
+  Counterexample element = loss;
+  element.index = {1, 2};
+  CHECK(counterexampleText(element, 16) ==
+        "counterexample: output loss at index [1,2]: reference 0.38, production 0.76; found by seeded random inputs\n");
+}

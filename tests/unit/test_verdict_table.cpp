@@ -128,6 +128,13 @@ TEST_CASE("the verdict table: the rows a reader relies on") {
         Ruling{Verdict::Unknown, Level::None, ReasonCode::ReferenceRaises});
   CHECK(rule(onGraphs, Evidence::CodeNotRun) == Ruling{Verdict::Unknown, Level::None, ReasonCode::CodeNotRun});
   CHECK(rule(byRunning, Evidence::RefutationNotReproducedEagerly) == byRunning);
+  // The code's runs refute an output the graphs refute too, in either order: the graphs'
+  // counterexample, run through the code at another input, cannot take that back (a planted bug's
+  // gradients were unknown "refuted on the graphs on an input that was not run through the code").
+  CHECK(rule(byRunning, Evidence::RefutedReplayed) == byRunning);
+  CHECK(rule(onGraphs, Evidence::CodeRunsDifferBeyondRounding) == byRunning);
+  CHECK(rule(rule(byRunning, Evidence::RefutedReplayed), Evidence::CodeNotRun) == byRunning);
+  CHECK(rule(rule(onGraphs, Evidence::CodeRunsDifferBeyondRounding), Evidence::CodeNotRun) == byRunning);
   // Every replay outcome is a row of its own (Note [Replay outcomes fail closed]).
   using K = ReplayOutcome::Kind;
   CHECK(evidenceOfReplay(K::ReferenceRaised) == Evidence::ReferenceRaises);
