@@ -841,6 +841,10 @@ struct NormalForm::Impl {
   // softmax's shift (x - max) keep the element masked.
   std::optional<Masked> maskedNegInf(TermPtr t) {
     // Memoized: a residual stream is a chain of adds, shared between the terms that read it.
+    // A mask select whose condition a concrete index decided is the constant -inf itself: masked
+    // everywhere (keep 0). Per element (Note [Normal forms element by element]) the scores of a
+    // rank with one head, [1, T, T], read their causal mask at concrete indices.
+    if (isNegInf(t)) return Masked{constant(0), constant(0)};
     if (t->op != TOp::Select && t->op != TOp::Add && t->op != TOp::Sub) return std::nullopt;
     auto known = maskedMemo.find(t->id);
     if (known != maskedMemo.end()) return known->second;
@@ -895,7 +899,8 @@ struct NormalForm::Impl {
     if (kept->op == TOp::Ne) x = otherThanNegInf(kept);
     if (kept->op == TOp::Not && kept->args[0]->op == TOp::Eq) x = otherThanNegInf(kept->args[0]);
     if (!x || !isFloating(x->dtype)) return std::nullopt;
-    if (maskedNegInf(x)) {
+    if (auto m = maskedNegInf(x)) {
+      if (m->keep.terms.empty()) return std::nullopt;  // -inf everywhere: no element is kept
       assumptions.insert(Assumption::about(Assumption::Kind::KeepsElement, text));
       return constant(1);
     }
@@ -1065,6 +1070,7 @@ struct NormalForm::Impl {
       std::vector<Poly> body;
       std::string name = topName(t->op);
       auto masked = t->op == TOp::RMax ? maskedNegInf(t->args[0]) : std::nullopt;
+      if (masked && masked->keep.terms.empty()) return opaque(t, "a max over elements that are all -inf");
       if (masked) {
         body = {masked->keep, masked->value};
         name += "_masked";

@@ -1,16 +1,14 @@
 """Causal self attention by heads at TP=2, forward only, one head per rank: column-parallel q, k, v
 (the rank's rows), attention on the rank's heads with a causal -inf mask, row-parallel output
-projection all-reduced. The smallest pair that shows why bench/distributed's transformer block is
-undecided at one head per rank: with two heads per rank (causal_attention_heads_tp2.py) it is
-proven in seconds, and without the mask too."""
+projection all-reduced. Per element, the rank's [1, T, T] scores read their causal mask at
+concrete indices, where the mask's select is the constant -inf (Note [Masked -inf]); it was
+unknown ("a non-finite constant has no real value") until that was read as masked everywhere."""
 import math
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-# XFAIL: one head per rank with a -inf mask: 'a non-finite constant has no real value' in the element-by-element normal forms (bench/distributed/README.md)
-# EXPECT: equivalent
-# NEVER: not_equivalent
+# EXPECT: equivalent real
 
 WORLD_SIZE = 2
 T, D, H = 3, 4, 2
