@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-# XFAIL: the attention weight gradients (grad_wq, grad_wk, grad_wv, grad_wo) are unknown at TP=2 (bench/distributed/README.md)
+# XFAIL: grad_wq and grad_wk are unknown at TP=2 (bench/distributed/README.md)
 # EXPECT: equivalent
 # NEVER: not_equivalent
 

@@ -1,7 +1,7 @@
 """transformer_block_train.py at TP=4."""
 from transformer_block_train import MODE, SHARDING, example_inputs, reference, production  # noqa: F401
 
-# XFAIL: one head per rank: only grad_b2 is proven at TP=4 (bench/distributed/README.md)
+# XFAIL: grad_wq, grad_wk, grad_x and the first LayerNorm's gradients are unknown at TP=4 (bench/distributed/README.md)
 # EXPECT: equivalent
 # NEVER: not_equivalent
 
