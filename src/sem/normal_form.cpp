@@ -840,11 +840,11 @@ struct NormalForm::Impl {
   // additive mask (s + where(keep, 0, -inf), torch's decomposed sdpa) and the
   // softmax's shift (x - max) keep the element masked.
   std::optional<Masked> maskedNegInf(TermPtr t) {
-    // Memoized: a residual stream is a chain of adds, shared between the terms that read it.
     // A mask select whose condition a concrete index decided is the constant -inf itself: masked
     // everywhere (keep 0). Per element (Note [Normal forms element by element]) the scores of a
     // rank with one head, [1, T, T], read their causal mask at concrete indices.
     if (isNegInf(t)) return Masked{constant(0), constant(0)};
+    // Memoized: a residual stream is a chain of adds, shared between the terms that read it.
     if (t->op != TOp::Select && t->op != TOp::Add && t->op != TOp::Sub) return std::nullopt;
     auto known = maskedMemo.find(t->id);
     if (known != maskedMemo.end()) return known->second;

@@ -68,6 +68,11 @@ namespace torchtv::sem {
 // (s + where(keep, 0, -inf): torch's decomposed sdpa adds its mask), and a
 // row's test for an element that is not -inf, any(x != -inf), is 1 under the
 // same assumption (Note [Rows with some element kept] in normal_form.cpp).
+// The constant -inf is select(true, -inf, a): masked everywhere, so exp of it
+// (plus a real) is 0; a select whose condition a concrete index decides is
+// that constant, as per element (Note [Normal forms element by element]) a
+// causal mask is. A max or a row test over elements that are all -inf is not
+// read under the assumption, which no input would satisfy.
 // Everywhere else -inf stays Unsupported, so x - x = 0 never hides -inf - -inf.
 // Note [Indicators that cover a range]
 // Where index tensors are assumed in range (`inRange`, by slot: Note [Terms
