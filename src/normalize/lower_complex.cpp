@@ -77,6 +77,14 @@ private:
   Value *convert(Value *v, DType to) {
     return v->type.dtype == to ? v : layout("aten::_to_copy", v, {{"dtype", to}});
   }
+  // |z|^2 = re^2 + im^2 of a pair tensor, and its conjugate (re, -im).
+  Value *normSquared(Value *pair) {
+    Value *re = half(pair, 0), *im = half(pair, 1);
+    return arith("aten::add.Tensor", {arith("aten::mul.Tensor", {re, re}), arith("aten::mul.Tensor", {im, im})});
+  }
+  Value *conjugate(Value *pair) { return join(half(pair, 0), emit("aten::neg", {half(pair, 1)}, {}, false)); }
+  // A real operand of the pair tensors' shape minus the pair dim, broadcast over both halves.
+  Value *overHalves(Value *real) { return layout("aten::unsqueeze", real, {{"dim", int64_t{-1}}}); }
 
   // The pair tensor of operand v, in dtype `component`: a lowered complex value, or a real one
   // as (v, 0); nullptr for a complex value this pass could not lower.
@@ -186,11 +194,7 @@ bool ComplexLowering::lower(Node *n) {
     if (op == "aten::view_as_real" || op == "aten::view_as_real_copy") return replaceReal(p);
     if (op == "aten::real") return replaceReal(half(p, 0));
     if (op == "aten::imag") return replaceReal(half(p, 1));
-    if (op == "aten::abs") {
-      Value *re = half(p, 0), *im = half(p, 1);
-      return replaceReal(arith("aten::sqrt", {arith("aten::add.Tensor", {arith("aten::mul.Tensor", {re, re}),
-                                                                         arith("aten::mul.Tensor", {im, im})})}));
-    }
+    if (op == "aten::abs") return replaceReal(arith("aten::sqrt", {normSquared(p)}));
     if (op == "aten::angle") return replaceReal(arith("aten::atan2", {half(p, 1), half(p, 0)}));
     if (op == "aten::_to_copy" && isFloating(out->type.dtype))  // the real part, as PyTorch's cast keeps
       return replaceReal(convert(half(p, 0), out->type.dtype));
@@ -211,17 +215,15 @@ bool ComplexLowering::lower(Node *n) {
     if (!p) return false;
     if (op == "aten::neg" || op == "aten::_neg_view") return define(emit("aten::neg", {p}, {}, false));
     if (op == "aten::conj" || op == "aten::_conj" || op == "aten::conj_physical" || op == "aten::_conj_physical")
-      return define(join(half(p, 0), emit("aten::neg", {half(p, 1)}, {}, false)));
+      return define(conjugate(p));
     if (op == "aten::exp") {  // e^(a + bi) = e^a (cos b + i sin b)
       Value *m = arith("aten::exp", {half(p, 0)}), *b = half(p, 1);
       return define(join(arith("aten::mul.Tensor", {m, arith("aten::cos", {b})}),
                          arith("aten::mul.Tensor", {m, arith("aten::sin", {b})})));
     }
-    if (op == "aten::log") {  // log(a + bi) = (log |z|, atan2(b, a)), the principal branch
-      Value *a = half(p, 0), *b = half(p, 1);
-      Value *norm = arith("aten::add.Tensor", {arith("aten::mul.Tensor", {a, a}), arith("aten::mul.Tensor", {b, b})});
-      return define(join(arith("aten::log", {arith("aten::sqrt", {norm})}), arith("aten::atan2", {b, a})));
-    }
+    if (op == "aten::log")  // log(a + bi) = (log |z|, atan2(b, a)), the principal branch
+      return define(join(arith("aten::log", {arith("aten::sqrt", {normSquared(p)})}),
+                         arith("aten::atan2", {half(p, 1), half(p, 0)})));
     if (op == "aten::mul.Scalar" || op == "aten::div.Scalar")
       return define(arith(op, {p}, {{"other", n->attr("other")}}));
     if (op == "aten::add.Scalar" || op == "aten::sub.Scalar")
@@ -239,11 +241,11 @@ bool ComplexLowering::lower(Node *n) {
   if (op == "aten::mul.Tensor" && (realA || realB)) {  // a complex value scaled by a real one
     Value *p = pairOf(realA ? b : a, c);
     Value *scale = convert(realA ? a : b, c);
-    return p && define(arith("aten::mul.Tensor", {p, layout("aten::unsqueeze", scale, {{"dim", int64_t{-1}}})}));
+    return p && define(arith("aten::mul.Tensor", {p, overHalves(scale)}));
   }
   if (op == "aten::div.Tensor" && realB) {
     Value *p = pairOf(a, c);
-    return p && define(arith("aten::div.Tensor", {p, layout("aten::unsqueeze", convert(b, c), {{"dim", int64_t{-1}}})}));
+    return p && define(arith("aten::div.Tensor", {p, overHalves(convert(b, c))}));
   }
   if (op == "aten::mul.Tensor") {
     Value *pa = pairOf(a, c), *pb = pa ? pairOf(b, c) : nullptr;
@@ -251,11 +253,7 @@ bool ComplexLowering::lower(Node *n) {
   }
   if (op == "aten::div.Tensor") {  // a / b = a * conj(b) / |b|^2
     Value *pa = pairOf(a, c), *pb = pa ? pairOf(b, c) : nullptr;
-    if (!pb) return false;
-    Value *br = half(pb, 0), *bi = half(pb, 1);
-    Value *norm = arith("aten::add.Tensor", {arith("aten::mul.Tensor", {br, br}), arith("aten::mul.Tensor", {bi, bi})});
-    Value *q = product(pa, join(br, emit("aten::neg", {bi}, {}, false)));
-    return define(arith("aten::div.Tensor", {q, layout("aten::unsqueeze", norm, {{"dim", int64_t{-1}}})}));
+    return pb && define(arith("aten::div.Tensor", {product(pa, conjugate(pb)), overHalves(normSquared(pb))}));
   }
   return false;
 }

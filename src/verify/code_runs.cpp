@@ -16,7 +16,7 @@ namespace {
 // The outputs refuted on the graphs, and those the code's runs refuted (Note [Verdict table]): the
 // graphs' counterexample is run through the code for each. Only the former depend on what it shows;
 // the latter keep their verdict, and their reason says whether the counterexample reproduced too.
-std::vector<size_t> graphRefutations(const CheckResult &result) {
+std::vector<size_t> refutationsToRun(const CheckResult &result) {
   std::vector<size_t> out;
   for (size_t i = 0; i < result.outputs.size(); ++i) {
     const OutputResult &o = result.outputs[i];
@@ -144,7 +144,7 @@ void holdAgainstCode(CheckResult &result, const CodeRunner &run, const std::vect
 
 void applyCodeRuns(CheckResult &result, const CodeRunner &run) {
   if (!run) return;
-  const std::vector<size_t> refuted = graphRefutations(result);
+  const std::vector<size_t> refuted = refutationsToRun(result);
   if (refuted.empty()) return;
   holdAgainstCode(result, run, refuted);
   result.reason.clear();

@@ -10,8 +10,8 @@
 
 #include "ir/attribute.h"
 #include "src/cache/proof_cache.h"
-#include "src/verify/assumption_json.h"
 #include "src/cache/sha256.h"
+#include "src/verify/assumption_json.h"
 #include "src/verify/persistent_proofs.h"
 #include "src/verify/roundings.h"
 

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "src/sem/assumption.h"
-#include "src/sem/index_range.h"
 #include "src/verify/obstacle.h"
 #include "src/verify/reason_code.h"
 
